@@ -1,0 +1,157 @@
+# KubAge Makefile. Tools are pinned and installed into bin/ only when missing,
+# so a second `make test` reuses them.
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+.DEFAULT_GOAL := help
+
+ROOT        := $(abspath .)
+BIN         := $(ROOT)/bin
+K8S_BIN     := $(BIN)/k8s
+IMG         ?= kubage:dev
+
+# Pinned versions. The control plane is built from Go modules (hack/tools/*).
+K8S_VERSION          := v1.36.3
+ETCD_VERSION         := v3.6.16
+KWOK_VERSION         := v0.8.0
+CONTROLLER_TOOLS_VERSION := v0.23.0
+KUSTOMIZE_VERSION    := v5.8.3
+GOLANGCI_LINT_VERSION := v2.6.2
+
+CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE      := $(BIN)/kustomize-$(KUSTOMIZE_VERSION)
+KUBECTL        := $(K8S_BIN)/kubectl
+CONTROL_PLANE  := $(K8S_BIN)/kube-apiserver $(K8S_BIN)/kube-controller-manager $(K8S_BIN)/kube-scheduler $(K8S_BIN)/kubectl $(K8S_BIN)/etcd $(K8S_BIN)/kwok
+
+# envtest uses the same kube-apiserver and etcd as the local cluster.
+export KUBEBUILDER_ASSETS := $(K8S_BIN)
+# Where `make cluster-up` keeps its state and kubeconfig.
+export KUBAGE_CLUSTER_DIR ?= $(BIN)/cluster
+export KUBECONFIG_LOCAL := $(KUBAGE_CLUSTER_DIR)/kubeconfig
+
+GO_TEST_FLAGS ?= -count=1
+
+##@ General
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC from markers.
+	$(CONTROLLER_GEN) rbac:roleName=kubage-manager-role crd webhook paths="./api/..." paths="./controllers/..." paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: fmt
+fmt: ## go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## go vet.
+	go vet ./...
+
+.PHONY: lint
+lint: vet ## Static checks (gofmt must be clean, go vet).
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: verify
+verify: manifests generate fmt ## Regenerate everything and fail if the tree changed.
+	@if [ -n "$$(git status --porcelain -- api config controllers internal cmd)" ]; then \
+		echo "Generated files are out of date:"; git status --porcelain -- api config controllers internal cmd; git diff --stat; exit 1; fi
+	@echo "verify: tree is clean"
+
+##@ Test
+.PHONY: test
+test: manifests generate vet control-plane test-unit test-envtest test-e2e ## Unit, envtest and e2e tests.
+
+.PHONY: test-unit
+test-unit: ## Unit tests (no API server).
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /controllers -e /test/e2e)
+
+.PHONY: test-envtest
+test-envtest: control-plane ## Reconciler and CRD validation tests against a real kube-apiserver and etcd.
+	go test $(GO_TEST_FLAGS) ./controllers/...
+
+.PHONY: test-e2e
+test-e2e: control-plane build ## End-to-end tests on a local control plane (brought up and torn down by the suite).
+	KUBAGE_BIN=$(BIN)/kubage go test $(GO_TEST_FLAGS) -timeout 30m ./test/e2e/... -ginkgo.v
+
+.PHONY: bench
+bench: control-plane build ## Benchmarks; prints JSON figures.
+	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench
+
+##@ Build
+.PHONY: build
+build: ## Build the kubage binary into bin/.
+	CGO_ENABLED=0 go build -o $(BIN)/kubage ./cmd/kubage
+
+.PHONY: run
+run: manifests generate ## Run the manager against the current kubeconfig.
+	go run ./cmd/kubage manager
+
+.PHONY: docker-build
+docker-build: ## Build the container image (needs a Docker engine).
+	docker build -t $(IMG) .
+
+##@ Deployment
+.PHONY: install
+install: manifests $(KUSTOMIZE) ## Install CRDs into the current cluster.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests $(KUSTOMIZE) ## Remove CRDs.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: manifests $(KUSTOMIZE) ## Deploy the operator (IMG=...) to the current cluster.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: $(KUSTOMIZE) ## Remove the operator.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+
+##@ Local cluster
+.PHONY: cluster-up
+cluster-up: control-plane ## Start etcd, apiserver, controller-manager, scheduler and kwok locally.
+	hack/cluster.sh up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and remove its state.
+	hack/cluster.sh down
+
+.PHONY: demo
+demo: control-plane build manifests ## Local cluster, CRDs, operator, broken app, Troubleshoot, root cause.
+	hack/demo.sh
+
+##@ Tools
+.PHONY: control-plane
+control-plane: $(CONTROL_PLANE) ## Build the pinned control-plane binaries into bin/k8s (only when missing).
+
+$(K8S_BIN)/kube-apiserver $(K8S_BIN)/kube-controller-manager $(K8S_BIN)/kube-scheduler $(K8S_BIN)/kubectl &:
+	@mkdir -p $(K8S_BIN)
+	@echo "Building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $(K8S_VERSION) (first time only)"
+	cd hack/tools/k8s && go build -o $(K8S_BIN)/ k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+
+$(K8S_BIN)/etcd:
+	@mkdir -p $(K8S_BIN)
+	cd hack/tools/etcd && go build -o $(K8S_BIN)/etcd .
+
+$(K8S_BIN)/kwok:
+	@mkdir -p $(K8S_BIN)
+	cd hack/tools/kwok && go build -o $(K8S_BIN)/kwok sigs.k8s.io/kwok/cmd/kwok
+
+$(CONTROLLER_GEN):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+	mv $(BIN)/controller-gen $(CONTROLLER_GEN)
+	ln -sf $(notdir $(CONTROLLER_GEN)) $(BIN)/controller-gen
+
+$(KUSTOMIZE):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+	mv $(BIN)/kustomize $(KUSTOMIZE)
+	ln -sf $(notdir $(KUSTOMIZE)) $(BIN)/kustomize

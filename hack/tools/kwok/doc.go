@@ -1,0 +1,2 @@
+// Package kwok only pins the kwok version that hack/tools.mk builds into bin/k8s.
+package kwok
