@@ -1,0 +1,169 @@
+package kbbuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// HTTPSource fetches documents from HTTP(S) URLs; each URL is one document whose
+// path is the URL. It remembers each URL's ETag and Last-Modified between
+// fetches and sends conditional requests, so an unchanged page costs a 304.
+// Validators and content live in memory (bounded by Limits.MaxTotalBytes): after a
+// restart the first fetch is a full one.
+type HTTPSource struct {
+	URLs []string
+	// Header is added to every request (e.g. Authorization from a Secret).
+	Header http.Header
+	Limits Limits
+	// Timeout bounds each request; 60s when zero.
+	Timeout time.Duration
+	// Client overrides the HTTP client.
+	Client *http.Client
+
+	mu    sync.Mutex
+	cache map[string]httpValidator
+}
+
+type httpValidator struct {
+	etag, lastModified string
+	doc                Document
+}
+
+// MaxHTTPURLs bounds the URLs of one source.
+const MaxHTTPURLs = 1000
+
+// Fetch implements Source. A URL that fails is reported in Snapshot.Failed; the
+// whole fetch fails only when every URL does.
+func (s *HTTPSource) Fetch(ctx context.Context, previousRevision string) (*Snapshot, error) {
+	if len(s.URLs) == 0 {
+		return nil, errors.New("HTTP source needs at least one URL")
+	}
+	if len(s.URLs) > MaxHTTPURLs {
+		return nil, fmt.Errorf("%d URLs, limit %d", len(s.URLs), MaxHTTPURLs)
+	}
+	for _, u := range s.URLs {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return nil, fmt.Errorf("bad HTTP source URL %q", u)
+		}
+	}
+	s.pruneCache()
+	lim := s.Limits.withDefaults()
+	snap := &Snapshot{}
+	var total int64
+	for _, u := range s.URLs {
+		doc, err := s.fetchOne(ctx, u, lim)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			snap.Failed = append(snap.Failed, DocumentError{Path: u, Err: err.Error()})
+			continue
+		}
+		if total += int64(len(doc.Content)); total > lim.MaxTotalBytes {
+			return nil, fmt.Errorf("documents exceed %d bytes in total", lim.MaxTotalBytes)
+		}
+		snap.Documents = append(snap.Documents, doc)
+	}
+	if len(snap.Documents) == 0 {
+		return nil, fmt.Errorf("every URL failed, first: %s", snap.Failed[0].Error())
+	}
+	snap.Revision = revisionOf(snap.Documents)
+	if snap.Revision == previousRevision && len(snap.Failed) == 0 {
+		return &Snapshot{Revision: snap.Revision, Unchanged: true}, nil
+	}
+	return snap, nil
+}
+
+func (s *HTTPSource) fetchOne(ctx context.Context, u string, lim Limits) (Document, error) {
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return Document{}, err
+	}
+	for k, vs := range s.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	s.mu.Lock()
+	prev, havePrev := s.cache[u]
+	s.mu.Unlock()
+	if havePrev {
+		if prev.etag != "" {
+			req.Header.Set("If-None-Match", prev.etag)
+		}
+		if prev.lastModified != "" {
+			req.Header.Set("If-Modified-Since", prev.lastModified)
+		}
+	}
+	client := s.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Document{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	switch {
+	case resp.StatusCode == http.StatusNotModified && havePrev:
+		d := prev.doc
+		d.NotModified = true
+		return d, nil
+	case resp.StatusCode != http.StatusOK:
+		return Document{}, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	if resp.ContentLength > lim.MaxFileBytes {
+		return Document{}, fmt.Errorf("document is %d bytes, limit %d", resp.ContentLength, lim.MaxFileBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, lim.MaxFileBytes+1))
+	if err != nil {
+		return Document{}, err
+	}
+	if int64(len(b)) > lim.MaxFileBytes {
+		return Document{}, fmt.Errorf("document exceeds %d bytes", lim.MaxFileBytes)
+	}
+	if looksBinary(b) {
+		return Document{}, errors.New("binary content")
+	}
+	doc := newDocument(u, b)
+	v := httpValidator{etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified"), doc: doc}
+	s.mu.Lock()
+	if s.cache == nil {
+		s.cache = map[string]httpValidator{}
+	}
+	if v.etag != "" || v.lastModified != "" {
+		s.cache[u] = v
+	} else {
+		delete(s.cache, u)
+	}
+	s.mu.Unlock()
+	return doc, nil
+}
+
+// pruneCache forgets URLs no longer in the source.
+func (s *HTTPSource) pruneCache() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keep := make(map[string]bool, len(s.URLs))
+	for _, u := range s.URLs {
+		keep[u] = true
+	}
+	for u := range s.cache {
+		if !keep[u] {
+			delete(s.cache, u)
+		}
+	}
+}

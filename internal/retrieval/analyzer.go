@@ -1,0 +1,121 @@
+package retrieval
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Analyzer turns text into index terms: split on anything that is not a letter
+// or digit, lowercase, drop stop words and one-character tokens, stem with the
+// Snowball (Porter2) English stemmer. CamelCase words such as alert names
+// ("etcdMembersDown") are indexed whole and also as their parts, so a query can
+// match either the alert name or the words in it.
+type Analyzer struct {
+	// NoStem disables stemming.
+	NoStem bool
+	// KeepStopWords disables stop-word removal.
+	KeepStopWords bool
+}
+
+// maxTermBytes bounds a term; longer runs (hashes, base64) are not useful to match.
+const maxTermBytes = 48
+
+// Terms returns the analyzed terms of text in order, duplicates kept.
+func (a Analyzer) Terms(text string) []string {
+	var out []string
+	a.each(text, func(t string) { out = append(out, t) })
+	return out
+}
+
+// each calls emit for every term of text.
+func (a Analyzer) each(text string, emit func(string)) {
+	start := -1
+	for i, r := range text {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		if word && start < 0 {
+			start = i
+		}
+		if !word && start >= 0 {
+			a.word(text[start:i], emit)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		a.word(text[start:], emit)
+	}
+}
+
+func (a Analyzer) word(w string, emit func(string)) {
+	if len(w) > maxTermBytes {
+		return
+	}
+	parts := camelParts(w)
+	a.term(strings.ToLower(w), emit)
+	if len(parts) > 1 {
+		for _, p := range parts {
+			a.term(strings.ToLower(p), emit)
+		}
+	}
+}
+
+func (a Analyzer) term(t string, emit func(string)) {
+	if utf8.RuneCountInString(t) < 2 {
+		return
+	}
+	if !a.KeepStopWords && stopWords[t] {
+		return
+	}
+	if !a.NoStem && !isNumeric(t) {
+		t = english.Stem(t, true)
+	}
+	emit(t)
+}
+
+// camelParts splits "etcdGRPCRequestsSlow" into etcd, GRPC, Requests, Slow.
+func camelParts(w string) []string {
+	var parts []string
+	runes := []rune(w)
+	start := 0
+	for i := 1; i < len(runes); i++ {
+		prev, cur := runes[i-1], runes[i]
+		split := unicode.IsLower(prev) && unicode.IsUpper(cur)
+		// "GRPCRequests": split before the last upper of a run followed by a lower.
+		if !split && unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) {
+			split = true
+		}
+		if split {
+			parts = append(parts, string(runes[start:i]))
+			start = i
+		}
+	}
+	return append(parts, string(runes[start:]))
+}
+
+func isNumeric(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// stopWords is a standard English list minus words that matter when troubleshooting
+// ("down", "up", "out", "off", "not", "no", "over", "under", "full", "before", "after").
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above again against all am an and any are aren as at be
+		because been being below between both but by can cannot could couldn did didn do does doesn doing
+		don during each few for from further had hadn has hasn have haven having he her here hers herself
+		him himself his how i if in into is isn it its itself just let me more most my myself nor of on
+		once only or other ought our ours ourselves own same she should shouldn so some such than that the
+		their theirs them themselves then there these they this those through to until very was wasn we
+		were weren what when where which while who whom why will with won would wouldn you your yours
+		yourself yourselves also may might must shall s t ll re ve d m e g eg ie etc via`) {
+		m[w] = true
+	}
+	return m
+}()

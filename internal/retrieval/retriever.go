@@ -1,0 +1,182 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Retriever answers knowledge questions over a Store, embedding the query when a model is configured.
+type Retriever struct {
+	Store Store
+	// Embedder is optional; without it the dense leg is skipped.
+	Embedder Embedder
+	// Fusion configures RRF (k and per-leg weights).
+	Fusion Fusion
+	// Candidates bounds each leg before fusion; see Query.Candidates.
+	Candidates int
+}
+
+// Request is one knowledge search.
+type Request struct {
+	// Query is the question in plain words.
+	Query string
+	// TopK bounds the results; 5 when zero, at most MaxTopK.
+	TopK int
+	// Domains, Sources and MinTrust filter chunks (see Filter).
+	Domains  []string
+	Sources  []string
+	MinTrust int
+	// PerDocument caps results from one document; 0 means no cap.
+	PerDocument int
+	// Expand adds up to this many neighbours on each side of a hit, plus its parent section; at most MaxExpand.
+	Expand int
+	// Legs restricts the legs used (evaluation of one leg alone); empty uses all available.
+	Legs []Leg
+}
+
+// Bounds on a request.
+const (
+	MaxTopK   = 100
+	MaxExpand = 3
+)
+
+// Result is one retrieved chunk with everything needed to cite it.
+type Result struct {
+	ChunkID     string
+	Citation    string
+	Source      string
+	Path        string
+	Title       string
+	HeadingPath []string
+	Anchor      string
+	Text        string
+	Score       float64
+	LegRanks    map[Leg]int
+	// Neighbours are surrounding chunks (parent section, previous, next) for context.
+	Neighbours []Neighbour
+}
+
+// Neighbour is a chunk near a result along the section tree.
+type Neighbour struct {
+	ChunkID     string
+	Relation    string // "parent", "prev" or "next"
+	HeadingPath []string
+	Text        string
+}
+
+// Response is the outcome of a search.
+type Response struct {
+	Results []Result
+	// Warnings explain degraded answers, e.g. the embedding endpoint failing (BM25 legs still ran).
+	Warnings []string
+}
+
+// Search runs a request.
+func (r *Retriever) Search(ctx context.Context, req Request) (*Response, error) {
+	if r.Store == nil {
+		return nil, errors.New("retriever has no store")
+	}
+	if strings.TrimSpace(req.Query) == "" {
+		return nil, errors.New("empty knowledge query")
+	}
+	topK := req.TopK
+	if topK <= 0 {
+		topK = 5
+	}
+	topK = min(topK, MaxTopK)
+	q := Query{
+		Text:       req.Query,
+		TopK:       topK,
+		Candidates: r.Candidates,
+		Legs:       req.Legs,
+		Filter:     Filter{Domains: req.Domains, Sources: req.Sources, MinTrust: req.MinTrust},
+		Fusion:     r.Fusion,
+	}
+	if req.PerDocument > 0 {
+		q.TopK = min(topK*4, 4*MaxTopK) // over-fetch so the per-document cap can still fill topK
+	}
+	resp := &Response{}
+	if r.Embedder != nil && q.useLeg(LegDense) {
+		vecs, err := r.Embedder.Embed(ctx, []string{req.Query})
+		switch {
+		case err != nil:
+			resp.Warnings = append(resp.Warnings, fmt.Sprintf("dense retrieval skipped: %v", err))
+		case len(vecs) == 1:
+			q.Vector, q.VectorModel = vecs[0], r.Embedder.Model()
+		}
+	}
+	hits, err := r.Store.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	perDoc := map[string]int{}
+	for _, h := range hits {
+		if len(resp.Results) == topK {
+			break
+		}
+		key := h.Chunk.Source + "\x00" + h.Chunk.Path
+		if req.PerDocument > 0 && perDoc[key] >= req.PerDocument {
+			continue
+		}
+		perDoc[key]++
+		c := h.Chunk
+		resp.Results = append(resp.Results, Result{
+			ChunkID: c.ID, Citation: c.Citation(), Source: c.Source, Path: c.Path, Title: c.DocTitle,
+			HeadingPath: c.HeadingPath, Anchor: c.Anchor, Text: c.Text, Score: h.Score, LegRanks: h.LegRanks,
+		})
+	}
+	if req.Expand > 0 {
+		if err := r.expand(ctx, resp.Results, min(req.Expand, MaxExpand)); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// expand attaches the parent section and up to n previous/next chunks to each result.
+func (r *Retriever) expand(ctx context.Context, results []Result, n int) error {
+	for i := range results {
+		self, err := r.Store.Get(ctx, []string{results[i].ChunkID})
+		if err != nil {
+			return err
+		}
+		if len(self) == 0 {
+			continue
+		}
+		var nb []Neighbour
+		if p := self[0].ParentID; p != "" && p != self[0].ID {
+			got, err := r.Store.Get(ctx, []string{p})
+			if err != nil {
+				return err
+			}
+			for _, c := range got {
+				nb = append(nb, Neighbour{ChunkID: c.ID, Relation: "parent", HeadingPath: c.HeadingPath, Text: c.Text})
+			}
+		}
+		for _, dir := range []string{"prev", "next"} {
+			cur := self[0]
+			for step := 0; step < n; step++ {
+				id := cur.PrevID
+				if dir == "next" {
+					id = cur.NextID
+				}
+				if id == "" || id == self[0].ParentID {
+					break
+				}
+				got, err := r.Store.Get(ctx, []string{id})
+				if err != nil {
+					return err
+				}
+				if len(got) == 0 {
+					break
+				}
+				cur = got[0]
+				nb = append(nb, Neighbour{ChunkID: cur.ID, Relation: dir, HeadingPath: cur.HeadingPath, Text: cur.Text})
+			}
+		}
+		results[i].Neighbours = nb
+	}
+	return nil
+}

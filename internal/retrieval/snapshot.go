@@ -1,0 +1,116 @@
+package retrieval
+
+import (
+	"bufio"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// snapshotVersion changes whenever the snapshot layout changes; older files are rejected.
+const snapshotVersion = 1
+
+// MaxSnapshotBytes bounds how much LoadSnapshot reads.
+const MaxSnapshotBytes = 2 << 30
+
+type snapshotFile struct {
+	Version int
+	Docs    []snapshotDoc
+}
+
+type snapshotDoc struct {
+	Source, Path, Hash string
+	Chunks             []Chunk
+}
+
+// WriteSnapshot writes every document and chunk (with vectors) to w. Inverted
+// indexes are not written: they are rebuilt on load, which is fast and keeps the
+// file independent of index internals.
+func (e *Embedded) WriteSnapshot(w io.Writer) error {
+	e.mu.RLock()
+	snap := snapshotFile{Version: snapshotVersion}
+	for _, src := range e.sources() {
+		paths := make([]string, 0, len(e.docs[src]))
+		for p := range e.docs[src] {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			d := e.docs[src][p]
+			sd := snapshotDoc{Source: src, Path: p, Hash: d.hash, Chunks: make([]Chunk, len(d.slots))}
+			for i, s := range d.slots {
+				sd.Chunks[i] = *e.slots[s]
+			}
+			snap.Docs = append(snap.Docs, sd)
+		}
+	}
+	e.mu.RUnlock()
+	return gob.NewEncoder(w).Encode(&snap)
+}
+
+// ReadSnapshot replaces the store's content with a snapshot read from r.
+// On error the store is left unchanged.
+func (e *Embedded) ReadSnapshot(r io.Reader) error {
+	var snap snapshotFile
+	if err := gob.NewDecoder(io.LimitReader(r, MaxSnapshotBytes)).Decode(&snap); err != nil {
+		return fmt.Errorf("decode knowledge snapshot: %w", err)
+	}
+	if snap.Version != snapshotVersion {
+		return fmt.Errorf("knowledge snapshot version %d, want %d", snap.Version, snapshotVersion)
+	}
+	fresh := NewEmbedded(e.opts)
+	for _, d := range snap.Docs {
+		if err := fresh.replaceLocked(d.Source, d.Path, d.Hash, d.Chunks); err != nil {
+			return fmt.Errorf("restore %s:%s: %w", d.Source, d.Path, err)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.slots, e.free, e.byID, e.docs = fresh.slots, fresh.free, fresh.byID, fresh.docs
+	e.body, e.title, e.chunks = fresh.body, fresh.title, fresh.chunks
+	return nil
+}
+
+// SaveSnapshot writes the snapshot to path atomically (temporary file, then rename).
+func (e *Embedded) SaveSnapshot(path string) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kb-snapshot-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriter(tmp)
+	if err = e.WriteSnapshot(bw); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// LoadSnapshot restores the store from path. A missing file returns an error
+// satisfying errors.Is(err, os.ErrNotExist) so callers can fall back to a rebuild.
+func (e *Embedded) LoadSnapshot(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	if err := e.ReadSnapshot(bufio.NewReader(f)); err != nil {
+		return errors.Join(fmt.Errorf("load %s", path), err)
+	}
+	return nil
+}
