@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Log caps: defaults and hard limits for tail lines and bytes read from the API.
+const (
+	DefaultLogLines = 50
+	MaxLogLines     = 500
+	DefaultLogBytes = 16 << 10
+	MaxLogBytes     = 64 << 10
+	maxLogLineBytes = 300
+)
+
+// LogsRequest selects a container's log tail.
+type LogsRequest struct {
+	Pod       string
+	Container string
+	Previous  bool
+	TailLines int
+	MaxBytes  int
+}
+
+// LogsResult is a bounded, sanitized log tail; Note explains anything missing.
+type LogsResult struct {
+	Pod       string   `json:"pod"`
+	Container string   `json:"container"`
+	Previous  bool     `json:"previous"`
+	Lines     []string `json:"lines"`
+	Truncated bool     `json:"truncated,omitempty"`
+	Binary    bool     `json:"binary,omitempty"`
+	Note      string   `json:"note,omitempty"`
+}
+
+// Logs fetches a container's log tail. Problems that only mean "no logs" (container never
+// started, no previous instance, kubelet unreachable) come back as a Note, not an error.
+func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) {
+	res := LogsResult{Pod: req.Pod, Container: req.Container, Previous: req.Previous}
+	pod, err := GetAs[*corev1.Pod](ctx, c, "Pod", req.Pod)
+	if err != nil {
+		return res, err
+	}
+	if res.Container == "" {
+		res.Container = pickContainer(pod)
+	}
+	cs, known := containerStatus(pod, res.Container)
+	if !known && !hasContainer(pod, res.Container) {
+		return res, fmt.Errorf("%w: pod %s has no container %q (containers: %s)", ErrInvalidInput, pod.Name, clip(res.Container, 63), strings.Join(containerNames(pod), ", "))
+	}
+	if req.Previous && (cs == nil || cs.LastTerminationState.Terminated == nil) {
+		res.Note = fmt.Sprintf("no previous instance of container %s (it has not restarted)", res.Container)
+		return res, nil
+	}
+	if !req.Previous && cs != nil && cs.State.Waiting != nil && cs.LastTerminationState.Terminated == nil {
+		res.Note = fmt.Sprintf("container %s has not started yet (%s): no logs", res.Container, cs.State.Waiting.Reason)
+		return res, nil
+	}
+	if !req.Previous && cs != nil && cs.State.Waiting != nil && cs.LastTerminationState.Terminated != nil {
+		// A crash-looping container's current instance is empty; its last run has the story.
+		req.Previous, res.Previous = true, true
+		res.Note = "current instance is waiting to restart; showing the previous instance"
+	}
+	lines := int64(clampInt(req.TailLines, DefaultLogLines, MaxLogLines))
+	maxBytes := int64(clampInt(req.MaxBytes, DefaultLogBytes, MaxLogBytes))
+	c.count()
+	stream, err := c.cs.CoreV1().Pods(c.scope.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
+		Container: res.Container, Previous: req.Previous, TailLines: &lines, LimitBytes: &maxBytes,
+	}).Stream(ctx)
+	if err != nil {
+		res.Note = joinNote(res.Note, "logs unavailable: "+Sanitize(err.Error(), 300, true))
+		return res, nil
+	}
+	defer stream.Close()
+	raw, err := io.ReadAll(io.LimitReader(stream, maxBytes+1))
+	if err != nil {
+		res.Note = joinNote(res.Note, "log stream broke: "+Sanitize(err.Error(), 200, true))
+	}
+	if int64(len(raw)) > maxBytes {
+		raw = raw[:maxBytes]
+		res.Truncated = true
+	}
+	res.Binary = looksBinary(raw)
+	if res.Binary {
+		res.Note = joinNote(res.Note, "output looks binary; non-printable bytes replaced with '.'")
+	}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 0, 64<<10), int(MaxLogBytes)+1)
+	for sc.Scan() {
+		res.Lines = append(res.Lines, Sanitize(sc.Text(), maxLogLineBytes, true))
+	}
+	if int64(len(res.Lines)) > lines {
+		res.Lines = res.Lines[int64(len(res.Lines))-lines:]
+		res.Truncated = true
+	}
+	if len(res.Lines) == 0 {
+		res.Note = joinNote(res.Note, "the container wrote no log output")
+	}
+	return res, nil
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func clampInt(v, def, max int) int {
+	if v <= 0 {
+		return def
+	}
+	if v > max {
+		return max
+	}
+	return v
+}
+
+func looksBinary(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if (r == utf8.RuneError && size <= 1) || (r < 0x20 && r != '\n' && r != '\r' && r != '\t') {
+			bad++
+		}
+		i += size
+	}
+	return bad*10 > len(b) // more than 10% junk
+}
+
+// pickContainer chooses the most interesting container: the first one in trouble, else the first.
+func pickContainer(p *corev1.Pod) string {
+	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+		if ContainerProblem(cs) != "" || cs.RestartCount > 0 {
+			return cs.Name
+		}
+	}
+	if len(p.Spec.Containers) > 0 {
+		return p.Spec.Containers[0].Name
+	}
+	return ""
+}
+
+func containerStatus(p *corev1.Pod, name string) (*corev1.ContainerStatus, bool) {
+	for _, l := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for i := range l {
+			if l[i].Name == name {
+				return &l[i], true
+			}
+		}
+	}
+	return nil, false
+}
+
+func hasContainer(p *corev1.Pod, name string) bool {
+	for _, n := range containerNames(p) {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func containerNames(p *corev1.Pod) []string {
+	var out []string
+	for _, c := range p.Spec.InitContainers {
+		out = append(out, c.Name)
+	}
+	for _, c := range p.Spec.Containers {
+		out = append(out, c.Name)
+	}
+	return out
+}
