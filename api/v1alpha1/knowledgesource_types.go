@@ -99,6 +99,7 @@ type KnowledgeSourceSpec struct {
 	// refreshInterval is how often the source is checked for a new revision, between 1m and 720h.
 	// +optional
 	// +kubebuilder:default="1h"
+	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) >= duration('1m') && duration(self) <= duration('720h'))",message="refreshInterval must be between 1m and 720h"

@@ -80,6 +80,7 @@ type ToolServerSpec struct {
 	// timeout of one request to the server, between 1s and 5m.
 	// +optional
 	// +kubebuilder:default="30s"
+	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('5m'))",message="timeout must be between 1s and 5m"
@@ -98,6 +99,7 @@ type ToolServerSpec struct {
 	// healthCheckInterval is how often the server is probed and its tools re-listed, between 10s and 24h.
 	// +optional
 	// +kubebuilder:default="1m"
+	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) >= duration('10s') && duration(self) <= duration('24h'))",message="healthCheckInterval must be between 10s and 24h"

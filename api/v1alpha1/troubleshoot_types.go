@@ -281,6 +281,7 @@ type TroubleshootTarget struct {
 type TimeRange struct {
 	// since is a positive duration back from the session's start, e.g. "30m" (at most 30 days).
 	// +optional
+	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) > duration('0s') && duration(self) <= duration('720h'))",message="since must be a positive duration of at most 720h"
@@ -322,6 +323,7 @@ type Budget struct {
 	// timeout is the wall-clock limit of the session, a positive duration of at most 2h.
 	// +optional
 	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) > duration('0s') && duration(self) <= duration('2h'))",message="timeout must be a positive duration of at most 2h"
