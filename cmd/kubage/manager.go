@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kubage/kubage/controllers"
+)
+
+func init() {
+	registerCommand(newManagerCommand)
+}
+
+// managerOptions are the flags of `kubage manager`.
+type managerOptions struct {
+	metricsAddr             string
+	probeAddr               string
+	leaderElect             bool
+	leaderElectionNamespace string
+	maxConcurrentReconciles int
+}
+
+// newManagerCommand returns `kubage manager`, which runs the operator.
+func newManagerCommand() *cobra.Command {
+	o := managerOptions{}
+	cmd := &cobra.Command{
+		Use:   "manager",
+		Short: "Run the operator: reconcile Troubleshoot, KnowledgeSource and ToolServer objects",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runManager(o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address the Prometheus metrics endpoint binds to; \"0\" disables it.")
+	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
+	f.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader so that only one replica reconciles at a time.")
+	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader-election Lease; defaults to the Pod's namespace.")
+	f.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many objects of one kind reconcile at once.")
+	return cmd
+}
+
+// runManager starts the operator and blocks until SIGTERM or SIGINT.
+func runManager(o managerOptions) error {
+	log := ctrl.Log.WithName("manager")
+
+	scheme, err := newScheme()
+	if err != nil {
+		return fmt.Errorf("building scheme: %w", err)
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:        o.probeAddr,
+		LeaderElection:                o.leaderElect,
+		LeaderElectionID:              "manager.kubage.io",
+		LeaderElectionNamespace:       o.leaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		Client: client.Options{
+			// RBAC grants get on Secrets, not list/watch: read them directly, never cache them.
+			Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("creating manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding ready check: %w", err)
+	}
+	if err := controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: o.maxConcurrentReconciles}); err != nil {
+		return err
+	}
+
+	log.Info("Starting manager", "metrics", o.metricsAddr, "probes", o.probeAddr, "leaderElection", o.leaderElect)
+	return mgr.Start(ctrl.SetupSignalHandler())
+}

@@ -1,0 +1,63 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+)
+
+// summarizeKnowledgeSource computes the conditions and observedGeneration of obj from its
+// status fields and the outcome of the steps.
+func summarizeKnowledgeSource(obj *kubagev1alpha1.KnowledgeSource, reconcileErr error) {
+	gen := obj.Generation
+	meta.SetStatusCondition(&obj.Status.Conditions, knowledgeSourceReady(obj, reconcileErr))
+	setStalled(&obj.Status.Conditions, reconcileErr, gen)
+	if reconcileErr == nil {
+		obj.Status.ObservedGeneration = gen
+	}
+}
+
+// knowledgeSourceReady says whether the source is indexed and searchable.
+func knowledgeSourceReady(obj *kubagev1alpha1.KnowledgeSource, reconcileErr error) metav1.Condition {
+	if c := readyFromError(reconcileErr, obj.Generation); c != nil {
+		return *c
+	}
+	cond := metav1.Condition{
+		Type:               kubagev1alpha1.ReadyCondition,
+		Status:             metav1.ConditionFalse,
+		ObservedGeneration: obj.Generation,
+	}
+	switch obj.Status.Phase {
+	case kubagev1alpha1.KnowledgeReady:
+		cond.Status = metav1.ConditionTrue
+		cond.Reason = kubagev1alpha1.SucceededReason
+		cond.Message = "Indexed revision " + obj.Status.Revision
+	case kubagev1alpha1.KnowledgeFailed:
+		cond.Reason = kubagev1alpha1.IndexFailedReason
+		cond.Message = "Indexing failed"
+	case kubagev1alpha1.KnowledgePending, "":
+		cond.Reason = kubagev1alpha1.NotImplementedReason
+		cond.Message = "Fetching and indexing are not implemented yet; the source stays Pending"
+	default:
+		cond.Reason = kubagev1alpha1.ProgressingReason
+		cond.Message = "Indexing in phase " + string(obj.Status.Phase)
+	}
+	return cond
+}

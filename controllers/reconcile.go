@@ -1,0 +1,165 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+)
+
+// step is one stage of a reconcile. Steps run in order; the first error or requeue stops
+// the list. Steps change the object's status fields but never its conditions.
+type step[T client.Object] func(ctx context.Context, obj T) (ctrl.Result, error)
+
+// runSteps runs steps in order and returns the first non-empty result or error.
+func runSteps[T client.Object](ctx context.Context, obj T, steps []step[T]) (ctrl.Result, error) {
+	for _, s := range steps {
+		res, err := s(ctx, obj)
+		if err != nil || !res.IsZero() {
+			return res, err
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// StalledError means the object cannot progress until its spec (or something it refers
+// to) changes; the reconciler records it and does not retry with backoff.
+type StalledError struct {
+	// Reason is the UpperCamelCase condition reason, e.g. InvalidSpec.
+	Reason string
+	Err    error
+}
+
+func (e *StalledError) Error() string { return e.Err.Error() }
+func (e *StalledError) Unwrap() error { return e.Err }
+
+// Stalled wraps err as a StalledError with the given condition reason.
+func Stalled(reason string, err error) error {
+	return &StalledError{Reason: reason, Err: err}
+}
+
+// isStalled reports whether err asks to stop retrying, and the condition reason.
+func isStalled(err error) (string, bool) {
+	var se *StalledError
+	if errors.As(err, &se) {
+		return se.Reason, true
+	}
+	return "", false
+}
+
+// resultFor turns a reconcile outcome into what controller-runtime should do: a stalled
+// object waits for a spec change instead of being retried.
+func resultFor(res ctrl.Result, err error) (ctrl.Result, error) {
+	if _, stalled := isStalled(err); stalled {
+		return ctrl.Result{}, nil
+	}
+	return res, err
+}
+
+// readyFromError returns the Ready condition for a failed reconcile, or nil on success.
+func readyFromError(err error, generation int64) *metav1.Condition {
+	if err == nil {
+		return nil
+	}
+	reason := kubagev1alpha1.FailedReason
+	if r, stalled := isStalled(err); stalled {
+		reason = r
+	}
+	return &metav1.Condition{
+		Type:               kubagev1alpha1.ReadyCondition,
+		Status:             metav1.ConditionFalse,
+		Reason:             reason,
+		Message:            truncate(err.Error(), maxConditionMessage),
+		ObservedGeneration: generation,
+	}
+}
+
+// setStalled mirrors a stalled error as Stalled=True, and clears it otherwise.
+func setStalled(conditions *[]metav1.Condition, err error, generation int64) {
+	reason, stalled := isStalled(err)
+	if !stalled {
+		meta.RemoveStatusCondition(conditions, kubagev1alpha1.StalledCondition)
+		return
+	}
+	meta.SetStatusCondition(conditions, metav1.Condition{
+		Type:               kubagev1alpha1.StalledCondition,
+		Status:             metav1.ConditionTrue,
+		Reason:             reason,
+		Message:            truncate(err.Error(), maxConditionMessage),
+		ObservedGeneration: generation,
+	})
+}
+
+// maxConditionMessage keeps condition messages short; the API allows 32768 bytes.
+const maxConditionMessage = 1024
+
+// truncate shortens s to at most n bytes without splitting a UTF-8 sequence.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut]
+}
+
+// patchStatus writes obj's status if it differs from before's. A merge patch replaces
+// lists whole, which is right for a single writer per object.
+func patchStatus(ctx context.Context, c client.Client, before, obj client.Object, beforeStatus, afterStatus any) error {
+	if equality.Semantic.DeepEqual(beforeStatus, afterStatus) {
+		return nil
+	}
+	err := c.Status().Patch(ctx, obj, client.MergeFrom(before))
+	if err = client.IgnoreNotFound(err); err != nil {
+		return fmt.Errorf("patching status: %w", err)
+	}
+	return nil
+}
+
+// recordReadyTransition emits one Event when the Ready condition changes status or
+// reason, so a steady state does not flood the namespace with Events.
+func recordReadyTransition(rec events.EventRecorder, obj client.Object, before, after []metav1.Condition) {
+	if rec == nil {
+		return
+	}
+	now := meta.FindStatusCondition(after, kubagev1alpha1.ReadyCondition)
+	if now == nil {
+		return
+	}
+	was := meta.FindStatusCondition(before, kubagev1alpha1.ReadyCondition)
+	if was != nil && was.Status == now.Status && was.Reason == now.Reason {
+		return
+	}
+	eventType := "Normal"
+	if now.Status != metav1.ConditionTrue && now.Reason != kubagev1alpha1.NotImplementedReason &&
+		now.Reason != kubagev1alpha1.ProgressingReason {
+		eventType = "Warning"
+	}
+	rec.Eventf(obj, nil, eventType, now.Reason, "Reconcile", "%s", now.Message)
+}

@@ -1,0 +1,80 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+)
+
+// ToolServerReconciler connects to an MCP server, lists its tools and tracks its health.
+type ToolServerReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+}
+
+// SetupWithManager registers the reconciler; status writes do not retrigger it.
+func (r *ToolServerReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&kubagev1alpha1.ToolServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("toolserver").
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		Complete(r)
+}
+
+// Reconcile loads the object, runs the steps and patches the status once at the end.
+func (r *ToolServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	log := ctrl.LoggerFrom(ctx)
+
+	obj := &kubagev1alpha1.ToolServer{}
+	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !obj.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	before := obj.DeepCopy()
+
+	defer func() {
+		summarizeToolServer(obj, retErr)
+		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
+			retErr = kerrors.NewAggregate([]error{retErr, err})
+			return
+		}
+		recordReadyTransition(r.Recorder, obj, before.Status.Conditions, obj.Status.Conditions)
+		result, retErr = resultFor(result, retErr)
+	}()
+
+	log.V(1).Info("Reconciling", "ToolServer", klog.KObj(obj))
+	return runSteps(ctx, obj, r.steps())
+}
+
+// steps is the ordered work of one reconcile. Later issues add connecting, listing tools and the health-check schedule
+// here.
+func (r *ToolServerReconciler) steps() []step[*kubagev1alpha1.ToolServer] {
+	return []step[*kubagev1alpha1.ToolServer]{}
+}
