@@ -382,6 +382,26 @@ cmd_up() {
     die "$DIR is not empty and was not created by this script"
   fi
 
+  # A free port picked here can be taken by someone else before our component binds it; then
+  # start once more on new ports (unless the ports were fixed by the caller).
+  if (up_once); then
+    usage_hint
+    return 0
+  fi
+  if grep -qs "address already in use" "$DIR"/logs/*.log && [[ -z $(env | grep -E '^KUBAGE_[A-Z_]*_PORT=.') ]]; then
+    log "a port was taken while starting; retrying on new ports"
+    cmd_down
+    DIR=$(abs_dir "$DIR")
+    if (up_once); then
+      usage_hint
+      return 0
+    fi
+  fi
+  return 1
+}
+
+# up_once starts a cluster in an empty $DIR; run in a subshell, since failures exit.
+up_once() {
   DEADLINE=$((SECONDS + TIMEOUT))
   touch "$DIR/$MARKER"
   mkdir -p "$DIR/logs" "$DIR/pids" "$DIR/etcd"
@@ -480,7 +500,6 @@ cmd_up() {
   wait_for "the default ServiceAccount" kube-controller-manager kubectl_ -n default get serviceaccount default
   wait_for "kube-scheduler" kube-scheduler bash -c "exec 3<>/dev/tcp/127.0.0.1/$SCHEDULER_PORT"
   log "ready in ${SECONDS}s"
-  usage_hint
 }
 
 cmd_down() {

@@ -257,6 +257,40 @@ var _ = Describe("Simulated kubelet stages", func() {
 			g.Expect(cs.State.Waiting.Message).To(Equal(`configmap "app-settings" not found`))
 		}).WithContext(ctx).Should(Succeed())
 	})
+	It("keeps pods ContainerCreating with FailedMount events when a volume cannot be mounted", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		d := deployment("nomount", "example/api:2.1", 1, map[string]string{annBehavior: "mount-fail"})
+		d.Spec.Template.Spec.Volumes = []corev1.Volume{{
+			Name: "config",
+			VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "app-files"},
+			}},
+		}}
+		_, err := clients.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+
+		Eventually(func(g Gomega) {
+			p := podsOf(ctx, g, ns, "nomount")[0]
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodPending))
+			cs := containerStatus(g, &p)
+			g.Expect(cs.State.Waiting).NotTo(BeNil())
+			g.Expect(cs.State.Waiting.Reason).To(Equal("ContainerCreating"))
+		}).WithContext(ctx).Should(Succeed())
+		expectEvent(ctx, ns, "Warning", "FailedMount", `MountVolume.SetUp failed for volume "config" : configmap "app-files" not found`)
+	})
+
+	It("restarts a Deployment container that exits 0 with a Completed last state", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		createDeployment(ctx, ns, "oneshot", "example/migrate:1.0", 1, map[string]string{annBehavior: "complete"})
+
+		Eventually(func(g Gomega) {
+			cs := firstContainerStatus(ctx, g, ns, "oneshot")
+			g.Expect(cs.RestartCount).To(BeNumerically(">", 0))
+			g.Expect(cs.LastTerminationState.Terminated).NotTo(BeNil())
+			g.Expect(cs.LastTerminationState.Terminated.Reason).To(Equal("Completed"))
+			g.Expect(cs.LastTerminationState.Terminated.ExitCode).To(BeEquivalentTo(0))
+		}).WithContext(ctx).Should(Succeed())
+	})
 })
 
 // newNamespace creates a namespace for one spec, removed when the spec ends, and waits for its
