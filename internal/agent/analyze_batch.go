@@ -1,0 +1,284 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+func init() {
+	analyzers["job"] = analyzeJob
+	analyzers["cronjob"] = analyzeCronJob
+}
+
+func analyzeJob(ctx context.Context, e *env, ref ObjectRef) error {
+	j, err := getAs[*batchv1.Job](ctx, e, "Job", ref.Name)
+	if err != nil {
+		return e.missingTarget(ref, err)
+	}
+	jref := e.ref("Job", j.Name)
+	wl := jref
+	if or := controllerOf(j); or != nil && or.Kind == "CronJob" {
+		wl = e.ref("CronJob", or.Name)
+	}
+	evIDs := []string{e.objEvidence(jref, "Job "+j.Name+": "+tools.Summarize(j, e.now).Status)}
+	e.createFailures(ctx, jref, wl, "")
+	var failed *batchv1.JobCondition
+	for i := range j.Status.Conditions {
+		c := &j.Status.Conditions[i]
+		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+			failed = c
+		}
+	}
+	pods, err := jobPods(ctx, e, j)
+	if err != nil {
+		return err
+	}
+	if failed != nil {
+		return jobFailed(ctx, e, j, jref, wl, failed, pods, evIDs)
+	}
+	if j.Spec.Suspend != nil && *j.Spec.Suspend {
+		e.find(Finding{Rule: "job-suspended", Object: jref, Culprit: jref, Evidence: evIDs, Facts: map[string]string{},
+			Summary: fmt.Sprintf("Job %s is suspended, so it runs no pods.", j.Name)})
+		return nil
+	}
+	var unhealthy []*corev1.Pod
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodPending || (p.Status.Phase == corev1.PodRunning && !isReady(p) && podSignature(p) != string(corev1.PodRunning)) {
+			unhealthy = append(unhealthy, p)
+		}
+	}
+	if len(unhealthy) > 0 {
+		var follow []ObjectRef
+		for _, p := range representatives(unhealthy, 3) {
+			follow = append(follow, e.ref("Pod", p.Name))
+		}
+		e.find(Finding{Rule: "workload-pods-unhealthy", Object: jref, Culprit: wl, Follow: follow, Affected: follow, Evidence: evIDs,
+			Facts: map[string]string{"pod": follow[0].Name}, Summary: fmt.Sprintf("Job %s has %d pod(s) that cannot run.", j.Name, len(unhealthy))})
+	}
+	return nil
+}
+
+func jobPods(ctx context.Context, e *env, j *batchv1.Job) ([]*corev1.Pod, error) {
+	sel, err := metav1.LabelSelectorAsSelector(j.Spec.Selector)
+	if err != nil || j.Spec.Selector == nil || sel.Empty() {
+		return nil, nil
+	}
+	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: sel.String(), Max: 200})
+	if err != nil {
+		return nil, err
+	}
+	out := pods[:0]
+	for _, p := range pods {
+		if sel.Matches(labels.Set(p.Labels)) && (tools.IsOwnedBy(p, j.UID) || len(p.OwnerReferences) == 0) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, cond *batchv1.JobCondition, pods []*corev1.Pod, evIDs []string) error {
+	evIDs = append(evIDs, e.objEvidence(jref, fmt.Sprintf("Job %s condition Failed=True %s: %s", j.Name, cond.Reason, cond.Message)))
+	var failedPods []*corev1.Pod
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodFailed {
+			failedPods = append(failedPods, p)
+		}
+	}
+	sort.SliceStable(failedPods, func(a, b int) bool {
+		return failedPods[a].CreationTimestamp.After(failedPods[b].CreationTimestamp.Time)
+	})
+	facts := map[string]string{"message": cond.Message, "exitCode": "?", "exitMeaning": "unknown", "pod": "<pod>"}
+	if j.Spec.ActiveDeadlineSeconds != nil {
+		facts["deadline"] = fmt.Sprintf("%ds", *j.Spec.ActiveDeadlineSeconds)
+	}
+	detail := ""
+	if len(failedPods) > 0 {
+		p := failedPods[0]
+		pref := e.ref("Pod", p.Name)
+		facts["pod"] = p.Name
+		for _, cs := range p.Status.ContainerStatuses {
+			t := cs.State.Terminated
+			if t == nil || t.ExitCode == 0 {
+				continue
+			}
+			facts["exitCode"], facts["exitMeaning"], facts["container"] = fmt.Sprint(t.ExitCode), ExitMeaning(t.ExitCode), cs.Name
+			detail = fmt.Sprintf("; its last pod %s exited with code %d (%s: %s)", p.Name, t.ExitCode, t.Reason, ExitMeaning(t.ExitCode))
+			if t.Reason == "OOMKilled" {
+				limit := "none"
+				for _, c := range p.Spec.Containers {
+					if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok && c.Name == cs.Name {
+						limit = q.String()
+					}
+				}
+				e.find(Finding{Rule: "oom-killed", Object: pref, Culprit: wl, Affected: []ObjectRef{jref, pref}, Evidence: evIDs,
+					Facts:   map[string]string{"container": cs.Name, "memoryLimit": limit, "pod": p.Name, "podSelector": "job-name=" + j.Name, "workload": kubectlResource(wl)},
+					Summary: fmt.Sprintf("Job %s failed because container %s was OOMKilled (memory limit %s).", j.Name, cs.Name, limit)})
+			}
+			lr := e.logs(ctx, p.Name, cs.Name, false)
+			if len(lr.Lines) > 0 {
+				last := lr.Lines[len(lr.Lines)-1]
+				detail += "; last log line: " + last
+				evIDs = append(evIDs, e.evidence("Log tail of "+p.Name+"/"+cs.Name+": "+last, Source{Kind: SourceLog, Object: &pref, Tool: "k8s_logs"}, strings.Join(lastLines(lr.Lines, 20), "\n")))
+			}
+			break
+		}
+	}
+	rule := "job-failed"
+	var summary string
+	switch cond.Reason {
+	case "BackoffLimitExceeded":
+		rule = "job-backoff-limit"
+		summary = fmt.Sprintf("Job %s failed: %d pod(s) failed and it reached its backoffLimit of %d%s.", j.Name, j.Status.Failed, replicasOr(j.Spec.BackoffLimit, 6), detail)
+	case "DeadlineExceeded":
+		rule = "job-deadline-exceeded"
+		summary = fmt.Sprintf("Job %s failed: it ran longer than activeDeadlineSeconds (%s)%s.", j.Name, facts["deadline"], detail)
+	default:
+		summary = fmt.Sprintf("Job %s failed (%s): %s%s.", j.Name, cond.Reason, tools.Sanitize(cond.Message, 200, true), detail)
+	}
+	affected := []ObjectRef{jref}
+	e.find(Finding{Rule: rule, Object: jref, Culprit: wl, Affected: affected, Evidence: evIDs, Facts: facts, Summary: summary})
+	return nil
+}
+
+func replicasOr(p *int32, d int32) int32 {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
+	cj, err := getAs[*batchv1.CronJob](ctx, e, "CronJob", ref.Name)
+	if err != nil {
+		return e.missingTarget(ref, err)
+	}
+	cref := e.ref("CronJob", cj.Name)
+	evIDs := []string{e.objEvidence(cref, "CronJob "+cj.Name+": "+tools.Summarize(cj, e.now).Status)}
+	facts := map[string]string{"schedule": cj.Spec.Schedule}
+	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
+		conf := 0
+		if e.hop > 0 {
+			conf = 40 // seen during a namespace scan: suspension may be intended
+		}
+		e.find(Finding{Rule: "cronjob-suspended", Confidence: conf, Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("CronJob %s is suspended (spec.suspend=true), so it creates no Jobs; last run %s.", cj.Name, ageOrNever(e.now, cj.Status.LastScheduleTime))})
+		return nil
+	}
+	sched, perr := parseCron(cj.Spec.Schedule)
+	loc := time.UTC
+	if perr == nil && cj.Spec.TimeZone != nil {
+		l, err := time.LoadLocation(*cj.Spec.TimeZone)
+		if err != nil {
+			perr = fmt.Errorf("unknown time zone %q", *cj.Spec.TimeZone)
+		} else {
+			loc = l
+		}
+	}
+	evs := e.events(ctx, "CronJob", cj.Name)
+	for _, g := range evs {
+		if g.Reason == "InvalidSchedule" || g.Reason == "UnparseableSchedule" || g.Reason == "InvalidTimeZone" {
+			evIDs = append(evIDs, e.eventEvidence(cref, g))
+			if perr == nil {
+				perr = fmt.Errorf("%s", g.Message)
+			}
+		}
+	}
+	if perr != nil {
+		facts["detail"] = perr.Error()
+		e.find(Finding{Rule: "cronjob-invalid-schedule", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("CronJob %s never runs: its schedule %q is invalid (%s).", cj.Name, cj.Spec.Schedule, perr)})
+		return nil
+	}
+	e.createFailures(ctx, cref, cref, "")
+	jobs, err := cronJobs(ctx, e, cj)
+	if err != nil {
+		return err
+	}
+	now := e.now.In(loc)
+	prev, ok := sched.prev(now)
+	interval := sched.interval(now)
+	if cj.Spec.ConcurrencyPolicy == batchv1.ForbidConcurrent && len(cj.Status.Active) > 0 && interval > 0 {
+		for _, a := range cj.Status.Active {
+			for _, j := range jobs {
+				if j.Name == a.Name && j.Status.StartTime != nil && now.Sub(j.Status.StartTime.Time) > interval {
+					facts["activeJob"] = j.Name
+					jref := e.ref("Job", j.Name)
+					e.find(Finding{Rule: "cronjob-concurrency-blocked", Object: cref, Culprit: cref, Affected: []ObjectRef{jref}, Follow: []ObjectRef{jref}, Evidence: evIDs, Facts: facts,
+						Summary: fmt.Sprintf("CronJob %s skips its runs: concurrencyPolicy is Forbid and Job %s has been running for %s, longer than the %s schedule interval.", cj.Name, j.Name, now.Sub(j.Status.StartTime.Time).Round(time.Minute), interval)})
+					return nil
+				}
+			}
+		}
+	}
+	for _, g := range evs {
+		low := strings.ToLower(g.Message)
+		if g.Reason == "FailedNeedsStart" || g.Reason == "TooManyMissedTimes" || strings.Contains(low, "missed start time") || strings.Contains(low, "missed scheduled time") {
+			evIDs = append(evIDs, e.eventEvidence(cref, g))
+			facts["detail"] = g.Message
+			e.find(Finding{Rule: "cronjob-missed-schedules", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("CronJob %s is missing its scheduled runs: %s", cj.Name, g.Message)})
+			return nil
+		}
+	}
+	const slack = 3 * time.Minute
+	if ok && now.Sub(prev) > slack {
+		last := cj.Status.LastScheduleTime
+		switch {
+		case last == nil && cj.CreationTimestamp.Time.Before(prev.Add(-time.Minute)):
+			facts["detail"] = "never scheduled since creation"
+			e.find(Finding{Rule: "cronjob-missed-schedules", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("CronJob %s has never started a Job although schedule %q was due at %s.", cj.Name, cj.Spec.Schedule, prev.Format(time.RFC3339))})
+			return nil
+		case last != nil && last.Time.Before(prev.Add(-slack)):
+			facts["detail"] = "last run " + last.Time.Format(time.RFC3339)
+			e.find(Finding{Rule: "cronjob-missed-schedules", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("CronJob %s last started a Job at %s but schedule %q was due at %s.", cj.Name, last.Time.Format(time.RFC3339), cj.Spec.Schedule, prev.Format(time.RFC3339))})
+			return nil
+		}
+	}
+	if len(jobs) > 0 {
+		newest := jobs[0]
+		for _, c := range newest.Status.Conditions {
+			if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+				jref := e.ref("Job", newest.Name)
+				facts["job"] = newest.Name
+				e.find(Finding{Rule: "cronjob-job-failing", Object: cref, Culprit: cref, Follow: []ObjectRef{jref}, Affected: []ObjectRef{jref}, Evidence: evIDs, Facts: facts,
+					Summary: fmt.Sprintf("CronJob %s runs, but its latest Job %s failed (%s).", cj.Name, newest.Name, c.Reason)})
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func cronJobs(ctx context.Context, e *env, cj *batchv1.CronJob) ([]*batchv1.Job, error) {
+	all, _, err := listAs[*batchv1.Job](ctx, e, "Job", tools.ListOptions{Max: 500})
+	if err != nil {
+		return nil, err
+	}
+	var out []*batchv1.Job
+	for _, j := range all {
+		if tools.IsOwnedBy(j, cj.UID) {
+			out = append(out, j)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].CreationTimestamp.After(out[b].CreationTimestamp.Time) })
+	return out, nil
+}
+
+func ageOrNever(now time.Time, t *metav1.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return now.Sub(t.Time).Round(time.Minute).String() + " ago"
+}

@@ -1,0 +1,322 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+func init() {
+	analyzers["node"] = analyzeNode
+	analyzers["hpa"] = analyzeHPA
+	analyzers["pdb"] = analyzePDB
+	analyzers["quota"] = analyzeQuota
+	analyzers["object"] = analyzeObject
+}
+
+func analyzeNode(ctx context.Context, e *env, ref ObjectRef) error {
+	n, err := getAs[*corev1.Node](ctx, e, "Node", ref.Name)
+	if err != nil {
+		return e.missingTarget(ObjectRef{Kind: "Node", Name: ref.Name}, err)
+	}
+	nref := e.ref("Node", n.Name)
+	e.checkNode(n, []string{e.objEvidence(nref, "Node "+n.Name+": "+tools.Summarize(n, e.now).Status)})
+	if e.hop == 0 {
+		pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", n.Name).String(), Max: 200})
+		if err == nil {
+			var names []string
+			for _, p := range pods {
+				if p.Spec.NodeName == n.Name && len(names) < 10 {
+					names = append(names, p.Name)
+				}
+			}
+			e.objEvidence(nref, fmt.Sprintf("pods of %s on node %s: %s", e.s.Namespace, n.Name, orDefault(strings.Join(names, ", "), "none")))
+		}
+	}
+	return nil
+}
+
+// checkNode applies the node rules; it reads no more from the API.
+func (e *env) checkNode(n *corev1.Node, evIDs []string) {
+	nref := e.ref("Node", n.Name)
+	h := tools.NodeHealth(n)
+	facts := map[string]string{"name": n.Name}
+	if h.Ready != "True" {
+		facts["detail"] = strings.TrimSpace(h.ReadyReason + " " + h.ReadyMessage)
+		e.find(Finding{Rule: "node-not-ready", Object: nref, Culprit: nref, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("Node %s is not Ready (Ready=%s, %s): %s", n.Name, h.Ready, orDefault(h.ReadyReason, "no reason"), orDefault(h.ReadyMessage, "no message"))})
+		return
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		rule := ""
+		switch c.Type {
+		case corev1.NodeMemoryPressure:
+			rule = "node-memory-pressure"
+		case corev1.NodeDiskPressure:
+			rule = "node-disk-pressure"
+		case corev1.NodePIDPressure:
+			rule = "node-pid-pressure"
+		case corev1.NodeNetworkUnavailable:
+			rule = "node-network-unavailable"
+		}
+		if rule != "" {
+			e.find(Finding{Rule: rule, Object: nref, Culprit: nref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("Node %s reports %s (%s): %s", n.Name, c.Type, c.Reason, tools.Sanitize(c.Message, 200, true))})
+			return
+		}
+	}
+	if n.Spec.Unschedulable {
+		e.find(Finding{Rule: "node-cordoned", Object: nref, Culprit: nref, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("Node %s is cordoned (SchedulingDisabled): no new pods land on it.", n.Name)})
+	}
+}
+
+func analyzeHPA(ctx context.Context, e *env, ref ObjectRef) error {
+	h, err := getAs[*autoscalingv2.HorizontalPodAutoscaler](ctx, e, "HorizontalPodAutoscaler", ref.Name)
+	if err != nil {
+		return e.missingTarget(ObjectRef{Kind: "HorizontalPodAutoscaler", Name: ref.Name}, err)
+	}
+	return e.checkHPA(ctx, h, e.events(ctx, "HorizontalPodAutoscaler", h.Name))
+}
+
+func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutoscaler, evs []tools.EventGroup) error {
+	href := e.ref("HorizontalPodAutoscaler", h.Name)
+	target := e.ref(h.Spec.ScaleTargetRef.Kind, h.Spec.ScaleTargetRef.Name)
+	evIDs := []string{e.objEvidence(href, "HorizontalPodAutoscaler "+h.Name+": "+tools.Summarize(h, e.now).Status)}
+	facts := map[string]string{"target": target.Kind + "/" + target.Name, "maxReplicas": fmt.Sprint(h.Spec.MaxReplicas), "hpa": h.Name,
+		"workload": kubectlResource(target), "metric": "cpu"}
+	var ableFalse, activeFalse, limited *autoscalingv2.HorizontalPodAutoscalerCondition
+	for i := range h.Status.Conditions {
+		c := &h.Status.Conditions[i]
+		switch {
+		case c.Type == autoscalingv2.AbleToScale && c.Status == corev1.ConditionFalse:
+			ableFalse = c
+		case c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionFalse:
+			activeFalse = c
+		case c.Type == autoscalingv2.ScalingLimited && c.Status == corev1.ConditionTrue:
+			limited = c
+		}
+	}
+	if ableFalse != nil || (activeFalse != nil && activeFalse.Reason == "FailedGetScale") {
+		if _, err := e.get(ctx, target.Kind, target.Name); tools.IsNotFound(err) || ableFalse != nil && ableFalse.Reason == "FailedGetScale" {
+			e.find(Finding{Rule: "hpa-target-missing", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("HorizontalPodAutoscaler %s cannot scale: its target %s/%s cannot be read (%s).", h.Name, target.Kind, target.Name, condMsg(ableFalse, activeFalse))})
+			return nil
+		}
+	}
+	msg := ""
+	if activeFalse != nil && activeFalse.Reason != "ScalingDisabled" {
+		msg = activeFalse.Message
+	}
+	if msg == "" {
+		for _, g := range evs {
+			if g.Type == corev1.EventTypeWarning && strings.HasPrefix(g.Reason, "FailedGet") || g.Reason == "FailedComputeMetricsReplicas" {
+				msg = g.Message
+				evIDs = append(evIDs, e.eventEvidence(href, g))
+				break
+			}
+		}
+	}
+	if msg != "" {
+		facts["detail"] = msg
+		low := strings.ToLower(msg)
+		if strings.Contains(low, "missing request for") {
+			if strings.Contains(low, "memory") {
+				facts["metric"] = "memory"
+			}
+			e.find(Finding{Rule: "hpa-missing-requests", Object: href, Culprit: target, Affected: []ObjectRef{href}, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("HorizontalPodAutoscaler %s cannot compute utilization: the pods of %s/%s set no %s request (%s).", h.Name, target.Kind, target.Name, facts["metric"], tools.Sanitize(msg, 200, true))})
+			return nil
+		}
+		e.find(Finding{Rule: "hpa-metrics-unavailable", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s cannot read its metrics, so it does not scale %s/%s: %s", h.Name, target.Kind, target.Name, tools.Sanitize(msg, 300, true))})
+		return nil
+	}
+	if h.Spec.MaxReplicas > 0 && h.Status.CurrentReplicas >= h.Spec.MaxReplicas && (limited != nil && limited.Reason == "TooManyReplicas" || h.Status.DesiredReplicas >= h.Spec.MaxReplicas) {
+		e.find(Finding{Rule: "hpa-maxed-out", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum of %d replicas and wants more (desired %d).", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas)})
+	}
+	return nil
+}
+
+func condMsg(cs ...*autoscalingv2.HorizontalPodAutoscalerCondition) string {
+	for _, c := range cs {
+		if c != nil && c.Message != "" {
+			return tools.Sanitize(c.Message, 200, true)
+		}
+	}
+	return "not found"
+}
+
+func analyzePDB(ctx context.Context, e *env, ref ObjectRef) error {
+	pdb, err := getAs[*policyv1.PodDisruptionBudget](ctx, e, "PodDisruptionBudget", ref.Name)
+	if err != nil {
+		return e.missingTarget(ObjectRef{Kind: "PodDisruptionBudget", Name: ref.Name}, err)
+	}
+	return e.checkPDB(ctx, pdb, true)
+}
+
+func (e *env) checkPDB(ctx context.Context, pdb *policyv1.PodDisruptionBudget, followPods bool) error {
+	pref := e.ref("PodDisruptionBudget", pdb.Name)
+	evIDs := []string{e.objEvidence(pref, "PodDisruptionBudget "+pdb.Name+": "+tools.Summarize(pdb, e.now).Status)}
+	budget := ""
+	if pdb.Spec.MinAvailable != nil {
+		budget = "minAvailable " + pdb.Spec.MinAvailable.String()
+	}
+	if pdb.Spec.MaxUnavailable != nil {
+		budget = "maxUnavailable " + pdb.Spec.MaxUnavailable.String()
+	}
+	facts := map[string]string{"budget": budget}
+	st := pdb.Status
+	if st.ExpectedPods == 0 {
+		if pdb.Status.ObservedGeneration > 0 || len(pdb.Status.Conditions) > 0 {
+			e.find(Finding{Rule: "pdb-selects-no-pods", Object: pref, Culprit: pref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("PodDisruptionBudget %s selects no pods (selector %s).", pdb.Name, tools.LabelsString(selectorLabels(pdb)))})
+		}
+		return nil
+	}
+	if st.DisruptionsAllowed > 0 {
+		return nil
+	}
+	f := Finding{Rule: "pdb-blocking", Object: pref, Culprit: pref, Evidence: evIDs, Facts: facts}
+	if st.CurrentHealthy < st.DesiredHealthy && followPods && pdb.Spec.Selector != nil {
+		sel, err := metav1Selector(pdb.Spec.Selector)
+		if err == nil && !sel.Empty() {
+			pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: sel.String(), Max: 200})
+			if err != nil {
+				return err
+			}
+			var bad []*corev1.Pod
+			for _, p := range pods {
+				if sel.Matches(labels.Set(p.Labels)) && !isReady(p) {
+					bad = append(bad, p)
+				}
+			}
+			for _, p := range representatives(bad, 2) {
+				f.Follow = append(f.Follow, e.ref("Pod", p.Name))
+			}
+		}
+		f.Summary = fmt.Sprintf("PodDisruptionBudget %s allows 0 disruptions: only %d of the %d required pods are healthy (%s), so drains and evictions are blocked until the pods recover.", pdb.Name, st.CurrentHealthy, st.DesiredHealthy, budget)
+	} else {
+		f.Summary = fmt.Sprintf("PodDisruptionBudget %s allows 0 disruptions with %d healthy of %d expected pods (%s): its budget leaves no room, so node drains and evictions of these pods are blocked.", pdb.Name, st.CurrentHealthy, st.ExpectedPods, budget)
+	}
+	e.find(f)
+	return nil
+}
+
+func selectorLabels(pdb *policyv1.PodDisruptionBudget) map[string]string {
+	if pdb.Spec.Selector == nil {
+		return nil
+	}
+	return pdb.Spec.Selector.MatchLabels
+}
+
+// analyzeQuota handles ResourceQuota and LimitRange targets: usage, plus pod-creation
+// failures in the namespace that mention them.
+func analyzeQuota(ctx context.Context, e *env, ref ObjectRef) error {
+	if _, err := e.get(ctx, ref.Kind, ref.Name); err != nil {
+		return e.missingTarget(ref, err)
+	}
+	n := len(e.res.Findings)
+	e.creationFailuresInNamespace(ctx)
+	if len(e.res.Findings) > n {
+		return nil
+	}
+	if ref.Kind == "ResourceQuota" {
+		q, err := getAs[*corev1.ResourceQuota](ctx, e, "ResourceQuota", ref.Name)
+		if err != nil {
+			return err
+		}
+		e.checkQuota(q)
+	}
+	return nil
+}
+
+func (e *env) checkQuota(q *corev1.ResourceQuota) {
+	r := tools.QuotaReportOf(q)
+	var full []string
+	for _, res := range r.Resources {
+		if res.Full {
+			full = append(full, fmt.Sprintf("%s %s/%s", res.Resource, res.Used, res.Hard))
+		}
+	}
+	if len(full) == 0 {
+		return
+	}
+	qref := e.ref("ResourceQuota", q.Name)
+	ev := e.objEvidence(qref, "ResourceQuota "+q.Name+": "+tools.QuotaLine(q))
+	e.find(Finding{Rule: "quota-exhausted", Object: qref, Culprit: qref, Evidence: []string{ev}, Facts: map[string]string{"detail": strings.Join(full, ", ")},
+		Summary: fmt.Sprintf("ResourceQuota %s is fully used (%s): new pods needing these resources will be rejected.", q.Name, strings.Join(full, ", "))})
+}
+
+// creationFailuresInNamespace turns FailedCreate warnings on controllers into findings.
+func (e *env) creationFailuresInNamespace(ctx context.Context) {
+	seen := map[string]bool{}
+	for _, g := range e.nsWarnings(ctx, 100) {
+		if g.Reason != "FailedCreate" {
+			continue
+		}
+		kind, name, ok := strings.Cut(g.Object, "/")
+		if !ok || seen[g.Object] || len(seen) >= 5 {
+			continue
+		}
+		seen[g.Object] = true
+		obj := e.ref(kind, name)
+		wl := obj
+		if kind == "ReplicaSet" {
+			if rs, err := e.get(ctx, "ReplicaSet", name); err == nil {
+				if or := controllerOfObj(rs); or != nil {
+					wl = e.ref(or.Kind, or.Name)
+				}
+			}
+		}
+		e.createFailure(ctx, obj, wl, g.Message, []string{e.eventEvidence(obj, g)})
+	}
+}
+
+// analyzeObject covers kinds without a dedicated analyzer: existence and stuck deletion.
+func analyzeObject(ctx context.Context, e *env, ref ObjectRef) error {
+	obj, err := e.get(ctx, ref.Kind, ref.Name)
+	if err != nil {
+		return e.missingTarget(ref, err)
+	}
+	s := tools.Summarize(obj, e.now)
+	r := e.ref(ref.Kind, ref.Name)
+	ev := e.objEvidence(r, s.Kind+" "+s.Name+": "+s.Status)
+	if m := metaOfObj(obj); m != nil && m.GetDeletionTimestamp() != nil && e.now.Sub(m.GetDeletionTimestamp().Time) > 5*time.Minute {
+		e.find(Finding{Rule: "pod-stuck-terminating", Object: r, Culprit: r, Evidence: []string{ev},
+			Facts:   map[string]string{"finalizers": strings.Join(m.GetFinalizers(), ","), "resource": kubectlResource(r)},
+			Summary: fmt.Sprintf("%s %s has been deleting since %s; finalizers %s hold it.", s.Kind, s.Name, m.GetDeletionTimestamp().Format("2006-01-02T15:04:05Z"), orDefault(strings.Join(m.GetFinalizers(), ","), "none"))})
+	}
+	return nil
+}
+
+func metaOfObj(o runtime.Object) metav1.Object {
+	m, err := meta.Accessor(o)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+func controllerOfObj(o runtime.Object) *metav1.OwnerReference {
+	if m := metaOfObj(o); m != nil {
+		return controllerOf(m)
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+func init() {
+	analyzers["namespace"] = analyzeNamespace
+	analyzers["selector"] = analyzeSelector
+}
+
+// Bounds of the namespace scan: objects read per kind and leads handed to the next round.
+const (
+	scanMaxPods    = tools.HardListMax
+	scanMaxObjects = 500
+	scanMaxLeads   = 3
+	scanPodGroups  = 5
+)
+
+// podGroup is a set of pods failing the same way under the same owner.
+type podGroup struct {
+	key   string
+	count int
+	rep   *corev1.Pod
+}
+
+// groupPods aggregates unhealthy pods so thousands of pods cost one lead per failure mode.
+func groupPods(pods []*corev1.Pod) (groups []*podGroup, unhealthy int) {
+	idx := map[string]*podGroup{}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodSucceeded || isReady(p) {
+			continue
+		}
+		unhealthy++
+		owner := "none"
+		if or := controllerOf(p); or != nil {
+			owner = or.Kind + "/" + or.Name
+		}
+		key := owner + " " + podSignature(p)
+		g, ok := idx[key]
+		if !ok {
+			g = &podGroup{key: key, rep: p}
+			idx[key] = g
+			groups = append(groups, g)
+		}
+		g.count++
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		if groups[i].count != groups[j].count {
+			return groups[i].count > groups[j].count
+		}
+		return groups[i].key < groups[j].key
+	})
+	return groups, unhealthy
+}
+
+func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
+	e.examine(ObjectRef{Kind: "Namespace", Name: e.s.Namespace})
+	nsRef := ObjectRef{Kind: "Namespace", Name: e.s.Namespace}
+	pods, more, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{Max: scanMaxPods})
+	if err != nil {
+		return err
+	}
+	groups, unhealthy := groupPods(pods)
+	var parts []string
+	for i, g := range groups {
+		if i < scanPodGroups {
+			e.followUp(e.ref("Pod", g.rep.Name))
+		}
+		if i < 10 {
+			parts = append(parts, fmt.Sprintf("%d× %s", g.count, g.key))
+		}
+	}
+	scanned := fmt.Sprintf("%d", len(pods))
+	if more {
+		scanned = fmt.Sprintf("first %d", len(pods))
+	}
+	e.evidence(fmt.Sprintf("Namespace %s: %s pod(s) scanned, %d unhealthy in %d group(s): %s", e.s.Namespace, scanned, unhealthy, len(groups), orDefault(strings.Join(parts, "; "), "none")),
+		Source{Kind: SourceQuery, Tool: "k8s_list", Query: "pods in " + e.s.Namespace, Object: &nsRef}, "")
+	troubledOwners := map[string]bool{}
+	for _, g := range groups {
+		troubledOwners[strings.SplitN(g.key, " ", 2)[0]] = true
+	}
+	leads := 0
+	lead := func(ref ObjectRef) {
+		if leads < scanMaxLeads*4 {
+			e.followUp(ref)
+			leads++
+		}
+	}
+	// Controllers that cannot create their pods have no pods to show it.
+	deps, _, err := listAs[*appsv1.Deployment](ctx, e, "Deployment", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, d := range deps {
+		if n >= scanMaxLeads {
+			break
+		}
+		want := replicasOf(d.Spec.Replicas)
+		bad := d.Status.Replicas < want
+		for _, c := range d.Status.Conditions {
+			if (c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue) ||
+				(c.Type == appsv1.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded") {
+				bad = true
+			}
+		}
+		if bad {
+			lead(e.ref("Deployment", d.Name))
+			n++
+		}
+	}
+	stss, _, err := listAs[*appsv1.StatefulSet](ctx, e, "StatefulSet", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return err
+	}
+	n = 0
+	for _, s := range stss {
+		if n < scanMaxLeads && s.Status.Replicas < replicasOf(s.Spec.Replicas) && !troubledOwners["StatefulSet/"+s.Name] {
+			lead(e.ref("StatefulSet", s.Name))
+			n++
+		}
+	}
+	jobs, _, err := listAs[*batchv1.Job](ctx, e, "Job", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].CreationTimestamp.After(jobs[j].CreationTimestamp.Time) })
+	n = 0
+	for _, j := range jobs {
+		for _, c := range j.Status.Conditions {
+			if n < scanMaxLeads && c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+				lead(e.ref("Job", j.Name))
+				n++
+			}
+		}
+	}
+	cjs, _, err := listAs[*batchv1.CronJob](ctx, e, "CronJob", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return err
+	}
+	n = 0
+	for _, cj := range cjs {
+		if n >= scanMaxLeads || (cj.Spec.Suspend != nil && *cj.Spec.Suspend) {
+			continue
+		}
+		if s, err := parseCron(cj.Spec.Schedule); err != nil {
+			lead(e.ref("CronJob", cj.Name))
+			n++
+		} else if p, ok := s.prev(e.now); ok && e.now.Sub(p) > 5*time.Minute &&
+			(cj.Status.LastScheduleTime == nil && cj.CreationTimestamp.Time.Before(p) || cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Time.Before(p.Add(-5*time.Minute))) {
+			lead(e.ref("CronJob", cj.Name))
+			n++
+		}
+	}
+	svcs, _, err := listAs[*corev1.Service](ctx, e, "Service", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return err
+	}
+	slices, _, err := listAs[*discoveryv1.EndpointSlice](ctx, e, "EndpointSlice", tools.ListOptions{Max: 2000})
+	if err != nil {
+		return err
+	}
+	readyBySvc := map[string]int{}
+	for _, es := range slices {
+		r, _ := tools.ReadyEndpoints([]*discoveryv1.EndpointSlice{es})
+		readyBySvc[es.Labels[discoveryv1.LabelServiceName]] += r
+	}
+	svcByName := map[string]*corev1.Service{}
+	n = 0
+	for _, s := range svcs {
+		svcByName[s.Name] = s
+		if n < scanMaxLeads && len(s.Spec.Selector) > 0 && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 {
+			lead(e.ref("Service", s.Name))
+			n++
+		}
+	}
+	pvcs, _, err := listAs[*corev1.PersistentVolumeClaim](ctx, e, "PersistentVolumeClaim", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return err
+	}
+	n = 0
+	for _, c := range pvcs {
+		if n < scanMaxLeads && c.Status.Phase != corev1.ClaimBound {
+			lead(e.ref("PersistentVolumeClaim", c.Name))
+			n++
+		}
+	}
+	// Objects whose rules need no further reads are judged right here.
+	hpas, _, err := listAs[*autoscalingv2.HorizontalPodAutoscaler](ctx, e, "HorizontalPodAutoscaler", tools.ListOptions{Max: 50})
+	if err != nil {
+		return err
+	}
+	for _, h := range hpas {
+		if err := e.checkHPA(ctx, h, nil); err != nil {
+			return err
+		}
+	}
+	pdbs, _, err := listAs[*policyv1.PodDisruptionBudget](ctx, e, "PodDisruptionBudget", tools.ListOptions{Max: 50})
+	if err != nil {
+		return err
+	}
+	for _, p := range pdbs {
+		if err := e.checkPDB(ctx, p, false); err != nil {
+			return err
+		}
+	}
+	ings, _, err := listAs[*networkingv1.Ingress](ctx, e, "Ingress", tools.ListOptions{Max: 100})
+	if err != nil {
+		return err
+	}
+	for _, ing := range ings {
+		iref := e.ref("Ingress", ing.Name)
+		for _, be := range tools.IngressBackends(ing) {
+			if _, ok := svcByName[be.Service]; !ok {
+				e.find(Finding{Rule: "ingress-backend-missing", Object: iref, Culprit: iref, Affected: []ObjectRef{e.ref("Service", be.Service)},
+					Evidence: []string{e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)}, Facts: map[string]string{"service": be.Service},
+					Summary:  fmt.Sprintf("Ingress %s routes %s to Service %s, which does not exist in %s.", ing.Name, be.String(), be.Service, e.s.Namespace)})
+				break
+			}
+		}
+	}
+	quotas, _, err := listAs[*corev1.ResourceQuota](ctx, e, "ResourceQuota", tools.ListOptions{Max: 50})
+	if err != nil {
+		return err
+	}
+	for _, q := range quotas {
+		e.checkQuota(q)
+	}
+	e.creationFailuresInNamespace(ctx)
+	return nil
+}
+
+func analyzeSelector(ctx context.Context, e *env, _ ObjectRef) error {
+	raw := e.task.Args["selector"]
+	sel, err := labels.Parse(raw)
+	if err != nil {
+		ev := e.evidence("invalid label selector "+raw+": "+err.Error(), Source{Kind: SourceQuery, Query: raw}, "")
+		r := ObjectRef{Kind: "Pod", Namespace: e.s.Namespace, Name: tools.Sanitize(raw, 253, true)}
+		e.find(Finding{Rule: "target-not-found", Object: r, Culprit: r, Evidence: []string{ev}, Facts: map[string]string{"plural": "pods"},
+			Summary: fmt.Sprintf("The label selector %q is not valid: %s.", raw, err)})
+		return nil
+	}
+	pods, more, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: sel.String(), Max: scanMaxPods})
+	if err != nil {
+		return err
+	}
+	var matched []*corev1.Pod
+	for _, p := range pods {
+		if sel.Matches(labels.Set(p.Labels)) {
+			matched = append(matched, p)
+		}
+	}
+	if len(matched) == 0 {
+		r := ObjectRef{Kind: "Pod", Namespace: e.s.Namespace, Name: sel.String()}
+		ev := e.evidence(fmt.Sprintf("no pods match %s in %s", sel.String(), e.s.Namespace), Source{Kind: SourceQuery, Tool: "k8s_list", Query: sel.String()}, "")
+		e.find(Finding{Rule: "target-not-found", Object: r, Culprit: r, Evidence: []string{ev}, Facts: map[string]string{"plural": "pods", "resource": "pods -l " + sel.String()},
+			Summary: fmt.Sprintf("No pods match selector %s in %s.", sel.String(), e.s.Namespace)})
+		e.followUp(ObjectRef{Kind: "Namespace", Name: e.s.Namespace})
+		return nil
+	}
+	groups, unhealthy := groupPods(matched)
+	for i, g := range groups {
+		if i >= scanPodGroups {
+			break
+		}
+		e.followUp(e.ref("Pod", g.rep.Name))
+	}
+	note := ""
+	if more {
+		note = " (capped)"
+	}
+	e.evidence(fmt.Sprintf("%d pod(s) match %s%s; %d unhealthy in %d group(s)", len(matched), sel.String(), note, unhealthy, len(groups)),
+		Source{Kind: SourceQuery, Tool: "k8s_list", Query: sel.String()}, "")
+	if unhealthy == 0 {
+		return e.checkNetworkPolicies(ctx, matched, ObjectRef{Kind: "Pod", Namespace: e.s.Namespace, Name: matched[0].Name})
+	}
+	return nil
+}

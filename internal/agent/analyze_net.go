@@ -1,0 +1,434 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+func init() {
+	analyzers["service"] = analyzeService
+	analyzers["ingress"] = analyzeIngress
+	analyzers["networkpolicy"] = analyzeNetworkPolicy
+}
+
+const maxServicePods = 200
+
+func analyzeService(ctx context.Context, e *env, ref ObjectRef) error {
+	svc, err := getAs[*corev1.Service](ctx, e, "Service", ref.Name)
+	if err != nil {
+		return e.missingTarget(ObjectRef{Kind: "Service", Name: ref.Name}, err)
+	}
+	sref := e.ref("Service", svc.Name)
+	e.examine(sref)
+	statusEv := e.objEvidence(sref, "Service "+svc.Name+": "+tools.Summarize(svc, e.now).Status)
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	slices, err := listSlices(ctx, e, svc.Name)
+	if err != nil {
+		return err
+	}
+	ready, total := tools.ReadyEndpoints(slices)
+	sliceEv := e.evidence(fmt.Sprintf("Service %s has %d ready of %d endpoint(s) in %d EndpointSlice(s)", svc.Name, ready, total, len(slices)),
+		Source{Kind: SourceObject, Object: &sref, Tool: "k8s_related"}, "")
+	facts := map[string]string{"selector": tools.LabelsString(svc.Spec.Selector)}
+	if len(svc.Spec.Selector) == 0 {
+		if total == 0 {
+			e.find(Finding{Rule: "service-no-endpoints", Object: sref, Culprit: sref, Evidence: []string{statusEv, sliceEv}, Facts: facts,
+				Summary: fmt.Sprintf("Service %s has no selector and no endpoints, so it sends traffic nowhere.", svc.Name)})
+		}
+		return nil
+	}
+	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: labels.SelectorFromSet(svc.Spec.Selector).String(), Max: maxServicePods})
+	if err != nil {
+		return err
+	}
+	pods = matching(pods, svc.Spec.Selector)
+	if len(pods) == 0 {
+		return serviceWithoutPods(ctx, e, svc, []string{statusEv, sliceEv})
+	}
+	var readyPods, unready []*corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && isReady(p) {
+			readyPods = append(readyPods, p)
+		} else {
+			unready = append(unready, p)
+		}
+	}
+	if len(readyPods) == 0 {
+		reps := representatives(unready, 3)
+		var follow []ObjectRef
+		for _, p := range reps {
+			follow = append(follow, e.ref("Pod", p.Name))
+		}
+		e.find(Finding{Rule: "service-no-ready-endpoints", Object: sref, Culprit: sref, Follow: follow, Evidence: []string{statusEv, sliceEv}, Facts: facts,
+			Affected: follow, Summary: fmt.Sprintf("Service %s selects %d pod(s) but none is ready, so it has no endpoints to send traffic to.", svc.Name, len(pods))})
+		return nil
+	}
+	if portFinding(e, svc, readyPods, sref, []string{statusEv, sliceEv}) {
+		return nil
+	}
+	return e.checkNetworkPolicies(ctx, readyPods, sref)
+}
+
+func listSlices(ctx context.Context, e *env, svc string) ([]*discoveryv1.EndpointSlice, error) {
+	if err := e.budget(); err != nil {
+		return nil, err
+	}
+	s, err := e.c.EndpointSlicesFor(ctx, svc)
+	return s, e.record("k8s_list", "EndpointSlice -l kubernetes.io/service-name="+svc, err)
+}
+
+// matching re-checks a selector client-side (fakes and some servers ignore it).
+func matching(pods []*corev1.Pod, sel map[string]string) []*corev1.Pod {
+	s := labels.SelectorFromSet(sel)
+	out := pods[:0]
+	for _, p := range pods {
+		if s.Matches(labels.Set(p.Labels)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// representatives picks up to n pods with different problem signatures first.
+func representatives(pods []*corev1.Pod, n int) []*corev1.Pod {
+	seen := map[string]bool{}
+	var out, rest []*corev1.Pod
+	for _, p := range pods {
+		sig := podSignature(p)
+		if !seen[sig] && len(out) < n {
+			seen[sig] = true
+			out = append(out, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	for _, p := range rest {
+		if len(out) >= n {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// podSignature groups pods by how they fail (phase, first bad container state).
+func podSignature(p *corev1.Pod) string {
+	sig := string(p.Status.Phase)
+	if c := tools.PodCondition(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
+		return sig + "/Unschedulable"
+	}
+	if p.Status.Reason != "" {
+		sig += "/" + p.Status.Reason
+	}
+	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+		if pr := tools.ContainerProblem(cs); pr != "" {
+			if i := strings.IndexByte(pr, '('); i > 0 {
+				pr = pr[:i]
+			}
+			return sig + "/" + pr
+		}
+	}
+	if p.DeletionTimestamp != nil {
+		sig += "/Terminating"
+	}
+	return sig
+}
+
+// serviceWithoutPods explains a Service whose selector matches nothing.
+func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs []string) error {
+	sref := e.ref("Service", svc.Name)
+	type wl struct {
+		ref      ObjectRef
+		labels   map[string]string
+		replicas int32
+	}
+	var wls []wl
+	deps, _, err := listAs[*appsv1.Deployment](ctx, e, "Deployment", tools.ListOptions{Max: 200})
+	if err != nil {
+		return err
+	}
+	for _, d := range deps {
+		r := int32(1)
+		if d.Spec.Replicas != nil {
+			r = *d.Spec.Replicas
+		}
+		wls = append(wls, wl{e.ref("Deployment", d.Name), d.Spec.Template.Labels, r})
+	}
+	stss, _, err := listAs[*appsv1.StatefulSet](ctx, e, "StatefulSet", tools.ListOptions{Max: 200})
+	if err != nil {
+		return err
+	}
+	for _, s := range stss {
+		r := int32(1)
+		if s.Spec.Replicas != nil {
+			r = *s.Spec.Replicas
+		}
+		wls = append(wls, wl{e.ref("StatefulSet", s.Name), s.Spec.Template.Labels, r})
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	// A workload whose template matches but runs no pods: it is scaled to zero.
+	for _, w := range wls {
+		if sel.Matches(labels.Set(w.labels)) && w.replicas == 0 {
+			e.find(Finding{Rule: "deployment-scaled-to-zero", Object: sref, Culprit: w.ref, Evidence: evIDs, Affected: []ObjectRef{sref},
+				Facts:   map[string]string{"resource": kubectlResource(w.ref)},
+				Summary: fmt.Sprintf("Service %s has no endpoints because %s, whose pods it selects, is scaled to 0 replicas.", svc.Name, w.ref.Kind+" "+w.ref.Name)})
+			return nil
+		}
+	}
+	// Otherwise find the workload the Service most likely meant: most selector keys shared,
+	// then a name match.
+	var best *wl
+	bestScore := 0
+	for i := range wls {
+		w := &wls[i]
+		score := 0
+		for k, v := range svc.Spec.Selector {
+			if lv, ok := w.labels[k]; ok {
+				score += 2
+				if lv == v {
+					score++
+				}
+			}
+		}
+		if w.ref.Name == svc.Name || strings.HasPrefix(w.ref.Name, svc.Name) || strings.HasPrefix(svc.Name, w.ref.Name) {
+			score += 2
+		}
+		if score > bestScore {
+			best, bestScore = w, score
+		}
+	}
+	facts := map[string]string{"selector": tools.LabelsString(svc.Spec.Selector), "podLabels": "<pod labels>", "podLabelsJSON": "<labels>"}
+	summary := fmt.Sprintf("Service %s selects pods with %s, but no pod in %s has those labels, so it has no endpoints.", svc.Name, tools.LabelsString(svc.Spec.Selector), e.s.Namespace)
+	conf := 0
+	var affected []ObjectRef
+	if best != nil {
+		keep := map[string]string{}
+		for k := range svc.Spec.Selector {
+			if v, ok := best.labels[k]; ok {
+				keep[k] = v
+			}
+		}
+		if len(keep) == 0 {
+			keep = best.labels
+		}
+		facts["podLabels"] = tools.LabelsString(best.labels)
+		facts["podLabelsJSON"] = labelsJSON(keep)
+		summary += fmt.Sprintf(" %s %s labels its pods %s.", best.ref.Kind, best.ref.Name, tools.LabelsString(best.labels))
+		affected = []ObjectRef{best.ref}
+		evIDs = append(evIDs, e.objEvidence(best.ref, fmt.Sprintf("%s %s pod template labels: %s", best.ref.Kind, best.ref.Name, tools.LabelsString(best.labels))))
+	} else {
+		conf = 75
+		summary += " No Deployment or StatefulSet in the namespace has matching pod labels either."
+	}
+	e.find(Finding{Rule: "service-selector-mismatch", Confidence: conf, Object: sref, Culprit: sref, Evidence: evIDs, Facts: facts, Affected: affected, Summary: summary})
+	return nil
+}
+
+// portFinding checks the Service's targetPorts against the ready pods' container ports.
+func portFinding(e *env, svc *corev1.Service, pods []*corev1.Pod, sref ObjectRef, evIDs []string) bool {
+	p := pods[0]
+	var names []string
+	numbers := map[int32]bool{}
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			numbers[cp.ContainerPort] = true
+			if cp.Name != "" {
+				names = append(names, fmt.Sprintf("%s=%d", cp.Name, cp.ContainerPort))
+			}
+		}
+	}
+	declared := describePorts(p)
+	for i, sp := range svc.Spec.Ports {
+		tp := sp.TargetPort
+		bad := false
+		switch {
+		case tp.Type == intstr.String && tp.StrVal != "":
+			bad = !namedPortExists(p, tp.StrVal)
+		case tp.Type == intstr.Int:
+			port := tp.IntVal
+			if port == 0 {
+				port = sp.Port
+			}
+			// Only judge numbers when the pods declare ports at all (declaring is optional).
+			bad = len(numbers) > 0 && !numbers[port]
+		}
+		if !bad {
+			continue
+		}
+		e.find(Finding{Rule: "service-target-port-mismatch", Object: sref, Culprit: sref, Evidence: evIDs,
+			Facts:   map[string]string{"containerPorts": declared, "portIndex": fmt.Sprint(i), "targetPort": tp.String()},
+			Summary: fmt.Sprintf("Service %s port %d sends traffic to targetPort %s, but pod %s exposes %s; connections will fail.", svc.Name, sp.Port, tp.String(), p.Name, declared)})
+		return true
+	}
+	return false
+}
+
+func namedPortExists(p *corev1.Pod, name string) bool {
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func describePorts(p *corev1.Pod) string {
+	var out []string
+	for _, c := range p.Spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.Name != "" {
+				out = append(out, fmt.Sprintf("%s:%d", cp.Name, cp.ContainerPort))
+			} else {
+				out = append(out, fmt.Sprint(cp.ContainerPort))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "no declared ports"
+	}
+	return strings.Join(out, ", ")
+}
+
+// checkNetworkPolicies reports a policy that isolates the pods for ingress with no rule
+// letting anything in, unless another policy selecting them allows some ingress.
+func (e *env) checkNetworkPolicies(ctx context.Context, pods []*corev1.Pod, subject ObjectRef) error {
+	if len(pods) == 0 {
+		return nil
+	}
+	pols, _, err := listAs[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", tools.ListOptions{Max: 200})
+	if err != nil || len(pols) == 0 {
+		return err
+	}
+	p := pods[0]
+	var deny *networkingv1.NetworkPolicy
+	allows := false
+	for _, pol := range pols {
+		sel, err := metav1Selector(&pol.Spec.PodSelector)
+		if err != nil || !sel.Matches(labels.Set(p.Labels)) || !policyHasIngress(pol) {
+			continue
+		}
+		if len(pol.Spec.Ingress) == 0 {
+			if deny == nil {
+				deny = pol
+			}
+		} else {
+			allows = true
+		}
+	}
+	if deny == nil || allows {
+		return nil
+	}
+	nref := e.ref("NetworkPolicy", deny.Name)
+	ev := e.objEvidence(nref, "NetworkPolicy "+deny.Name+": "+tools.Summarize(deny, e.now).Status)
+	var names []string
+	for i, x := range pods {
+		if i >= 5 {
+			break
+		}
+		names = append(names, x.Name)
+	}
+	e.find(Finding{Rule: "networkpolicy-deny-ingress", Object: subject, Culprit: nref, Evidence: []string{ev}, Affected: []ObjectRef{subject},
+		Facts:   map[string]string{"pods": strings.Join(names, ","), "name": deny.Name},
+		Summary: fmt.Sprintf("NetworkPolicy %s selects pod(s) %s (podSelector %s) with policy type Ingress and no ingress rules, so all incoming traffic to them is dropped.", deny.Name, strings.Join(names, ","), tools.LabelsString(deny.Spec.PodSelector.MatchLabels))})
+	return nil
+}
+
+func policyHasIngress(p *networkingv1.NetworkPolicy) bool {
+	if len(p.Spec.PolicyTypes) == 0 {
+		return true // Ingress is implied when policyTypes is empty.
+	}
+	for _, t := range p.Spec.PolicyTypes {
+		if t == networkingv1.PolicyTypeIngress {
+			return true
+		}
+	}
+	return false
+}
+
+func analyzeIngress(ctx context.Context, e *env, ref ObjectRef) error {
+	ing, err := getAs[*networkingv1.Ingress](ctx, e, "Ingress", ref.Name)
+	if err != nil {
+		return e.missingTarget(ObjectRef{Kind: "Ingress", Name: ref.Name}, err)
+	}
+	iref := e.ref("Ingress", ing.Name)
+	statusEv := e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)
+	for i, be := range tools.IngressBackends(ing) {
+		if i >= 20 {
+			break
+		}
+		svc, err := getAs[*corev1.Service](ctx, e, "Service", be.Service)
+		sref := e.ref("Service", be.Service)
+		if tools.IsNotFound(err) {
+			e.find(Finding{Rule: "ingress-backend-missing", Object: iref, Culprit: iref, Affected: []ObjectRef{sref}, Evidence: []string{statusEv},
+				Facts:   map[string]string{"service": be.Service},
+				Summary: fmt.Sprintf("Ingress %s routes %s to Service %s, which does not exist in %s.", ing.Name, be.String(), be.Service, e.s.Namespace)})
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !servicePortExists(svc, be) {
+			var ports []string
+			for _, p := range svc.Spec.Ports {
+				ports = append(ports, fmt.Sprintf("%s:%d", orDefault(p.Name, "-"), p.Port))
+			}
+			e.find(Finding{Rule: "ingress-backend-port-mismatch", Object: iref, Culprit: iref, Affected: []ObjectRef{sref}, Evidence: []string{statusEv},
+				Facts:   map[string]string{"servicePorts": strings.Join(ports, ", "), "service": be.Service},
+				Summary: fmt.Sprintf("Ingress %s routes %s to a port Service %s does not have (its ports: %s).", ing.Name, be.String(), be.Service, strings.Join(ports, ", "))})
+			continue
+		}
+		e.followUp(sref)
+	}
+	return nil
+}
+
+func servicePortExists(svc *corev1.Service, be tools.IngressBackend) bool {
+	for _, p := range svc.Spec.Ports {
+		if (be.PortName != "" && p.Name == be.PortName) || (be.PortName == "" && p.Port == be.PortNumber) {
+			return true
+		}
+	}
+	return false
+}
+
+func analyzeNetworkPolicy(ctx context.Context, e *env, ref ObjectRef) error {
+	pol, err := getAs[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", ref.Name)
+	if err != nil {
+		return e.missingTarget(ObjectRef{Kind: "NetworkPolicy", Name: ref.Name}, err)
+	}
+	sel, err := metav1Selector(&pol.Spec.PodSelector)
+	if err != nil {
+		return err
+	}
+	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: sel.String(), Max: 50})
+	if err != nil {
+		return err
+	}
+	var sel2 []*corev1.Pod
+	for _, p := range pods {
+		if sel.Matches(labels.Set(p.Labels)) {
+			sel2 = append(sel2, p)
+		}
+	}
+	e.objEvidence(e.ref("NetworkPolicy", pol.Name), fmt.Sprintf("NetworkPolicy %s: %s; selects %d pod(s)", pol.Name, tools.Summarize(pol, e.now).Status, len(sel2)))
+	return e.checkNetworkPolicies(ctx, sel2, e.ref("NetworkPolicy", pol.Name))
+}
+
+func metav1Selector(s *metav1.LabelSelector) (labels.Selector, error) {
+	return metav1.LabelSelectorAsSelector(s)
+}

@@ -1,0 +1,261 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+func init() {
+	analyzers["pvc"] = analyzePVC
+	analyzers["config"] = analyzeConfig
+}
+
+func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
+	pvc, err := getAs[*corev1.PersistentVolumeClaim](ctx, e, "PersistentVolumeClaim", ref.Name)
+	if err != nil {
+		return e.missingTarget(ObjectRef{Kind: "PersistentVolumeClaim", Name: ref.Name}, err)
+	}
+	cref := e.ref("PersistentVolumeClaim", pvc.Name)
+	evIDs := []string{e.objEvidence(cref, "PersistentVolumeClaim "+pvc.Name+": "+tools.Summarize(pvc, e.now).Status)}
+	size := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+	facts := map[string]string{"claim": pvc.Name, "size": size.String(), "accessModes": accessModes(pvc.Spec.AccessModes), "class": ptrOr(pvc.Spec.StorageClassName, "")}
+	switch pvc.Status.Phase {
+	case corev1.ClaimLost:
+		facts["volume"] = pvc.Spec.VolumeName
+		e.find(Finding{Rule: "pvc-lost", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s is Lost: its volume %s is gone.", pvc.Name, pvc.Spec.VolumeName)})
+		return nil
+	case corev1.ClaimBound:
+		if pvc.Spec.VolumeName != "" {
+			if _, err := e.get(ctx, "PersistentVolume", pvc.Spec.VolumeName); tools.IsNotFound(err) {
+				facts["volume"] = pvc.Spec.VolumeName
+				e.find(Finding{Rule: "pvc-lost", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+					Summary: fmt.Sprintf("PersistentVolumeClaim %s is bound to PersistentVolume %s, which no longer exists.", pvc.Name, pvc.Spec.VolumeName)})
+			}
+		}
+		return nil
+	}
+	evs := e.events(ctx, "PersistentVolumeClaim", pvc.Name)
+	for _, g := range evs {
+		if g.Type == corev1.EventTypeWarning || g.Reason == "ExternalProvisioning" {
+			evIDs = append(evIDs, e.eventEvidence(cref, g))
+			if len(evIDs) > 4 {
+				break
+			}
+		}
+	}
+	// ProvisioningFailed messages name access-mode problems directly.
+	if g := tools.EventsMention(evs, "ProvisioningFailed"); g != nil {
+		low := strings.ToLower(g.Message)
+		if strings.Contains(low, "access mode") || strings.Contains(low, "accessmode") {
+			e.find(Finding{Rule: "pvc-access-mode-unsupported", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("PersistentVolumeClaim %s asks for access mode %s, which its storage does not support: %s", pvc.Name, facts["accessModes"], g.Message)})
+			return nil
+		}
+	}
+	className := ptrOr(pvc.Spec.StorageClassName, "")
+	if pvc.Spec.StorageClassName == nil {
+		scs, _, err := listAs[*storagev1.StorageClass](ctx, e, "StorageClass", tools.ListOptions{Max: 100})
+		if err != nil {
+			return err
+		}
+		def := ""
+		for _, sc := range scs {
+			if tools.IsDefaultStorageClass(sc) {
+				def = sc.Name
+			}
+		}
+		if def == "" {
+			if ok, err := pvAvailable(ctx, e, pvc, ""); err != nil || ok {
+				return err
+			}
+			e.find(Finding{Rule: "pvc-no-default-storageclass", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("PersistentVolumeClaim %s names no StorageClass and the cluster has no default StorageClass (or matching volume), so nothing will provision it.", pvc.Name)})
+			return nil
+		}
+		className = def
+	}
+	if className == "" {
+		if ok, err := pvAvailable(ctx, e, pvc, ""); err != nil || ok {
+			return err
+		}
+		e.find(Finding{Rule: "pvc-no-matching-pv", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s has storageClassName \"\" (static binding only) and no Available PersistentVolume matches %s %s.", pvc.Name, facts["size"], facts["accessModes"])})
+		return nil
+	}
+	facts["class"] = className
+	sc, err := getAs[*storagev1.StorageClass](ctx, e, "StorageClass", className)
+	scRef := e.ref("StorageClass", className)
+	if tools.IsNotFound(err) {
+		e.find(Finding{Rule: "pvc-storageclass-missing", Object: cref, Culprit: scRef, Affected: []ObjectRef{cref}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s is Pending because its StorageClass %s does not exist.", pvc.Name, className)})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	evIDs = append(evIDs, e.objEvidence(scRef, "StorageClass "+sc.Name+": "+tools.Summarize(sc, e.now).Status))
+	facts["provisioner"] = sc.Provisioner
+	if g := tools.EventsMention(evs, "ProvisioningFailed"); g != nil {
+		facts["message"] = g.Message
+		e.find(Finding{Rule: "pvc-provisioning-failed", Object: cref, Culprit: scRef, Affected: []ObjectRef{cref}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("Provisioner %s of StorageClass %s fails to create a volume for %s: %s", sc.Provisioner, sc.Name, pvc.Name, g.Message)})
+		return nil
+	}
+	if sc.Provisioner == "kubernetes.io/no-provisioner" {
+		return staticClaim(ctx, e, pvc, className, cref, evIDs, facts)
+	}
+	waitForConsumer := sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
+	if waitForConsumer && tools.EventsMention(evs, "WaitForFirstConsumer") != nil && tools.EventsMention(evs, "ExternalProvisioning") == nil {
+		e.evidence(fmt.Sprintf("PersistentVolumeClaim %s waits for a pod to use it before provisioning (WaitForFirstConsumer); this alone is normal", pvc.Name), Source{Kind: SourceObject, Object: &cref}, "")
+		return nil
+	}
+	if isInTreeProvisioner(sc.Provisioner) {
+		return nil
+	}
+	if _, err := e.get(ctx, "CSIDriver", sc.Provisioner); tools.IsNotFound(err) {
+		e.find(Finding{Rule: "pvc-no-provisioner", Object: cref, Culprit: scRef, Affected: []ObjectRef{cref}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s is Pending: StorageClass %s uses provisioner %s, but no such CSI driver is registered in the cluster, so no volume is ever created.", pvc.Name, sc.Name, sc.Provisioner)})
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if g := tools.EventsMention(evs, "ExternalProvisioning"); g != nil && g.Count > 10 {
+		facts["message"] = g.Message
+		e.find(Finding{Rule: "pvc-provisioning-failed", Confidence: 55, Object: cref, Culprit: scRef, Affected: []ObjectRef{cref}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s has waited long for provisioner %s (x%d): %s", pvc.Name, sc.Provisioner, g.Count, g.Message)})
+	}
+	return nil
+}
+
+func isInTreeProvisioner(p string) bool {
+	return strings.HasPrefix(p, "kubernetes.io/") && p != "kubernetes.io/no-provisioner"
+}
+
+// pvAvailable reports whether an Available PV could satisfy the claim (class, size, modes).
+func pvAvailable(ctx context.Context, e *env, pvc *corev1.PersistentVolumeClaim, class string) (bool, error) {
+	pvs, _, err := listAs[*corev1.PersistentVolume](ctx, e, "PersistentVolume", tools.ListOptions{Max: 500})
+	if err != nil {
+		return false, err
+	}
+	for _, pv := range pvs {
+		if pv.Status.Phase == corev1.VolumeAvailable && pv.Spec.StorageClassName == class && pvFits(pv, pvc) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func pvFits(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim) bool {
+	want := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+	have := pv.Spec.Capacity[corev1.ResourceStorage]
+	return have.Cmp(want) >= 0 && modesCovered(pv.Spec.AccessModes, pvc.Spec.AccessModes)
+}
+
+func modesCovered(have, want []corev1.PersistentVolumeAccessMode) bool {
+	for _, w := range want {
+		ok := false
+		for _, h := range have {
+			if h == w {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// staticClaim explains a pending claim of a no-provisioner class.
+func staticClaim(ctx context.Context, e *env, pvc *corev1.PersistentVolumeClaim, class string, cref ObjectRef, evIDs []string, facts map[string]string) error {
+	pvs, _, err := listAs[*corev1.PersistentVolume](ctx, e, "PersistentVolume", tools.ListOptions{Max: 500})
+	if err != nil {
+		return err
+	}
+	var sameClass, sizeOK []*corev1.PersistentVolume
+	for _, pv := range pvs {
+		if pv.Spec.StorageClassName != class || pv.Status.Phase != corev1.VolumeAvailable {
+			continue
+		}
+		sameClass = append(sameClass, pv)
+		want := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+		have := pv.Spec.Capacity[corev1.ResourceStorage]
+		if have.Cmp(want) >= 0 {
+			sizeOK = append(sizeOK, pv)
+		}
+	}
+	for _, pv := range sizeOK {
+		if modesCovered(pv.Spec.AccessModes, pvc.Spec.AccessModes) {
+			return nil // a volume fits; binding may simply wait for a consumer
+		}
+	}
+	if len(sizeOK) > 0 {
+		e.find(Finding{Rule: "pvc-access-mode-unsupported", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s asks for access mode %s, but the %d available volume(s) of class %s offer only %s.", pvc.Name, facts["accessModes"], len(sizeOK), class, accessModes(sizeOK[0].Spec.AccessModes))})
+		return nil
+	}
+	e.find(Finding{Rule: "pvc-no-matching-pv", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+		Summary: fmt.Sprintf("PersistentVolumeClaim %s uses StorageClass %s, which has no provisioner (kubernetes.io/no-provisioner), and none of the %d available volume(s) of that class is big enough (%s).", pvc.Name, class, len(sameClass), facts["size"])})
+	return nil
+}
+
+func accessModes(m []corev1.PersistentVolumeAccessMode) string {
+	parts := make([]string, 0, len(m))
+	for _, a := range m {
+		parts = append(parts, string(a))
+	}
+	return strings.Join(parts, ",")
+}
+
+func ptrOr(p *string, d string) string {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+// analyzeConfig handles a ConfigMap or Secret target: does it exist, and which pods
+// reference it or keys it lacks.
+func analyzeConfig(ctx context.Context, e *env, ref ObjectRef) error {
+	target := e.ref(ref.Kind, ref.Name)
+	_, getErr := e.get(ctx, ref.Kind, ref.Name)
+	if getErr != nil && !tools.IsNotFound(getErr) {
+		return getErr
+	}
+	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{Max: 1000})
+	if err != nil {
+		return err
+	}
+	var users []*corev1.Pod
+	for _, p := range pods {
+		for _, r := range tools.PodConfigRefs(&p.Spec) {
+			if r.Kind == ref.Kind && r.Name == ref.Name && !r.Optional {
+				users = append(users, p)
+				break
+			}
+		}
+	}
+	if len(users) == 0 {
+		if getErr != nil {
+			return e.missingTarget(ref, getErr)
+		}
+		e.objEvidence(target, fmt.Sprintf("%s %s exists and no pod requires it", ref.Kind, ref.Name))
+		return nil
+	}
+	// The first pod that is not healthy is analyzed fully; it carries the config finding.
+	for _, p := range users {
+		if !isReady(p) {
+			_, err := e.checkPod(ctx, p)
+			return err
+		}
+	}
+	e.objEvidence(target, fmt.Sprintf("%s %s is used by %d pod(s), all ready", ref.Kind, ref.Name, len(users)))
+	return nil
+}

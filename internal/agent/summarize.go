@@ -1,0 +1,259 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// candidate is a merged finding with the chain that leads to it.
+type candidate struct {
+	Finding
+	chain     []string
+	explained bool
+}
+
+// Summarize implements Summarizer: merge findings, drop those explained by a deeper
+// finding on an object they pointed at, rank the rest by rule confidence (deeper first on
+// ties), and write the top one up with its rule's remediation.
+func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclusion, error) {
+	evidence := map[string]Evidence{}
+	var cands []*candidate
+	byKey := map[string]*candidate{}
+	var errs []string
+	examined := 0
+	for _, res := range p.Results {
+		for _, ev := range res.Evidence {
+			evidence[ev.ID] = ev
+		}
+		if res.Error != "" && len(errs) < 3 {
+			errs = append(errs, res.Error)
+		}
+		examined += len(res.Examined)
+		for _, f := range res.Findings {
+			key := f.Rule + "|" + f.Culprit.Key()
+			if c, ok := byKey[key]; ok {
+				c.Affected = mergeRefs(c.Affected, append([]ObjectRef{f.Object}, f.Affected...))
+				c.Evidence = mergeStrings(c.Evidence, f.Evidence)
+				c.Follow = mergeRefs(c.Follow, f.Follow)
+				if f.Hop > c.Hop {
+					c.Hop = f.Hop
+				}
+				if f.Confidence > c.Confidence {
+					c.Confidence = f.Confidence
+				}
+				continue
+			}
+			c := &candidate{Finding: f}
+			c.Facts = copyFacts(f.Facts)
+			c.chain = []string{chainStep(f)}
+			byKey[key] = c
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return noFinding(s, p, examined, errs), nil
+	}
+	// Walk shallow to deep so a chain Pod → PVC → StorageClass accumulates in order.
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Hop < cands[j].Hop })
+	for _, f := range cands {
+		if len(f.Follow) == 0 {
+			continue
+		}
+		follow := map[string]bool{}
+		for _, ref := range f.Follow {
+			follow[ref.Key()] = true
+		}
+		for _, g := range cands {
+			if g == f || !follow[g.Object.Key()] || g.Object.Key() == f.Object.Key() {
+				continue
+			}
+			f.explained = true
+			g.Affected = mergeRefs(g.Affected, append([]ObjectRef{f.Object}, f.Affected...))
+			g.Evidence = mergeStrings(f.Evidence, g.Evidence)
+			if len(g.chain) <= len(f.chain) {
+				g.chain = append(append([]string(nil), f.chain...), chainStep(g.Finding))
+			}
+		}
+	}
+	var ranked []*candidate
+	for _, c := range cands {
+		if !c.explained {
+			ranked = append(ranked, c)
+		}
+	}
+	if len(ranked) == 0 {
+		// Every finding explains another in a loop; fall back to all of them.
+		ranked = cands
+	}
+	sort.SliceStable(ranked, func(i, j int) bool {
+		a, b := ranked[i], ranked[j]
+		if a.Confidence != b.Confidence {
+			return a.Confidence > b.Confidence
+		}
+		if len(a.chain) != len(b.chain) {
+			return len(a.chain) > len(b.chain)
+		}
+		if len(a.Affected) != len(b.Affected) {
+			return len(a.Affected) > len(b.Affected)
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Culprit.Key() < b.Culprit.Key()
+	})
+	top := ranked[0]
+	c := Conclusion{RootCause: rootCauseOf(top), Remediation: remediationOf(s, top)}
+	if p.StopReason != "" {
+		c.RootCause.Summary = clipString(c.RootCause.Summary+" (investigation stopped early: "+p.StopReason+")", MaxRootSummary)
+	}
+	for i := 1; i < len(ranked) && len(c.Alternatives) < 3; i++ {
+		c.Alternatives = append(c.Alternatives, rootCauseOf(ranked[i]))
+	}
+	cited := map[string]bool{}
+	for _, rc := range append([]RootCause{c.RootCause}, c.Alternatives...) {
+		for _, id := range rc.EvidenceIDs {
+			if ev, ok := evidence[id]; ok && !cited[id] {
+				cited[id] = true
+				c.Evidence = append(c.Evidence, ev)
+			}
+		}
+	}
+	return c, nil
+}
+
+func chainStep(f Finding) string {
+	title := f.Rule
+	if r, ok := Catalogue[f.Rule]; ok {
+		title = r.Title
+	}
+	return f.Object.Kind + "/" + f.Object.Name + ": " + title
+}
+
+func rootCauseOf(c *candidate) RootCause {
+	r := Catalogue[c.Rule]
+	cat := r.Category
+	if cat == "" {
+		cat = "Unknown"
+	}
+	affected := mergeRefs([]ObjectRef{c.Object}, c.Affected)
+	if len(affected) > MaxAffected {
+		affected = affected[:MaxAffected]
+	}
+	ev := c.Evidence
+	if len(ev) > MaxEvidenceIDs {
+		ev = ev[:MaxEvidenceIDs]
+	}
+	return RootCause{
+		Summary: clipString(c.Summary, MaxRootSummary), Category: cat, Rule: c.Rule,
+		Confidence: clampPercent(c.Confidence), Culprit: c.Culprit, AffectedObjects: affected,
+		EvidenceIDs: ev, Chain: c.chain,
+	}
+}
+
+func remediationOf(s Session, c *candidate) Remediation {
+	r, ok := Catalogue[c.Rule]
+	if !ok {
+		return Remediation{}
+	}
+	facts := map[string]string{"ns": s.Namespace, "name": c.Culprit.Name, "kind": c.Culprit.Kind, "resource": kubectlResource(c.Culprit)}
+	if k, err := tools.ResolveKind(c.Culprit.Kind); err == nil {
+		facts["plural"] = k.Plural
+	}
+	for k, v := range c.Facts {
+		facts[k] = v
+	}
+	var rem Remediation
+	for i, a := range r.Actions {
+		if i >= MaxActions {
+			break
+		}
+		rem.Actions = append(rem.Actions, Action{
+			ID: fmt.Sprintf("a%d", i+1), Description: clipString(fill(a.Description, facts), 1024),
+			Command: clipString(fill(a.Command, facts), 2048), Risk: a.Risk,
+		})
+	}
+	for i, v := range r.Validation {
+		if i >= MaxValidationSteps {
+			break
+		}
+		rem.ValidationSteps = append(rem.ValidationSteps, clipString(fill(v, facts), 512))
+	}
+	return rem
+}
+
+func noFinding(s Session, p Progress, examined int, errs []string) Conclusion {
+	subject := "namespace " + s.Namespace
+	culprit := ObjectRef{}
+	if t := s.TargetRef(); !t.IsZero() {
+		subject = t.Kind + " " + t.Name + " in " + s.Namespace
+		culprit = t
+		if !isNamespaced(t.Kind) {
+			culprit.Namespace = ""
+		}
+	}
+	rc := RootCause{
+		Category: "NoProblemFound", Rule: "no-problem-found", Confidence: 20, Culprit: culprit,
+		Summary: fmt.Sprintf("No known failure signal found for %s after examining %d object(s); the problem may be outside Kubernetes objects (application, network, external dependency) or already resolved.", subject, examined),
+	}
+	if len(errs) > 0 {
+		rc.Category, rc.Rule, rc.Confidence = "Inconclusive", "inconclusive", 10
+		rc.Summary = clipString(fmt.Sprintf("The investigation of %s could not complete: %s", subject, strings.Join(errs, "; ")), MaxRootSummary)
+	}
+	if p.StopReason != "" {
+		rc.Summary = clipString(rc.Summary+" (stopped early: "+p.StopReason+")", MaxRootSummary)
+	}
+	return Conclusion{RootCause: rc, Remediation: Remediation{ValidationSteps: []string{
+		fmt.Sprintf("kubectl -n %s get events --sort-by=.lastTimestamp", s.Namespace),
+	}}}
+}
+
+func clampPercent(n int) int {
+	if n < 0 {
+		return 0
+	}
+	if n > 100 {
+		return 100
+	}
+	return n
+}
+
+func mergeRefs(a, b []ObjectRef) []ObjectRef {
+	seen := map[string]bool{}
+	out := make([]ObjectRef, 0, len(a)+len(b))
+	for _, l := range [][]ObjectRef{a, b} {
+		for _, r := range l {
+			if r.IsZero() || seen[r.Key()] {
+				continue
+			}
+			seen[r.Key()] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func mergeStrings(a, b []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, 0, len(a)+len(b))
+	for _, l := range [][]string{a, b} {
+		for _, s := range l {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func copyFacts(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

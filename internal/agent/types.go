@@ -1,0 +1,280 @@
+// Package agent is KubAge's investigation loop: the brain interfaces (plan, investigate,
+// judge, summarize), the deterministic RuleEngine brain with its analyzers and root-cause
+// rules, task runners, and RunSession which drives any brain within a budget.
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ObjectRef names a Kubernetes object; Namespace is empty for cluster-scoped kinds.
+type ObjectRef struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// String renders Kind/Name (with the namespace when set).
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// Key is a stable identity for sets and maps.
+func (r ObjectRef) Key() string { return strings.ToLower(r.Kind) + "/" + r.Namespace + "/" + r.Name }
+
+// IsZero reports an empty reference.
+func (r ObjectRef) IsZero() bool { return r.Kind == "" && r.Name == "" }
+
+// Target is what a session investigates: an object, a label selector, or (both empty) the namespace.
+type Target struct {
+	Kind     string `json:"kind,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Selector string `json:"selector,omitempty"`
+}
+
+// TimeRange bounds the signals considered (events older than From are ignored).
+type TimeRange struct {
+	From *time.Time `json:"from,omitempty"`
+	To   *time.Time `json:"to,omitempty"`
+}
+
+// Session is one troubleshooting request, independent of the Troubleshoot API type.
+type Session struct {
+	// ID identifies the session in traces and reports (e.g. the Troubleshoot's namespace/name).
+	ID        string     `json:"id,omitempty"`
+	Problem   string     `json:"problem"`
+	Namespace string     `json:"namespace"`
+	Target    *Target    `json:"target,omitempty"`
+	TimeRange *TimeRange `json:"timeRange,omitempty"`
+	// Hints are free-text pointers (runbook URLs, alert annotations).
+	Hints []string `json:"hints,omitempty"`
+}
+
+// TargetRef returns the session target as an object reference (zero when none).
+func (s Session) TargetRef() ObjectRef {
+	if s.Target == nil || s.Target.Name == "" {
+		return ObjectRef{}
+	}
+	return ObjectRef{Kind: s.Target.Kind, Namespace: s.Namespace, Name: s.Target.Name}
+}
+
+// TaskType is the kind of work a task does; values match the Troubleshoot API.
+type TaskType string
+
+const (
+	// TaskAnalyze runs a rule-engine analyzer (Task.Tool names it).
+	TaskAnalyze TaskType = "Analyze"
+	// TaskToolCall calls one tool (Task.Tool) with Task.Args.
+	TaskToolCall TaskType = "ToolCall"
+	// TaskInvestigate hands an open question to a sub-task agent (LLM brain).
+	TaskInvestigate TaskType = "Investigate"
+	// TaskKnowledge retrieves from knowledge sources (LLM brain).
+	TaskKnowledge TaskType = "Knowledge"
+)
+
+// Task is one unit of plan work. It is plain JSON so it can run in a Kubernetes Job.
+type Task struct {
+	ID          string            `json:"id"`
+	Type        TaskType          `json:"type"`
+	Description string            `json:"description"`
+	Tool        string            `json:"tool,omitempty"`
+	Args        map[string]string `json:"args,omitempty"`
+	DependsOn   []string          `json:"dependsOn,omitempty"`
+}
+
+// SourceKind says where evidence came from; values match the Troubleshoot API.
+type SourceKind string
+
+const (
+	SourceObject     SourceKind = "Object"
+	SourceEvent      SourceKind = "Event"
+	SourceLog        SourceKind = "Log"
+	SourceQuery      SourceKind = "Query"
+	SourceToolServer SourceKind = "ToolServer"
+	SourceKnowledge  SourceKind = "Knowledge"
+)
+
+// Source references the origin of a piece of evidence.
+type Source struct {
+	Kind   SourceKind `json:"kind"`
+	Object *ObjectRef `json:"object,omitempty"`
+	Tool   string     `json:"tool,omitempty"`
+	Query  string     `json:"query,omitempty"`
+}
+
+// Evidence is one observed fact with its origin and a bounded excerpt of the raw data.
+type Evidence struct {
+	// ID matches ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ and is unique within a session.
+	ID      string `json:"id"`
+	Summary string `json:"summary"`
+	Source  Source `json:"source"`
+	// Data is an excerpt of the raw signal (log tail, event message), at most MaxEvidenceData bytes.
+	Data   string `json:"data,omitempty"`
+	TaskID string `json:"taskId,omitempty"`
+}
+
+// Finding is a rule match: a candidate root cause seen on Object, blaming Culprit.
+type Finding struct {
+	Rule       string            `json:"rule"`
+	Confidence int               `json:"confidence"`
+	Summary    string            `json:"summary"`
+	Object     ObjectRef         `json:"object"`
+	Culprit    ObjectRef         `json:"culprit"`
+	Affected   []ObjectRef       `json:"affected,omitempty"`
+	Facts      map[string]string `json:"facts,omitempty"`
+	Evidence   []string          `json:"evidence,omitempty"`
+	// Follow lists objects that may hold the deeper cause; the regulator plans them next
+	// and a finding on any of them explains (supersedes) this one.
+	Follow []ObjectRef `json:"follow,omitempty"`
+	// Hop is how many follow steps led here from the session target.
+	Hop int `json:"hop,omitempty"`
+}
+
+// ToolCall records one tool or API use by a task.
+type ToolCall struct {
+	Tool  string `json:"tool"`
+	Args  string `json:"args,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// TaskResult is what Investigate returns; plain JSON, like Task.
+type TaskResult struct {
+	TaskID    string     `json:"taskId"`
+	Summary   string     `json:"summary"`
+	Evidence  []Evidence `json:"evidence,omitempty"`
+	Findings  []Finding  `json:"findings,omitempty"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// Examined lists the objects the task looked at (so they are not planned again).
+	Examined []ObjectRef `json:"examined,omitempty"`
+	// FollowUps are objects worth examining next that carry no finding of their own yet.
+	FollowUps   []ObjectRef `json:"followUps,omitempty"`
+	APIRequests int64       `json:"apiRequests"`
+	Error       string      `json:"error,omitempty"`
+	// Hop is copied from the task so later rounds know the depth.
+	Hop int `json:"hop,omitempty"`
+}
+
+// Decision is the regulator's verdict.
+type Decision string
+
+const (
+	Conclude Decision = "Conclude"
+	Replan   Decision = "Replan"
+	Stop     Decision = "Stop"
+)
+
+// Verdict is the regulator's judgement of the results so far.
+type Verdict struct {
+	Decision Decision `json:"decision"`
+	Feedback string   `json:"feedback,omitempty"`
+	// Next suggests tasks for the next round (the rule engine's planner uses them as is).
+	Next []Task `json:"next,omitempty"`
+}
+
+// Progress is what the brain sees of a session so far.
+type Progress struct {
+	Iteration int          `json:"iteration"`
+	Results   []TaskResult `json:"results,omitempty"`
+	Verdict   *Verdict     `json:"verdict,omitempty"`
+	// StopReason is set when the loop stopped on a budget.
+	StopReason string `json:"stopReason,omitempty"`
+}
+
+// Risk is a remediation action's blast radius.
+type Risk string
+
+const (
+	RiskLow    Risk = "Low"
+	RiskMedium Risk = "Medium"
+	RiskHigh   Risk = "High"
+)
+
+// Action is one proposed remediation step; Command is a draft and is never executed here.
+type Action struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Command     string `json:"command,omitempty"`
+	Risk        Risk   `json:"risk"`
+}
+
+// Remediation is the proposal that follows a root cause.
+type Remediation struct {
+	Actions         []Action `json:"actions,omitempty"`
+	ValidationSteps []string `json:"validationSteps,omitempty"`
+}
+
+// RootCause is the session's conclusion.
+type RootCause struct {
+	Summary string `json:"summary"`
+	// Category is UpperCamelCase (the API's pattern), e.g. CrashLoopBackOff.
+	Category string `json:"category"`
+	// Rule is the kebab-case id of the rule that matched, e.g. crash-loop.
+	Rule            string      `json:"rule,omitempty"`
+	Confidence      int         `json:"confidence"`
+	Culprit         ObjectRef   `json:"culprit"`
+	AffectedObjects []ObjectRef `json:"affectedObjects,omitempty"`
+	EvidenceIDs     []string    `json:"evidenceIds,omitempty"`
+	// Chain is the path from the symptom to the cause, e.g. Pod → PVC → StorageClass.
+	Chain []string `json:"chain,omitempty"`
+}
+
+// Conclusion is what Summarize returns.
+type Conclusion struct {
+	RootCause   RootCause   `json:"rootCause"`
+	Remediation Remediation `json:"remediation"`
+	// Alternatives are the next-ranked candidate causes.
+	Alternatives []RootCause `json:"alternatives,omitempty"`
+	// Evidence holds the evidence cited by the root cause and alternatives.
+	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+// Bounds that keep results small enough for a status object and a model's context.
+const (
+	MaxEvidenceSummary = 512
+	MaxEvidenceData    = 2048
+	MaxRootSummary     = 1024
+	MaxAffected        = 20
+	MaxEvidenceIDs     = 20
+	MaxActions         = 10
+	MaxValidationSteps = 10
+)
+
+// Budget bounds a session.
+type Budget struct {
+	MaxIterations int           `json:"maxIterations,omitempty"`
+	MaxToolCalls  int           `json:"maxToolCalls,omitempty"`
+	Timeout       time.Duration `json:"timeout,omitempty"`
+	Parallelism   int           `json:"parallelism,omitempty"`
+}
+
+// Default budget values, used for zero fields.
+const (
+	DefaultMaxIterations = 5
+	DefaultMaxToolCalls  = 200
+	DefaultTimeout       = 2 * time.Minute
+	DefaultParallelism   = 4
+)
+
+// WithDefaults fills zero fields.
+func (b Budget) WithDefaults() Budget {
+	if b.MaxIterations <= 0 {
+		b.MaxIterations = DefaultMaxIterations
+	}
+	if b.MaxToolCalls <= 0 {
+		b.MaxToolCalls = DefaultMaxToolCalls
+	}
+	if b.Timeout <= 0 {
+		b.Timeout = DefaultTimeout
+	}
+	if b.Parallelism <= 0 {
+		b.Parallelism = DefaultParallelism
+	}
+	return b
+}
+
+func taskID(iteration, n int) string { return fmt.Sprintf("i%d-t%d", iteration, n) }
