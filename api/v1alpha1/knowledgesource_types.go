@@ -107,7 +107,7 @@ type KnowledgeSourceSpec struct {
 
 	// chunking sets the size of indexed chunks in tokens.
 	// +optional
-	// +kubebuilder:default={}
+	// +kubebuilder:default={minTokens: 64, targetTokens: 384, maxTokens: 768}
 	Chunking Chunking `json:"chunking,omitempty"`
 
 	// embedding configures dense vectors. Unset means sparse (BM25) retrieval only.
@@ -116,7 +116,7 @@ type KnowledgeSourceSpec struct {
 
 	// store is where the index lives: Embedded (default) or Milvus.
 	// +optional
-	// +kubebuilder:default={}
+	// +kubebuilder:default={type: Embedded}
 	Store StoreSpec `json:"store,omitempty"`
 }
 

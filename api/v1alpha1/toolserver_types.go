@@ -107,7 +107,7 @@ type ToolServerSpec struct {
 
 	// allowedNamespaces says whose Troubleshoots may use this server; default only its own namespace.
 	// +optional
-	// +kubebuilder:default={}
+	// +kubebuilder:default={from: Same}
 	AllowedNamespaces AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 }
 
