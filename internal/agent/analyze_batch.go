@@ -230,8 +230,11 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 			return nil
 		}
 	}
+	// Judge against the last run that was due at least `slack` ago, so a run that is
+	// merely starting is not called missed.
 	const slack = 3 * time.Minute
-	if ok && now.Sub(prev) > slack {
+	prev, ok = sched.prev(now.Add(-slack))
+	if ok {
 		last := cj.Status.LastScheduleTime
 		switch {
 		case last == nil && cj.CreationTimestamp.Time.Before(prev.Add(-time.Minute)):
@@ -239,7 +242,7 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 			e.find(Finding{Rule: "cronjob-missed-schedules", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
 				Summary: fmt.Sprintf("CronJob %s has never started a Job although schedule %q was due at %s.", cj.Name, cj.Spec.Schedule, prev.Format(time.RFC3339))})
 			return nil
-		case last != nil && last.Time.Before(prev.Add(-slack)):
+		case last != nil && last.Time.Before(prev.Add(-time.Minute)):
 			facts["detail"] = "last run " + last.Time.Format(time.RFC3339)
 			e.find(Finding{Rule: "cronjob-missed-schedules", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
 				Summary: fmt.Sprintf("CronJob %s last started a Job at %s but schedule %q was due at %s.", cj.Name, last.Time.Format(time.RFC3339), cj.Spec.Schedule, prev.Format(time.RFC3339))})

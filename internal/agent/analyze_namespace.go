@@ -163,8 +163,8 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		if s, err := parseCron(cj.Spec.Schedule); err != nil {
 			lead(e.ref("CronJob", cj.Name))
 			n++
-		} else if p, ok := s.prev(e.now); ok && e.now.Sub(p) > 5*time.Minute &&
-			(cj.Status.LastScheduleTime == nil && cj.CreationTimestamp.Time.Before(p) || cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Time.Before(p.Add(-5*time.Minute))) {
+		} else if p, ok := s.prev(e.now.Add(-5 * time.Minute)); ok &&
+			(cj.Status.LastScheduleTime == nil && cj.CreationTimestamp.Time.Before(p) || cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Time.Before(p.Add(-time.Minute))) {
 			lead(e.ref("CronJob", cj.Name))
 			n++
 		}
