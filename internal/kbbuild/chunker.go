@@ -21,7 +21,7 @@ type ChunkOptions struct {
 }
 
 // DefaultChunking was tuned on the shared evaluation set (see package retrieval's EvalDev).
-var DefaultChunking = ChunkOptions{MinTokens: 64, TargetTokens: 256, MaxTokens: 512}
+var DefaultChunking = ChunkOptions{MinTokens: 128, TargetTokens: 512, MaxTokens: 1024}
 
 // Bounds on chunk options.
 const (

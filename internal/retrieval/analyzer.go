@@ -18,6 +18,24 @@ type Analyzer struct {
 	NoStem bool
 	// KeepStopWords disables stop-word removal.
 	KeepStopWords bool
+	// NoExpand disables expanding common abbreviations in queries (see QueryTerms).
+	NoExpand bool
+}
+
+// abbreviations are the shorthands operators type in questions ("env vars",
+// "pvc", "k8s") mapped to the words documentation spells out. Only queries are
+// expanded: the original term is kept, the expansion is added.
+var abbreviations = map[string]string{
+	"env": "environment", "envs": "environment", "var": "variable", "vars": "variables",
+	"ns": "namespace", "svc": "service", "svcs": "services", "cm": "configmap", "cms": "configmaps",
+	"pv": "persistent volume", "pvs": "persistent volumes", "pvc": "persistent volume claim",
+	"pvcs": "persistent volume claims", "ds": "daemonset", "sts": "statefulset", "rs": "replicaset",
+	"deploy": "deployment", "hpa": "horizontal pod autoscaler", "pdb": "pod disruption budget",
+	"sa": "service account", "crd": "custom resource definition", "k8s": "kubernetes",
+	"cfg": "configuration", "config": "configuration", "configs": "configuration", "oom": "out of memory",
+	"fd": "file descriptor", "fds": "file descriptors", "mem": "memory", "img": "image", "repo": "repository",
+	"ctr": "container", "certs": "certificates", "cert": "certificate", "auth": "authentication",
+	"apiserver": "api server", "creds": "credentials", "dir": "directory",
 }
 
 // maxTermBytes bounds a term; longer runs (hashes, base64) are not useful to match.
@@ -30,8 +48,23 @@ func (a Analyzer) Terms(text string) []string {
 	return out
 }
 
-// each calls emit for every term of text.
-func (a Analyzer) each(text string, emit func(string)) {
+// QueryTerms analyzes a query: like Terms, plus the expansions of known abbreviations.
+func (a Analyzer) QueryTerms(text string) []string {
+	terms := a.Terms(text)
+	if a.NoExpand {
+		return terms
+	}
+	var extra []string
+	a.eachWord(text, func(w string) {
+		if exp, ok := abbreviations[strings.ToLower(w)]; ok {
+			extra = append(extra, a.Terms(exp)...)
+		}
+	})
+	return append(terms, extra...)
+}
+
+// eachWord calls fn for every run of letters and digits.
+func (a Analyzer) eachWord(text string, fn func(string)) {
 	start := -1
 	for i, r := range text {
 		word := unicode.IsLetter(r) || unicode.IsDigit(r)
@@ -39,13 +72,18 @@ func (a Analyzer) each(text string, emit func(string)) {
 			start = i
 		}
 		if !word && start >= 0 {
-			a.word(text[start:i], emit)
+			fn(text[start:i])
 			start = -1
 		}
 	}
 	if start >= 0 {
-		a.word(text[start:], emit)
+		fn(text[start:])
 	}
+}
+
+// each calls emit for every term of text.
+func (a Analyzer) each(text string, emit func(string)) {
+	a.eachWord(text, func(w string) { a.word(w, emit) })
 }
 
 func (a Analyzer) word(w string, emit func(string)) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -17,6 +18,8 @@ type EmbeddedOptions struct {
 	Title BM25Params
 	// TitleDescription adds the document description to the title field.
 	TitleDescription bool
+	// BodyHeadings prefixes the body field with the chunk's heading path.
+	BodyHeadings bool
 	// MaxChunks bounds the number of stored chunks; DefaultMaxChunks when zero.
 	MaxChunks int
 }
@@ -116,7 +119,7 @@ func (e *Embedded) replaceLocked(source, path, hash string, chunks []Chunk) erro
 		c.HeadingPath = append([]string(nil), c.HeadingPath...)
 		c.Vector = append([]float32(nil), c.Vector...)
 		slot := e.allocSlot(&c)
-		e.body.add(slot, e.opts.Analyzer.Terms(c.Text))
+		e.body.add(slot, e.opts.Analyzer.Terms(e.bodyText(&c)))
 		e.title.add(slot, e.opts.Analyzer.Terms(c.TitleText(e.opts.TitleDescription)))
 		entry.slots = append(entry.slots, slot)
 	}
@@ -125,6 +128,13 @@ func (e *Embedded) replaceLocked(source, path, hash string, chunks []Chunk) erro
 	}
 	e.docs[source][path] = entry
 	return nil
+}
+
+func (e *Embedded) bodyText(c *Chunk) string {
+	if e.opts.BodyHeadings {
+		return strings.Join(c.HeadingPath, "\n") + "\n" + c.Text
+	}
+	return c.Text
 }
 
 func (e *Embedded) allocSlot(c *Chunk) int32 {
@@ -234,7 +244,7 @@ func (e *Embedded) Search(ctx context.Context, q Query) ([]Hit, error) {
 	cand := q.candidates()
 	lists := map[Leg][]string{}
 	if q.Text != "" && (q.useLeg(LegBody) || q.useLeg(LegTitle)) {
-		terms := e.opts.Analyzer.Terms(q.Text)
+		terms := e.opts.Analyzer.QueryTerms(q.Text)
 		if q.useLeg(LegBody) {
 			lists[LegBody] = e.ids(e.body.search(terms, cand, accept))
 		}

@@ -97,10 +97,10 @@ type IndexReport struct {
 
 // Report is the outcome of Dev.
 type Report struct {
-	Index  IndexReport                   `json:"index"`
-	Fused  Metrics                       `json:"fused"`
-	PerLeg map[retrieval.Leg]Metrics     `json:"per_leg"`
-	Misses map[string][]string           `json:"misses,omitempty"` // query id → top documents, for queries with MRR 0
+	Index  IndexReport               `json:"index"`
+	Fused  Metrics                   `json:"fused"`
+	PerLeg map[retrieval.Leg]Metrics `json:"per_leg"`
+	Misses map[string][]string       `json:"misses,omitempty"` // query id → top documents, for queries with MRR 0
 }
 
 // Build indexes the corpora into a new embedded store.
@@ -283,4 +283,33 @@ func Latency(ctx context.Context, r *retrieval.Retriever, queries []string, n, t
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	pct := func(p float64) time.Duration { return d[min(n-1, int(math.Ceil(p*float64(n)))-1)] }
 	return LatencyReport{Queries: n, P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), Mean: total / time.Duration(n)}, nil
+}
+
+// BenchReport is what `make bench` prints: quality, index cost and latency.
+type BenchReport struct {
+	Dev     *Report       `json:"dev"`
+	Latency LatencyReport `json:"latency"`
+}
+
+// Bench runs Dev and then measures latency with latencyQueries searches (10,000
+// in the benchmark) over the same index, cycling through the query texts.
+func Bench(ctx context.Context, cfg Config, queries []Query, latencyQueries int) (*BenchReport, error) {
+	cfg = cfg.withDefaults()
+	dev, err := Dev(ctx, cfg, queries)
+	if err != nil {
+		return nil, err
+	}
+	store, _, err := Build(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, len(queries))
+	for i, q := range queries {
+		texts[i] = q.Query
+	}
+	lat, err := Latency(ctx, &retrieval.Retriever{Store: store, Fusion: cfg.Fusion, Candidates: cfg.Candidates}, texts, latencyQueries, 10)
+	if err != nil {
+		return nil, err
+	}
+	return &BenchReport{Dev: dev, Latency: lat}, nil
 }
