@@ -50,7 +50,7 @@ func readSamples() []*unstructured.Unstructured {
 	Expect(err).NotTo(HaveOccurred())
 	var objs []*unstructured.Unstructured
 	for _, e := range entries {
-		if e.IsDir() || e.Name() == "kustomization.yaml" || !strings.HasSuffix(e.Name(), ".yaml") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
