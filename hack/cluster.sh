@@ -13,6 +13,8 @@
 #   KUBAGE_K8S_BIN       where the binaries are (default <repo>/bin/k8s)
 #   KUBAGE_NODES         number of fake nodes (default 3, at most 50)
 #   KUBAGE_CLUSTER_TIMEOUT  seconds to wait for readiness (default 90)
+#   KUBAGE_CLUSTER_OWNER_PID  tear the cluster down when this process exits (used by tests, so a
+#                        killed test run does not leave a control plane behind)
 #   KUBAGE_{ETCD,ETCD_PEER,APISERVER,CONTROLLER_MANAGER,SCHEDULER,KWOK}_PORT  fixed ports
 #                        (default: free ports picked at `up` and remembered in ports.env)
 set -euo pipefail
@@ -499,7 +501,19 @@ up_once() {
   wait_for "$NODES Ready nodes" kwok nodes_ready
   wait_for "the default ServiceAccount" kube-controller-manager kubectl_ -n default get serviceaccount default
   wait_for "kube-scheduler" kube-scheduler bash -c "exec 3<>/dev/tcp/127.0.0.1/$SCHEDULER_PORT"
+  if [[ -n ${KUBAGE_CLUSTER_OWNER_PID:-} ]]; then
+    start_watchdog "$KUBAGE_CLUSTER_OWNER_PID"
+  fi
   log "ready in ${SECONDS}s"
+}
+
+# start_watchdog OWNER: a detached loop that runs `down` once OWNER is gone.
+start_watchdog() {
+  local owner=$1
+  [[ $owner =~ ^[0-9]+$ ]] || die "KUBAGE_CLUSTER_OWNER_PID must be a pid"
+  KUBAGE_CLUSTER_DIR="$DIR" setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done; exec "$2" down' \
+    kubage-cluster-watchdog "$owner" "$ROOT/hack/cluster.sh" >>"$DIR/logs/watchdog.log" 2>&1 </dev/null &
+  echo $! >"$DIR/pids/watchdog.pid"
 }
 
 cmd_down() {
@@ -508,6 +522,11 @@ cmd_down() {
     return 0
   fi
   DIR=$(cd "$DIR" && pwd)
+  local watchdog
+  watchdog=$(cat "$DIR/pids/watchdog.pid" 2>/dev/null || true)
+  if [[ -n $watchdog && $watchdog != "$$" ]]; then
+    kill -TERM -- "-$watchdog" 2>/dev/null || true
+  fi
   stop_processes
   if [[ -e $DIR/$MARKER ]]; then
     rm -rf "$DIR"

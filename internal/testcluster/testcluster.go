@@ -108,6 +108,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	env := []string{
 		"KUBAGE_NODES=" + strconv.Itoa(nodes),
 		"KUBAGE_CLUSTER_TIMEOUT=" + strconv.Itoa(int(timeout.Seconds())),
+		// If this process dies without Stop (a test timeout, a kill), the cluster follows it.
+		"KUBAGE_CLUSTER_OWNER_PID=" + strconv.Itoa(os.Getpid()),
 	}
 	if err := c.script(ctx, "up", env...); err != nil {
 		// The script stops what it started on failure; remove the state too.
