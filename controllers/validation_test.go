@@ -273,7 +273,7 @@ var _ = Describe("CRD defaults", func() {
 		Expect(ks.Spec.Format).To(Equal(kubagev1alpha1.FormatMarkdown))
 		Expect(ks.Spec.TrustLevel).To(Equal(int32(3)))
 		Expect(ks.Spec.RefreshInterval).To(Equal(&metav1.Duration{Duration: time.Hour}))
-		Expect(ks.Spec.Chunking).To(Equal(kubagev1alpha1.Chunking{MinTokens: 64, TargetTokens: 384, MaxTokens: 768}))
+		Expect(ks.Spec.Chunking).To(Equal(kubagev1alpha1.Chunking{MinTokens: 128, TargetTokens: 512, MaxTokens: 1024}))
 		Expect(ks.Spec.Store.Type).To(Equal(kubagev1alpha1.StoreEmbedded))
 
 		milvus := &kubagev1alpha1.KnowledgeSource{

@@ -107,7 +107,7 @@ type KnowledgeSourceSpec struct {
 
 	// chunking sets the size of indexed chunks in tokens.
 	// +optional
-	// +kubebuilder:default={minTokens: 64, targetTokens: 384, maxTokens: 768}
+	// +kubebuilder:default={minTokens: 128, targetTokens: 512, maxTokens: 1024}
 	Chunking Chunking `json:"chunking,omitempty"`
 
 	// embedding configures dense vectors. Unset means sparse (BM25) retrieval only.
@@ -177,26 +177,27 @@ type InlineDocument struct {
 	Content string `json:"content"`
 }
 
-// Chunking bounds the size of indexed chunks in tokens.
+// Chunking bounds the size of indexed chunks in tokens. The defaults match
+// kbbuild.DefaultChunking, which retrieval was tuned with.
 // +kubebuilder:validation:XValidation:rule="self.minTokens <= self.targetTokens && self.targetTokens <= self.maxTokens",message="chunking must satisfy minTokens <= targetTokens <= maxTokens"
 type Chunking struct {
 	// minTokens: smaller sections are merged with their neighbours.
 	// +optional
-	// +kubebuilder:default=64
+	// +kubebuilder:default=128
 	// +kubebuilder:validation:Minimum=16
 	// +kubebuilder:validation:Maximum=8192
 	MinTokens int32 `json:"minTokens,omitempty"`
 
 	// targetTokens is the size the chunker aims for.
 	// +optional
-	// +kubebuilder:default=384
+	// +kubebuilder:default=512
 	// +kubebuilder:validation:Minimum=16
 	// +kubebuilder:validation:Maximum=8192
 	TargetTokens int32 `json:"targetTokens,omitempty"`
 
 	// maxTokens: larger sections are split.
 	// +optional
-	// +kubebuilder:default=768
+	// +kubebuilder:default=1024
 	// +kubebuilder:validation:Minimum=16
 	// +kubebuilder:validation:Maximum=8192
 	MaxTokens int32 `json:"maxTokens,omitempty"`
