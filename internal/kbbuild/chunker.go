@@ -72,7 +72,9 @@ type segment struct {
 }
 
 type piece struct {
-	seg    int
+	seg int
+	// merged lists other segments whose content was merged into this piece.
+	merged []int
 	blocks []Block
 	tokens int
 }
@@ -104,8 +106,10 @@ func ChunkDocument(doc *ParsedDocument, meta ChunkMeta, opts ChunkOptions) ([]re
 		key := strings.Join(s.path, "\x1f")
 		ord := ordinals[key]
 		ordinals[key]++
-		if _, ok := firstChunkOfSeg[p.seg]; !ok {
-			firstChunkOfSeg[p.seg] = i
+		for _, sg := range append([]int{p.seg}, p.merged...) {
+			if _, ok := firstChunkOfSeg[sg]; !ok {
+				firstChunkOfSeg[sg] = i
+			}
 		}
 		text := joinBlocks(p.blocks)
 		chunks[i] = retrieval.Chunk{
@@ -228,6 +232,7 @@ func mergeSmall(pieces []piece, segs []segment, o ChunkOptions) []piece {
 			if add := next.tokens + blockTokens(hb); p.tokens+add <= o.TargetTokens {
 				pieces[i].blocks = append(append(p.blocks, hb...), next.blocks...)
 				pieces[i].tokens += add
+				pieces[i].merged = append(append(pieces[i].merged, next.seg), next.merged...)
 				pieces = append(pieces[:i+1], pieces[i+2:]...)
 				continue
 			}
@@ -238,6 +243,7 @@ func mergeSmall(pieces []piece, segs []segment, o ChunkOptions) []piece {
 			if add := p.tokens + blockTokens(hb); prev.tokens+add <= o.MaxTokens {
 				pieces[i-1].blocks = append(append(prev.blocks, hb...), p.blocks...)
 				pieces[i-1].tokens += add
+				pieces[i-1].merged = append(append(pieces[i-1].merged, p.seg), p.merged...)
 				pieces = append(pieces[:i], pieces[i+1:]...)
 				i--
 				continue

@@ -2,6 +2,7 @@ package kbbuild
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -56,11 +57,14 @@ var calloutLabels = map[string]string{
 }
 
 // expandShortcodes rewrites Hugo shortcodes in src and returns the rewritten text
-// and the references found.
+// and the references found. It runs in linear time: delimiter lookups are cached
+// and closing tags of paired shortcodes are indexed once.
 func expandShortcodes(src string) (string, []Reference) {
 	var out strings.Builder
 	out.Grow(len(src))
 	var refs []Reference
+	sc := newScanner(src)
+	var closers map[string][]span
 	i := 0
 	for i < len(src) {
 		j := strings.Index(src[i:], "{{")
@@ -70,35 +74,97 @@ func expandShortcodes(src string) (string, []Reference) {
 		}
 		out.WriteString(src[i : i+j])
 		i += j
-		sc, end, ok := parseShortcodeAt(src, i)
+		code, end, ok := sc.parseAt(i)
 		if !ok {
 			out.WriteString("{{")
 			i += 2
 			continue
 		}
 		// Paired shortcodes whose content must not be treated as Markdown.
-		if !sc.closing && (sc.name == "comment" || sc.name == "mermaid" || (sc.name == "tab" && sc.arg("codelang") != "")) {
-			body, after, found := findClosing(src, end, sc.name)
-			if found {
-				switch sc.name {
+		if !code.closing && (code.name == "comment" || code.name == "mermaid" || (code.name == "tab" && code.arg("codelang") != "")) {
+			if closers == nil {
+				closers = indexClosers(src)
+			}
+			if c, found := nextCloser(closers[code.name], end); found {
+				body := src[end:c.start]
+				switch code.name {
 				case "mermaid":
 					fmt.Fprintf(&out, "\n```mermaid\n%s\n```\n", strings.Trim(body, "\n"))
 				case "tab":
-					if name := sc.arg("name"); name != "" {
+					if name := code.arg("name"); name != "" {
 						fmt.Fprintf(&out, "\n**%s**\n", name)
 					}
-					fmt.Fprintf(&out, "\n```%s\n%s\n```\n", sc.arg("codelang"), strings.Trim(body, "\n"))
+					fmt.Fprintf(&out, "\n```%s\n%s\n```\n", code.arg("codelang"), strings.Trim(body, "\n"))
 				}
-				i = after
+				i = c.end
 				continue
 			}
 		}
-		lineStart := atLineStart(&out)
+		lineStart := blankBefore(src, i)
 		lineEnd := restOfLineBlank(src, end)
-		out.WriteString(renderShortcode(sc, lineStart && lineEnd, &refs))
+		out.WriteString(renderShortcode(code, lineStart && lineEnd, &refs))
 		i = end
 	}
 	return out.String(), refs
+}
+
+type span struct{ start, end int }
+
+// pairedNames are the shortcodes whose closing tags indexClosers records.
+var pairedNames = map[string]bool{"comment": true, "mermaid": true, "tab": true}
+
+// indexClosers lists the closing tags of paired shortcodes in document order.
+func indexClosers(src string) map[string][]span {
+	out := map[string][]span{}
+	sc := newScanner(src)
+	for i := 0; i < len(src); {
+		j := strings.Index(src[i:], "{{")
+		if j < 0 {
+			break
+		}
+		i += j
+		code, end, ok := sc.parseAt(i)
+		if ok && code.closing && pairedNames[code.name] {
+			out[code.name] = append(out[code.name], span{start: i, end: end})
+			i = end
+			continue
+		}
+		i += 2
+	}
+	return out
+}
+
+// nextCloser returns the first closer starting at or after from, within maxPairedLen.
+func nextCloser(list []span, from int) (span, bool) {
+	k := sort.Search(len(list), func(i int) bool { return list[i].start >= from })
+	if k == len(list) || list[k].start-from > maxPairedLen {
+		return span{}, false
+	}
+	return list[k], true
+}
+
+// scanner finds shortcode delimiters; it caches the next closing delimiter so a
+// left-to-right scan over many unclosed "{{<" stays linear.
+type scanner struct {
+	src  string
+	next map[string]struct{ from, at int }
+}
+
+func newScanner(src string) *scanner {
+	return &scanner{src: src, next: map[string]struct{ from, at int }{}}
+}
+
+// index returns the position of seq at or after from, or -1.
+func (s *scanner) index(seq string, from int) int {
+	if c, ok := s.next[seq]; ok && from >= c.from && (c.at < 0 || from <= c.at) {
+		return c.at
+	}
+	at := strings.Index(s.src[from:], seq)
+	if at >= 0 {
+		at += from
+	}
+	s.next[seq] = struct{ from, at int }{from, at}
+	return at
 }
 
 func renderShortcode(sc shortcode, ownLine bool, refs *[]Reference) string {
@@ -210,25 +276,38 @@ func firstNonEmpty(vs ...string) string {
 	return ""
 }
 
-// atLineStart reports whether only blanks were written since the last newline
-// (a "## " prefix makes the shortcode the heading's text, not its own heading).
-func atLineStart(b *strings.Builder) bool {
-	s := b.String()
-	nl := strings.LastIndexByte(s, '\n')
-	return strings.TrimSpace(s[nl+1:]) == ""
-}
-
-func restOfLineBlank(src string, from int) bool {
-	nl := strings.IndexByte(src[from:], '\n')
-	rest := src[from:]
-	if nl >= 0 {
-		rest = rest[:nl]
+// blankBefore reports whether only blanks precede position i on its line
+// (a "## " prefix makes a heading shortcode the heading's text, not its own heading).
+func blankBefore(src string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch src[j] {
+		case '\n':
+			return true
+		case ' ', '\t', '\r':
+		default:
+			return false
+		}
 	}
-	return strings.TrimSpace(rest) == ""
+	return true
 }
 
-// parseShortcodeAt parses "{{< name args >}}" or "{{% name args %}}" starting at i.
-func parseShortcodeAt(src string, i int) (shortcode, int, bool) {
+// restOfLineBlank reports whether only blanks follow position from on its line.
+func restOfLineBlank(src string, from int) bool {
+	for j := from; j < len(src); j++ {
+		switch src[j] {
+		case '\n':
+			return true
+		case ' ', '\t', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// parseAt parses "{{< name args >}}" or "{{% name args %}}" starting at i.
+func (s *scanner) parseAt(i int) (shortcode, int, bool) {
+	src := s.src
 	if i+3 > len(src) || (src[i+2] != '<' && src[i+2] != '%') {
 		return shortcode{}, 0, false
 	}
@@ -236,13 +315,12 @@ func parseShortcodeAt(src string, i int) (shortcode, int, bool) {
 	if src[i+2] == '<' {
 		closeSeq = ">}}"
 	}
-	limit := min(len(src), i+maxShortcodeLen)
-	k := strings.Index(src[i+3:limit], closeSeq)
-	if k < 0 {
+	k := s.index(closeSeq, i+3)
+	if k < 0 || k-i > maxShortcodeLen {
 		return shortcode{}, 0, false
 	}
-	inner := strings.TrimSpace(src[i+3 : i+3+k])
-	end := i + 3 + k + 3
+	inner := strings.TrimSpace(src[i+3 : k])
+	end := k + 3
 	// Hugo's escaped form "{{</* x */>}}" shows a shortcode literally.
 	if strings.HasPrefix(inner, "/*") {
 		return shortcode{}, 0, false
@@ -329,22 +407,4 @@ func unquote(s string) string {
 		}
 	}
 	return s
-}
-
-// findClosing finds "{{< /name >}}" (either delimiter) after from and returns the
-// text in between and the offset after the closing tag.
-func findClosing(src string, from int, name string) (string, int, bool) {
-	i := from
-	limit := min(len(src), from+maxPairedLen)
-	for {
-		j := strings.Index(src[i:limit], "{{")
-		if j < 0 {
-			return "", 0, false
-		}
-		sc, end, ok := parseShortcodeAt(src, i+j)
-		if ok && sc.closing && sc.name == name {
-			return src[from : i+j], end, true
-		}
-		i += j + 2
-	}
 }
