@@ -15,11 +15,11 @@ K8S_VERSION          := v1.36.3
 ETCD_VERSION         := v3.6.16
 KWOK_VERSION         := v0.8.0
 CONTROLLER_TOOLS_VERSION := v0.23.0
-KUSTOMIZE_VERSION    := v5.8.3
 GOLANGCI_LINT_VERSION := v2.6.2
 
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
-KUSTOMIZE      := $(BIN)/kustomize-$(KUSTOMIZE_VERSION)
+# kubectl's built-in kustomize (v5.8.1) renders config/; no separate binary to pin.
+KUSTOMIZE      := $(KUBECTL) kustomize
 KUBECTL        := $(K8S_BIN)/kubectl
 CONTROL_PLANE  := $(K8S_BIN)/kube-apiserver $(K8S_BIN)/kube-controller-manager $(K8S_BIN)/kube-scheduler $(K8S_BIN)/kubectl $(K8S_BIN)/etcd $(K8S_BIN)/kwok
 
@@ -98,21 +98,20 @@ docker-build: ## Build the container image (needs a Docker engine).
 
 ##@ Deployment
 .PHONY: install
-install: manifests $(KUSTOMIZE) ## Install CRDs into the current cluster.
-	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+install: manifests $(KUBECTL) ## Install CRDs into the current cluster.
+	$(KUSTOMIZE) config/crd | $(KUBECTL) apply --server-side -f -
 
 .PHONY: uninstall
-uninstall: manifests $(KUSTOMIZE) ## Remove CRDs.
-	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
+uninstall: manifests $(KUBECTL) ## Remove CRDs.
+	$(KUSTOMIZE) config/crd | $(KUBECTL) delete --ignore-not-found -f -
 
 .PHONY: deploy
-deploy: manifests $(KUSTOMIZE) ## Deploy the operator (IMG=...) to the current cluster.
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+deploy: manifests $(KUBECTL) ## Deploy the operator (IMG=...) to the current cluster.
+	$(KUSTOMIZE) config/default | sed 's|image: controller:latest|image: $(IMG)|' | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
-undeploy: $(KUSTOMIZE) ## Remove the operator.
-	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+undeploy: $(KUBECTL) ## Remove the operator.
+	$(KUSTOMIZE) config/default | $(KUBECTL) delete --ignore-not-found -f -
 
 ##@ Local cluster
 .PHONY: cluster-up
@@ -150,8 +149,3 @@ $(CONTROLLER_GEN):
 	mv $(BIN)/controller-gen $(CONTROLLER_GEN)
 	ln -sf $(notdir $(CONTROLLER_GEN)) $(BIN)/controller-gen
 
-$(KUSTOMIZE):
-	@mkdir -p $(BIN)
-	GOBIN=$(BIN) go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
-	mv $(BIN)/kustomize $(KUSTOMIZE)
-	ln -sf $(notdir $(KUSTOMIZE)) $(BIN)/kustomize
