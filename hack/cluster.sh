@@ -36,7 +36,7 @@ BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwo
 # Marks a directory as ours so `down` never deletes anything else.
 MARKER=.kubage-cluster
 
-log() { printf '[cluster] %s\n' "$*" >&2; }
+log() { printf '[cluster %2ds] %s\n' "$SECONDS" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 abs_dir() { mkdir -p "$1" && (cd "$1" && pwd); }
@@ -234,6 +234,9 @@ subjectAltName=IP:127.0.0.1,DNS:localhost"
   # kwok patches node and pod status, leases, events and its own Logs objects for every node.
   issue kwok "/O=system:masters/CN=kwok-controller" "$client"
   issue apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "$client"
+  # Front proxy (request-header authentication) for aggregated APIs; also what controller-manager
+  # and scheduler expect to find in kube-system/extension-apiserver-authentication.
+  issue front-proxy-client "/CN=front-proxy-client" "$client"
   # Service-account token signing key pair.
   new_key "$(pki sa.key)"
   openssl ec -in "$(pki sa.key)" -pubout -out "$(pki sa.pub)" 2>/dev/null
@@ -445,6 +448,13 @@ up_once() {
     --kubelet-client-key="$(pki apiserver-kubelet-client.key)" \
     --kubelet-certificate-authority="$(pki ca.crt)" \
     --kubelet-preferred-address-types=InternalIP \
+    --requestheader-client-ca-file="$(pki ca.crt)" \
+    --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User \
+    --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- \
+    --proxy-client-cert-file="$(pki front-proxy-client.crt)" \
+    --proxy-client-key-file="$(pki front-proxy-client.key)" \
     --profiling=false \
     --v=1
 
@@ -497,6 +507,7 @@ up_once() {
     --node-lease-duration-seconds=40 \
     --enable-crds=Logs
 
+  log "kube-apiserver ready; creating $NODES nodes"
   apply_nodes
   wait_for "$NODES Ready nodes" kwok nodes_ready
   wait_for "the default ServiceAccount" kube-controller-manager kubectl_ -n default get serviceaccount default
