@@ -231,7 +231,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 			if _, ok := svcByName[be.Service]; !ok {
 				e.find(Finding{Rule: "ingress-backend-missing", Object: iref, Culprit: iref, Affected: []ObjectRef{e.ref("Service", be.Service)},
 					Evidence: []string{e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)}, Facts: map[string]string{"service": be.Service},
-					Summary:  fmt.Sprintf("Ingress %s routes %s to Service %s, which does not exist in %s.", ing.Name, be.String(), be.Service, e.s.Namespace)})
+					Summary: fmt.Sprintf("Ingress %s routes %s to Service %s, which does not exist in %s.", ing.Name, be.String(), be.Service, e.s.Namespace)})
 				break
 			}
 		}

@@ -753,4 +753,3 @@ func orDefault(s, d string) string {
 	}
 	return s
 }
-

@@ -153,6 +153,11 @@ func (e *env) evidence(summary string, src Source, data string) string {
 		o.Namespace = e.s.Namespace
 		src.Object = &o
 	}
+	if src.Object != nil {
+		o := cleanRef(*src.Object)
+		src.Object = &o
+	}
+	src.Query = tools.Sanitize(src.Query, 300, true)
 	e.res.Evidence = append(e.res.Evidence, Evidence{
 		ID: id, Summary: tools.Sanitize(summary, MaxEvidenceSummary, true), Source: src,
 		Data: tools.Sanitize(data, MaxEvidenceData, false), TaskID: e.task.ID,
@@ -171,9 +176,25 @@ func (e *env) eventEvidence(ref ObjectRef, g tools.EventGroup) string {
 		Source{Kind: SourceEvent, Object: &r, Tool: "k8s_events"}, tools.EventLine(e.now, g))
 }
 
+// cleanRef bounds a reference built from untrusted text (names are at most 253 bytes
+// in Kubernetes, kinds 63).
+func cleanRef(r ObjectRef) ObjectRef {
+	r.Kind = tools.Sanitize(r.Kind, 63, true)
+	r.Namespace = tools.Sanitize(r.Namespace, 63, true)
+	r.Name = tools.Sanitize(r.Name, 253, true)
+	return r
+}
+
+func cleanRefs(rs []ObjectRef) []ObjectRef {
+	for i := range rs {
+		rs[i] = cleanRef(rs[i])
+	}
+	return rs
+}
+
 // ref builds a reference in the session namespace (cluster-scoped kinds get none).
 func (e *env) ref(kind, name string) ObjectRef {
-	r := ObjectRef{Kind: kind, Name: name}
+	r := cleanRef(ObjectRef{Kind: kind, Name: name})
 	if isNamespaced(kind) {
 		r.Namespace = e.s.Namespace
 	}
@@ -207,6 +228,8 @@ func (e *env) find(f Finding) {
 	if f.Culprit.Namespace == "" && isNamespaced(f.Culprit.Kind) {
 		f.Culprit.Namespace = e.s.Namespace
 	}
+	f.Object, f.Culprit = cleanRef(f.Object), cleanRef(f.Culprit)
+	f.Affected, f.Follow = cleanRefs(f.Affected), cleanRefs(f.Follow)
 	f.Summary = tools.Sanitize(f.Summary, MaxRootSummary, true)
 	f.Hop = e.hop
 	for k, v := range f.Facts {
@@ -216,6 +239,7 @@ func (e *env) find(f Finding) {
 }
 
 func (e *env) examine(ref ObjectRef) {
+	ref = cleanRef(ref)
 	if ref.Namespace == "" && isNamespaced(ref.Kind) {
 		ref.Namespace = e.s.Namespace
 	}
@@ -228,6 +252,7 @@ func (e *env) examine(ref ObjectRef) {
 }
 
 func (e *env) followUp(ref ObjectRef) {
+	ref = cleanRef(ref)
 	if ref.Namespace == "" && isNamespaced(ref.Kind) {
 		ref.Namespace = e.s.Namespace
 	}

@@ -104,6 +104,10 @@ func (r *RuleEngine) Plan(_ context.Context, s Session, p Progress) ([]Task, err
 	}
 	id := taskID(max(p.Iteration, 1), 1)
 	t := s.Target
+	if t != nil {
+		// Bound untrusted target text before it reaches tasks, evidence and the API.
+		t = &Target{Kind: tools.Sanitize(t.Kind, 63, true), Name: tools.Sanitize(t.Name, 253, true), Selector: tools.Sanitize(t.Selector, 1000, true)}
+	}
 	switch {
 	case t == nil || (t.Name == "" && t.Selector == ""):
 		return []Task{analyzeTask(id, "namespace", ObjectRef{Kind: "Namespace", Name: s.Namespace}, 0, "no target given")}, nil

@@ -102,7 +102,9 @@ func scenarios() []scenario {
 			}},
 		{name: "image pull unauthorized", target: deploy("web"), rule: "image-pull-auth", culprit: "Deployment/web",
 			objs: func() []runtime.Object {
-				_, _, o := webApp(1, func(p *corev1.Pod) { fx.Waiting(p, "ImagePullBackOff", `Back-off pulling image "registry.example/web:1.1"`) })
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Waiting(p, "ImagePullBackOff", `Back-off pulling image "registry.example/web:1.1"`)
+				})
 				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "Failed", `Failed to pull image "registry.example/web:1.1": failed to authorize: failed to fetch oauth token: unexpected status: 401 Unauthorized`, 5, time.Minute))
 			}},
 		{name: "image pull secret missing", target: deploy("web"), rule: "image-pull-auth", culprit: "Secret/regcred",
@@ -115,7 +117,9 @@ func scenarios() []scenario {
 			}},
 		{name: "invalid image name", target: deploy("web"), rule: "invalid-image-name", culprit: "Deployment/web",
 			objs: func() []runtime.Object {
-				_, _, o := webApp(1, func(p *corev1.Pod) { fx.Waiting(p, "InvalidImageName", `Failed to apply default image tag "Web:LATEST": couldn't parse image name`) })
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Waiting(p, "InvalidImageName", `Failed to apply default image tag "Web:LATEST": couldn't parse image name`)
+				})
 				return o
 			}},
 		{name: "insufficient cpu", target: deploy("web"), rule: "unschedulable-insufficient-resources", culprit: "Deployment/web", contains: []string{"cpu"},
@@ -232,7 +236,9 @@ func scenarios() []scenario {
 			}},
 		{name: "rollout stuck → image pull", target: deploy("web"), rule: "image-pull-not-found", culprit: "Deployment/web", minChain: 2,
 			objs: func() []runtime.Object {
-				d, _, o := webApp(1, func(p *corev1.Pod) { fx.Waiting(p, "ImagePullBackOff", `Back-off pulling image "registry.example/web:1.1"`) })
+				d, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Waiting(p, "ImagePullBackOff", `Back-off pulling image "registry.example/web:1.1"`)
+				})
 				d.Status.Conditions[1] = appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-x" has timed out progressing.`}
 				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "Failed", `Failed to pull image "registry.example/web:1.1": rpc error: code = NotFound desc = manifest unknown`, 4, time.Minute))
 			}},
@@ -388,7 +394,7 @@ func scenarios() []scenario {
 
 func hpa(cur, max, desired int32, conds ...autoscalingv2.HorizontalPodAutoscalerCondition) *autoscalingv2.HorizontalPodAutoscaler {
 	return &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
-		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: "web", APIVersion: "apps/v1"}, MinReplicas: fx.Ptr(int32(1)), MaxReplicas: max},
+		Spec:   autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: "web", APIVersion: "apps/v1"}, MinReplicas: fx.Ptr(int32(1)), MaxReplicas: max},
 		Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: cur, DesiredReplicas: desired, Conditions: conds}}
 }
 

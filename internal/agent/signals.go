@@ -147,8 +147,8 @@ func ParseScheduling(msg string) SchedulingVerdict {
 		v.Counts[r] += n
 	}
 	for _, m := range insufficientR.FindAllStringSubmatch(msg, 10) {
-		if !containsStr(v.Resources, m[1]) {
-			v.Resources = append(v.Resources, m[1])
+		if r := strings.TrimRight(m[1], "."); !containsStr(v.Resources, r) {
+			v.Resources = append(v.Resources, r)
 		}
 	}
 	if strings.Contains(low, "too many pods") && !containsStr(v.Resources, "pods") {

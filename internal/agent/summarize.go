@@ -188,7 +188,7 @@ func remediationOf(s Session, c *candidate) Remediation {
 func noFinding(s Session, p Progress, examined int, errs []string) Conclusion {
 	subject := "namespace " + s.Namespace
 	culprit := ObjectRef{}
-	if t := s.TargetRef(); !t.IsZero() {
+	if t := cleanRef(s.TargetRef()); !t.IsZero() {
 		subject = t.Kind + " " + t.Name + " in " + s.Namespace
 		culprit = t
 		if !isNamespaced(t.Kind) {
@@ -206,9 +206,7 @@ func noFinding(s Session, p Progress, examined int, errs []string) Conclusion {
 	if p.StopReason != "" {
 		rc.Summary = clipString(rc.Summary+" (stopped early: "+p.StopReason+")", MaxRootSummary)
 	}
-	return Conclusion{RootCause: rc, Remediation: Remediation{ValidationSteps: []string{
-		fmt.Sprintf("kubectl -n %s get events --sort-by=.lastTimestamp", s.Namespace),
-	}}}
+	return Conclusion{RootCause: rc, Remediation: remediationOf(s, &candidate{Finding: Finding{Rule: rc.Rule, Culprit: culprit}})}
 }
 
 func clampPercent(n int) int {

@@ -123,7 +123,7 @@ func TestToolsTable(t *testing.T) {
 		{name: "owner chain from pod", tool: "k8s_owner_chain", args: map[string]any{"kind": "Pod", "name": "web-" + fx.Hash("web", 2) + "-k9m3z"},
 			want: []string{"chain: Deployment/web → ReplicaSet/web-" + fx.Hash("web", 2) + " → Pod/web-", "  ReplicaSet/web-" + fx.Hash("web", 1), "    Pod/web-" + fx.Hash("web", 2) + "-x2b4q"}},
 		{name: "related to deployment", tool: "k8s_related", args: map[string]any{"kind": "Deployment", "name": "web"},
-			want: []string{"Service/web", "PersistentVolumeClaim/web-data: Pending", "StorageClass/fast: MISSING", "ConfigMap/web-config: exists, keys: app.yaml", "Secret/db: exists but lacks key(s) username"},
+			want:    []string{"Service/web", "PersistentVolumeClaim/web-data: Pending", "StorageClass/fast: MISSING", "ConfigMap/web-config: exists, keys: app.yaml", "Secret/db: exists but lacks key(s) username"},
 			notWant: []string{"TOPSECRET"}},
 		{name: "related to service", tool: "k8s_related", args: map[string]any{"kind": "svc", "name": "web"},
 			want: []string{"2 pod(s) match the selector, 1 ready", "EndpointSlice/web-abcde: service web: 1/2 endpoints ready", "Ingress/web"}},
