@@ -411,7 +411,7 @@ func wordRuns(s string, max int) []string {
 				cut--
 			}
 			if cut == 0 {
-				break
+				cut = len(w) / 2 // no rune boundary: the bytes are not UTF-8 anyway
 			}
 			out = append(out, wordRuns(w[:cut], max)...)
 			w = w[cut:]

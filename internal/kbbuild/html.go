@@ -25,6 +25,7 @@ func ParseHTML(docPath string, content []byte) (*ParsedDocument, error) {
 	if len(content) > MaxParseBytes {
 		return nil, fmt.Errorf("document is %d bytes, limit %d", len(content), MaxParseBytes)
 	}
+	content = validUTF8(content)
 	root, err := html.Parse(bytes.NewReader(content))
 	if err != nil {
 		return nil, fmt.Errorf("parse HTML: %w", err)

@@ -27,6 +27,7 @@ func ParseMarkdown(docPath string, content []byte) (*ParsedDocument, error) {
 	if len(content) > MaxParseBytes {
 		return nil, fmt.Errorf("document is %d bytes, limit %d", len(content), MaxParseBytes)
 	}
+	content = validUTF8(content)
 	doc := &ParsedDocument{}
 	fm, delim, body := splitFrontMatter(string(content))
 	if fm != "" {

@@ -6,7 +6,7 @@ import "strings"
 // separated by blank lines and the title is derived from the path.
 func ParseText(docPath string, content []byte) *ParsedDocument {
 	doc := &ParsedDocument{Title: titleFromPath(docPath), Root: &Section{}}
-	s := string(content)
+	s := string(validUTF8(content))
 	if len(s) > MaxParseBytes {
 		s = s[:MaxParseBytes]
 		doc.Warnings = append(doc.Warnings, "text truncated to the parse limit")

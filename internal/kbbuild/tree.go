@@ -1,9 +1,11 @@
 package kbbuild
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Format is a document format.
@@ -194,4 +196,13 @@ func slug(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// validUTF8 replaces invalid byte sequences so chunk text is always valid UTF-8
+// (protobuf strings, JSON and the Milvus VarChar fields require it).
+func validUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	return bytes.ToValidUTF8(b, []byte("\uFFFD"))
 }
