@@ -1,0 +1,209 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubage/kubage/internal/agent"
+)
+
+// ErrMalformedResult marks a result ConfigMap whose content is not a TaskResult; the
+// task counts as Failed.
+var ErrMalformedResult = errors.New("malformed task result")
+
+// maxListedResults bounds the results read back for one session (32 tasks per plan,
+// 20 iterations).
+const maxListedResults = 1000
+
+// WriteResult stores res as the result ConfigMap of res.TaskID, creating it or replacing
+// a previous one. A result larger than MaxResultBytes is trimmed (raw data first, then
+// evidence and findings) and says so in its summary.
+func WriteResult(ctx context.Context, cs kubernetes.Interface, owner Owner, res agent.TaskResult) error {
+	if err := owner.Validate(); err != nil {
+		return err
+	}
+	if errs := validation.IsDNS1123Label(res.TaskID); len(errs) > 0 {
+		return fmt.Errorf("task id %q: %v", res.TaskID, errs)
+	}
+	raw, err := boundResult(res)
+	if err != nil {
+		return err
+	}
+	lbls := owner.Labels()
+	lbls[LabelTaskID] = res.TaskID
+	lbls[LabelComponent] = ComponentTaskResult
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            ResultName(owner, res.TaskID),
+			Namespace:       owner.Namespace,
+			Labels:          lbls,
+			OwnerReferences: []metav1.OwnerReference{owner.Reference()},
+		},
+		Data: map[string]string{ResultKey: string(raw)},
+	}
+	cms := cs.CoreV1().ConfigMaps(owner.Namespace)
+	_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		if err != nil {
+			return fmt.Errorf("writing result of task %s of %s: %w", res.TaskID, owner, err)
+		}
+		return nil
+	}
+	// A result of another run (or of a deleted namesake) is replaced; ours is rewritten,
+	// which is harmless because results are deterministic.
+	old, err := cms.Get(ctx, cm.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading previous result of task %s of %s: %w", res.TaskID, owner, err)
+	}
+	old.Labels, old.OwnerReferences, old.Data, old.BinaryData = cm.Labels, cm.OwnerReferences, cm.Data, nil
+	if _, err := cms.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("replacing result of task %s of %s: %w", res.TaskID, owner, err)
+	}
+	return nil
+}
+
+// ReadResult returns the result of one task, nil when there is none for this run of the
+// owner, or an error wrapping ErrMalformedResult when the ConfigMap holds no TaskResult.
+func ReadResult(ctx context.Context, cs kubernetes.Interface, owner Owner, taskID string) (*agent.TaskResult, error) {
+	cm, err := cs.CoreV1().ConfigMaps(owner.Namespace).Get(ctx, ResultName(owner, taskID), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading result of task %s of %s: %w", taskID, owner, err)
+	}
+	if !isResultOf(cm, owner) || cm.Labels[LabelTaskID] != taskID {
+		return nil, nil
+	}
+	return decodeResult(cm)
+}
+
+// ReadResults returns every well-formed result of this run of the owner, keyed by task id.
+func ReadResults(ctx context.Context, cs kubernetes.Interface, owner Owner) (map[string]agent.TaskResult, error) {
+	list, err := cs.CoreV1().ConfigMaps(owner.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: resultSelector(owner.Name),
+		Limit:         maxListedResults,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing results of %s: %w", owner, err)
+	}
+	out := make(map[string]agent.TaskResult, len(list.Items))
+	for i := range list.Items {
+		cm := &list.Items[i]
+		if !isResultOf(cm, owner) {
+			continue
+		}
+		res, err := decodeResult(cm)
+		if err != nil {
+			continue
+		}
+		out[res.TaskID] = *res
+	}
+	return out, nil
+}
+
+// DeleteResults deletes every result ConfigMap of the owner, of all its runs.
+func DeleteResults(ctx context.Context, cs kubernetes.Interface, owner Owner) error {
+	err := cs.CoreV1().ConfigMaps(owner.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: resultSelector(owner.Name)})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting results of %s: %w", owner, err)
+	}
+	return nil
+}
+
+// resultSelector selects the result ConfigMaps of a Troubleshoot name.
+func resultSelector(name string) string {
+	own, _ := labels.NewRequirement(LabelTroubleshoot, selection.Equals, []string{LabelValue(name)})
+	comp, _ := labels.NewRequirement(LabelComponent, selection.Equals, []string{ComponentTaskResult})
+	return labels.NewSelector().Add(*own, *comp).String()
+}
+
+func isResultOf(cm *corev1.ConfigMap, owner Owner) bool {
+	return owner.Owns(cm.OwnerReferences) && cm.Labels[LabelRun] == owner.Run &&
+		cm.Labels[LabelComponent] == ComponentTaskResult
+}
+
+func decodeResult(cm *corev1.ConfigMap) (*agent.TaskResult, error) {
+	raw, ok := cm.Data[ResultKey]
+	if !ok {
+		return nil, fmt.Errorf("%w: ConfigMap %s has no %s", ErrMalformedResult, cm.Name, ResultKey)
+	}
+	if len(raw) > MaxResultBytes {
+		return nil, fmt.Errorf("%w: ConfigMap %s holds %d bytes, more than %d", ErrMalformedResult, cm.Name, len(raw), MaxResultBytes)
+	}
+	var res agent.TaskResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		return nil, fmt.Errorf("%w: ConfigMap %s: %v", ErrMalformedResult, cm.Name, err)
+	}
+	if want := cm.Labels[LabelTaskID]; res.TaskID != want {
+		return nil, fmt.Errorf("%w: ConfigMap %s holds task %q, labelled %q", ErrMalformedResult, cm.Name, res.TaskID, want)
+	}
+	return &res, nil
+}
+
+// boundResult marshals res within MaxResultBytes, dropping the least useful parts first.
+func boundResult(res agent.TaskResult) ([]byte, error) {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encoding result of task %s: %w", res.TaskID, err)
+	}
+	if len(raw) <= MaxResultBytes {
+		return raw, nil
+	}
+	res.Evidence = append([]agent.Evidence(nil), res.Evidence...)
+	res.Findings = append([]agent.Finding(nil), res.Findings...)
+	trims := []func(){
+		func() {
+			for i := range res.Evidence {
+				res.Evidence[i].Data = ""
+			}
+		},
+		func() { res.ToolCalls = nil },
+		func() { res.Examined, res.FollowUps = nil, nil },
+	}
+	// Then keep halving evidence and findings, ranked by confidence, until it fits.
+	sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Confidence > res.Findings[j].Confidence })
+	for i := 0; i < 40; i++ {
+		if i < len(trims) {
+			trims[i]()
+		} else {
+			if len(res.Evidence) == 0 && len(res.Findings) == 0 {
+				break
+			}
+			res.Evidence = res.Evidence[:len(res.Evidence)/2]
+			res.Findings = res.Findings[:len(res.Findings)/2]
+		}
+		res.Summary = clip(res.Summary, 1024)
+		if raw, err = json.Marshal(withNote(res)); err == nil && len(raw) <= MaxResultBytes {
+			return raw, nil
+		}
+	}
+	return nil, fmt.Errorf("result of task %s does not fit in %d bytes", res.TaskID, MaxResultBytes)
+}
+
+func withNote(res agent.TaskResult) agent.TaskResult {
+	res.Summary = clip(res.Summary, 900) + " (result trimmed to fit its ConfigMap)"
+	return res
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}
