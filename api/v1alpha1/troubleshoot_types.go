@@ -244,6 +244,46 @@ type TroubleshootSpec struct {
 	// +listMapKey=actionID
 	// +kubebuilder:validation:MaxItems=20
 	Approvals []ActionApproval `json:"approvals,omitempty"`
+
+	// hints are free-text pointers such as runbook URLs and alert annotations. They are
+	// given to the brains as data to consider, never as instructions to follow.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=2048
+	Hints []string `json:"hints,omitempty"`
+
+	// alert identifies the Alertmanager alert this session was opened for, when the alert
+	// receiver created it. It never changes; the alert's resolution is recorded in the
+	// annotation kubage.io/alert-resolved-at and the label kubage.io/alert-status.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="alert is immutable"
+	Alert *AlertSource `json:"alert,omitempty"`
+}
+
+// AlertSource identifies one occurrence of an Alertmanager alert.
+type AlertSource struct {
+	// fingerprint is Alertmanager's hash of the alert's label set (lowercase hex).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[0-9a-f]+$`
+	Fingerprint string `json:"fingerprint"`
+
+	// alertName is the value of the alert's alertname label.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	AlertName string `json:"alertName"`
+
+	// startsAt is when the alert started firing; with the fingerprint it names the occurrence.
+	// +required
+	StartsAt metav1.Time `json:"startsAt"`
+
+	// receiver is the Alertmanager receiver that delivered the alert.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Receiver string `json:"receiver,omitempty"`
 }
 
 // TroubleshootTarget is either one object (kind and name) or a label selector.
