@@ -33,7 +33,7 @@ func sample() Report {
 			{ID: "i1-t1", Description: "analyze Deployment/web (session target)", State: "Succeeded", Summary: "Deployment/web: crash-loop on Deployment/web", ToolCalls: 7},
 		}}},
 		RootCause: &RootCause{
-			Summary: "Container app of Deployment web exits with code 1 and restarts in a loop (CrashLoopBackOff).",
+			Summary:  "Container app of Deployment web exits with code 1 and restarts in a loop (CrashLoopBackOff).",
 			Category: "CrashLoop", Confidence: 85, Culprit: "Deployment/payments/web",
 			Affected: []string{"Deployment/payments/web", "Pod/payments/web-5d9c-p0000"},
 			Chain:    []string{"Deployment/web: container crash loop"},
