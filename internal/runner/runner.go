@@ -47,6 +47,12 @@ type Notifier interface {
 	Finished() <-chan Owner
 }
 
+// Namer is implemented by runners that create one object per task (a Job), so that the
+// status can name it (status.plan.tasks[].jobName).
+type Namer interface {
+	TaskObjectName(owner Owner, taskID string) string
+}
+
 // State is where a task stands for its runner.
 type State string
 
