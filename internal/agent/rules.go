@@ -3,6 +3,7 @@ package agent
 import (
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -516,4 +517,14 @@ func init() {
 		Title:   "the investigation could not complete",
 		Signals: "analyzer tasks failed (API errors, permissions, budget)",
 		Actions: []ActionTemplate{{Description: "Check the operator's permissions and the API server, then retry", Command: "kubectl auth can-i --list -n {ns}", Risk: RiskLow}}})
+}
+
+// CatalogueMarkdown renders the rule catalogue as a Markdown table (for docs and reports).
+func CatalogueMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| Rule | Category | Confidence | What it means | Signals |\n|---|---|---|---|---|\n")
+	for _, r := range Rules() {
+		b.WriteString("| `" + r.ID + "` | " + r.Category + " | " + strconv.Itoa(r.Confidence) + "% | " + r.Title + " | " + strings.ReplaceAll(r.Signals, "|", "\\|") + " |\n")
+	}
+	return b.String()
 }
