@@ -312,3 +312,23 @@ func TestMidDeletionAndAPIErrors(t *testing.T) {
 		t.Errorf("want an inconclusive result after one round, got %+v (%d rounds)", c.RootCause, len(tr.Iterations))
 	}
 }
+
+func TestProblemTextBreaksTiesBetweenUnrelatedFindings(t *testing.T) {
+	objs := func() []runtime.Object {
+		_, _, o := webApp(2, func(p *corev1.Pod) { fx.CrashLoop(p, 1, "Error", 9) })
+		return append(o, hpa(1, 5, 1, autoscalingCond()))
+	}
+	for problem, want := range map[string]string{
+		"the web pods keep restarting":      "crash-loop",
+		"the autoscaler does not scale web": "hpa-metrics-unavailable",
+	} {
+		e := engine(objs()...)
+		c, _, err := agent.RunSession(context.Background(), e, agent.Session{Namespace: ns, Problem: problem}, nil, agent.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.RootCause.Rule != want || len(c.Alternatives) == 0 {
+			t.Errorf("%q: want %s first with alternatives, got %s (alternatives %d)", problem, want, c.RootCause.Rule, len(c.Alternatives))
+		}
+	}
+}

@@ -499,3 +499,8 @@ func traceString(tr agent.Trace) string {
 	}
 	return b.String()
 }
+
+func autoscalingCond() autoscalingv2.HorizontalPodAutoscalerCondition {
+	return autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric",
+		Message: "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API"}
+}

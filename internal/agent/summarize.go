@@ -89,10 +89,14 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 		// Every finding explains another in a loop; fall back to all of them.
 		ranked = cands
 	}
+	// The problem text nudges ranking between unrelated findings (e.g. "pods won't
+	// schedule" prefers a scheduling cause over an HPA warning); it never changes the
+	// reported confidence.
+	score := func(c *candidate) int { return c.Confidence + problemAffinity(s.Problem, c.Rule) }
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
-		if a.Confidence != b.Confidence {
-			return a.Confidence > b.Confidence
+		if score(a) != score(b) {
+			return score(a) > score(b)
 		}
 		if len(a.chain) != len(b.chain) {
 			return len(a.chain) > len(b.chain)
@@ -254,4 +258,53 @@ func copyFacts(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// ruleWords maps rule-id prefixes to words users write about that kind of failure.
+var ruleWords = []struct {
+	prefix string
+	words  []string
+}{
+	{"crash-loop", []string{"crash", "restart", "backoff", "exit"}},
+	{"oom", []string{"memory", "oom", "killed"}},
+	{"image", []string{"image", "pull", "registry", "tag"}},
+	{"invalid-image", []string{"image"}},
+	{"unschedulable", []string{"pending", "schedul", "capacity", "taint", "affinity"}},
+	{"pod-pvc", []string{"pending", "volume", "pvc", "storage"}},
+	{"pvc", []string{"volume", "pvc", "storage", "disk", "claim"}},
+	{"statefulset-pvc", []string{"volume", "pvc", "storage"}},
+	{"configmap", []string{"config", "configmap", "env"}},
+	{"secret", []string{"secret", "credential", "password", "env"}},
+	{"readiness", []string{"ready", "readiness", "probe", "traffic", "503"}},
+	{"liveness", []string{"liveness", "probe", "restart", "health"}},
+	{"service", []string{"service", "endpoint", "traffic", "connect", "unreachable", "503", "refused"}},
+	{"deployment-scaled", []string{"service", "endpoint", "traffic", "unreachable", "replica"}},
+	{"ingress", []string{"ingress", "404", "502", "route", "host", "url"}},
+	{"networkpolicy", []string{"network", "policy", "timeout", "connect", "unreachable"}},
+	{"quota", []string{"quota", "forbidden", "replica"}},
+	{"limitrange", []string{"limit", "forbidden", "replica"}},
+	{"hpa", []string{"scale", "autoscal", "hpa", "load", "replica"}},
+	{"pdb", []string{"drain", "evict", "disruption", "pdb", "upgrade", "maintenance"}},
+	{"node", []string{"node", "notready", "pressure", "evict"}},
+	{"job", []string{"job", "batch", "backoff", "migration"}},
+	{"cronjob", []string{"cron", "schedule", "did not run", "didn't run", "not running"}},
+	{"rollout", []string{"rollout", "deploy", "release", "stuck"}},
+}
+
+func problemAffinity(problem, rule string) int {
+	p := strings.ToLower(problem)
+	if p == "" {
+		return 0
+	}
+	for _, rw := range ruleWords {
+		if !strings.HasPrefix(rule, rw.prefix) {
+			continue
+		}
+		for _, w := range rw.words {
+			if strings.Contains(p, w) {
+				return 6
+			}
+		}
+	}
+	return 0
 }
