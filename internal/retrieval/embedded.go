@@ -320,3 +320,11 @@ func (e *Embedded) sources() []string {
 	sort.Strings(out)
 	return out
 }
+
+// AvgFieldLengths returns the mean analysed length of the body and title fields,
+// the figures the Milvus store needs for its BM25 length normalisation.
+func (e *Embedded) AvgFieldLengths() (body, title float64) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.body.avgLen(), e.title.avgLen()
+}
