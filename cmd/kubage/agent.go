@@ -1,0 +1,209 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/runner"
+)
+
+func init() {
+	registerCommand(newAgentCommand)
+}
+
+// EnvTaskRequest carries the agent.TaskRequest JSON into a task Job (internal/runner's Job runner).
+const EnvTaskRequest = runner.EnvTaskRequest
+
+// agentTaskOptions are the flags of `kubage agent task`.
+type agentTaskOptions struct {
+	requestFile string
+	timeout     time.Duration
+}
+
+// newAgentCommand returns `kubage agent`, the sub-task agent that runs inside task Jobs.
+func newAgentCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Sub-task agent: run one plan task of a Troubleshoot session (the entrypoint of task Jobs)",
+		Args:  cobra.NoArgs,
+	}
+	o := agentTaskOptions{}
+	task := &cobra.Command{
+		Use:   "task",
+		Short: "Run one task and write its result ConfigMap, owned by the Troubleshoot",
+		Long: `Reads the task request (JSON of session and task) from $` + EnvTaskRequest + ` or --request-file,
+investigates with the rule engine under the agent's (read-only) credentials — in-cluster, or
+$KUBECONFIG / --kubeconfig when set — and writes the result ConfigMap of the Troubleshoot named by
+$` + runner.EnvOwnerNamespace + `, $` + runner.EnvOwnerName + ` and $` + runner.EnvOwnerUID + `.
+It exits 0 once the result is written, even when the task found an error (the result says so),
+and non-zero with one line on stderr when it cannot produce a result.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			if err := runAgentTask(ctx, o, os.Getenv, cmd.ErrOrStderr(), newAgentClient); err != nil {
+				// The root command prints it as one line on stderr and exits 1.
+				return fmt.Errorf("kubage agent task: %w", err)
+			}
+			return nil
+		},
+	}
+	task.Flags().StringVar(&o.requestFile, "request-file", "", "Read the task request from this file instead of $"+EnvTaskRequest+".")
+	task.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "Give up on the task after this long (the Job's activeDeadlineSeconds also applies).")
+	cmd.AddCommand(task)
+	return cmd
+}
+
+// newAgentClient builds the clientset from the in-cluster config or the kubeconfig.
+func newAgentClient() (kubernetes.Interface, error) {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	cfg.UserAgent = "kubage-agent"
+	return kubernetes.NewForConfig(cfg)
+}
+
+// runAgentTask runs the request and writes its result; the error explains why no (or only an
+// error) result could be produced.
+func runAgentTask(ctx context.Context, o agentTaskOptions, getenv func(string) string, stderr io.Writer,
+	newClient func() (kubernetes.Interface, error)) error {
+	owner, err := runner.OwnerFromEnv(getenv)
+	if err != nil {
+		return fmt.Errorf("owner from the environment: %w", err)
+	}
+	raw, err := readTaskRequest(o.requestFile, getenv)
+	if err != nil {
+		return err
+	}
+	cs, err := newClient()
+	if err != nil {
+		return err
+	}
+	timeout := o.timeout
+	if timeout <= 0 || timeout > time.Hour {
+		timeout = 5 * time.Minute
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	var out bytes.Buffer
+	if err := agent.RunTaskJSON(tctx, agent.NewRuleEngine(cs), bytes.NewReader(raw), &out); err != nil {
+		// The request itself is unusable; report it on the task when we can name the task.
+		if id := taskIDOf(raw); id != "" {
+			res := agent.TaskResult{TaskID: id, Summary: "task request rejected", Error: clipError(err)}
+			if werr := writeResult(ctx, cs, owner, res); werr != nil {
+				return errors.Join(err, werr)
+			}
+		}
+		return err
+	}
+	var res agent.TaskResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return fmt.Errorf("decoding the task result: %w", err)
+	}
+	if tctx.Err() != nil && res.Error == "" {
+		res.Error = fmt.Sprintf("task stopped after %s: %v", timeout, tctx.Err())
+	}
+	if err := writeResult(ctx, cs, owner, res); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "task %s of %s: %s\n", res.TaskID, owner, res.Summary)
+	return nil
+}
+
+// readTaskRequest returns the request JSON from the file or the environment, bounded.
+func readTaskRequest(file string, getenv func(string) string) ([]byte, error) {
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("task request: %w", err)
+		}
+		defer f.Close()
+		raw, err := io.ReadAll(io.LimitReader(f, agent.MaxTaskRequestBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("task request %s: %w", file, err)
+		}
+		if len(raw) > agent.MaxTaskRequestBytes {
+			return nil, fmt.Errorf("task request %s is larger than %d bytes", file, agent.MaxTaskRequestBytes)
+		}
+		return raw, nil
+	}
+	raw := getenv(EnvTaskRequest)
+	if raw == "" {
+		return nil, fmt.Errorf("no task request: set $%s or --request-file", EnvTaskRequest)
+	}
+	if len(raw) > agent.MaxTaskRequestBytes {
+		return nil, fmt.Errorf("$%s is larger than %d bytes", EnvTaskRequest, agent.MaxTaskRequestBytes)
+	}
+	return []byte(raw), nil
+}
+
+// taskIDOf extracts a usable task id from a request that failed to run, or "".
+func taskIDOf(raw []byte) string {
+	var partial struct {
+		Task struct {
+			ID string `json:"id"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(raw, &partial) != nil || len(validation.IsDNS1123Label(partial.Task.ID)) > 0 {
+		return ""
+	}
+	return partial.Task.ID
+}
+
+// writeResult writes the result ConfigMap, retrying transient API errors briefly.
+func writeResult(ctx context.Context, cs kubernetes.Interface, owner runner.Owner, res agent.TaskResult) error {
+	var err error
+	backoff := 250 * time.Millisecond
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = runner.WriteResult(ctx, cs, owner, res); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("writing the result: %w (then %v)", err, ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
+	return err
+}
+
+func clipError(err error) string {
+	s := err.Error()
+	if len(s) > 500 {
+		s = s[:500]
+	}
+	return s
+}

@@ -1,0 +1,653 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubage/kubage/internal/agent"
+)
+
+// The Job runner needs, on top of the controller's permissions: Jobs deleted on cleanup, the
+// agent's ServiceAccount and bindings ensured in each session namespace, and `bind` on exactly
+// the agent's ClusterRoles (so the manager never needs the agent's permissions itself).
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods;events,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;create
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings;clusterrolebindings,verbs=get;create
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,verbs=bind,resourceNames=kubage-agent;kubage-agent-result;kubage-agent-cluster
+
+const (
+	// EnvTaskRequest carries the agent.TaskRequest JSON into a task Job's container.
+	EnvTaskRequest = "KUBAGE_TASK_REQUEST"
+	// MaxJobRequestBytes bounds the request a Job carries in its environment.
+	MaxJobRequestBytes = 64 << 10
+
+	// LabelAgent marks the pods of task Jobs ("agent"); the e2e kubelet harness runs these.
+	LabelAgent = "kubage.io/component"
+	// ComponentAgent is the value of LabelAgent on task Jobs and their pods.
+	ComponentAgent = "agent"
+	// ComponentTask is the LabelComponent value of task Jobs.
+	ComponentTask = "task"
+
+	// agentContainer is the name of the task Job's only container.
+	agentContainer = "agent"
+	// jobNameLabel is set by the Job controller on the Job's pods.
+	jobNameLabel = "batch.kubernetes.io/job-name"
+	// maxListedJobs bounds the Jobs read back for one session.
+	maxListedJobs = 1000
+	// maxReason bounds a failure reason handed to the controller.
+	maxReason = 400
+)
+
+// JobOptions configure NewJob. Image is required; zero values pick the defaults of BindFlags.
+type JobOptions struct {
+	// Image is the operator's own image; its binary runs `kubage agent task`.
+	Image string
+	// ImagePullPolicy of the agent container (default IfNotPresent).
+	ImagePullPolicy corev1.PullPolicy
+	// Command runs the agent in Image (default /kubage agent task).
+	Command []string
+	// ServiceAccount the task pods run as, in the session's namespace (default kubage-agent).
+	ServiceAccount string
+	// ManageAccess makes Start ensure, in each session namespace, the ServiceAccount and its
+	// bindings to ReadRole and ResultRole (RoleBindings) and ClusterReadRole (a
+	// ClusterRoleBinding owned by the Namespace). Off: an administrator provides them.
+	ManageAccess bool
+	// ReadRole is the read-only ClusterRole bound in the session namespace (default kubage-agent).
+	ReadRole string
+	// ResultRole lets the agent write its result ConfigMap (default kubage-agent-result).
+	ResultRole string
+	// ClusterReadRole grants read of cluster-scoped kinds (default kubage-agent-cluster).
+	ClusterReadRole string
+	// Resources of the agent container (default requests 50m/64Mi, limits 500m/256Mi).
+	Resources corev1.ResourceRequirements
+	// DefaultDeadline is the Job's activeDeadlineSeconds when the session sets no deadline
+	// (default 5m); a session deadline is clamped to [MinDeadline, MaxDeadline].
+	DefaultDeadline time.Duration
+	MinDeadline     time.Duration
+	MaxDeadline     time.Duration
+	// TTLAfterFinished lets the Job controller remove finished Jobs (default 1h).
+	TTLAfterFinished time.Duration
+	// StartTimeout is how long a pod may fail to start (image pull, config error) or a Job
+	// fail to create its pod before the task counts as Failed (default 1m).
+	StartTimeout time.Duration
+}
+
+// BindFlags registers the options as flags of the manager (--agent-image, ...).
+func (o *JobOptions) BindFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Image, "agent-image", o.Image, "Image of task Jobs (taskRunner: Job); the operator's own image. Empty: the Job runner refuses to start tasks.")
+	fs.StringVar((*string)(&o.ImagePullPolicy), "agent-image-pull-policy", string(corev1.PullIfNotPresent), "Pull policy of task Jobs.")
+	fs.StringVar(&o.ServiceAccount, "agent-service-account", "kubage-agent", "ServiceAccount of task Jobs, in each session's namespace.")
+	fs.BoolVar(&o.ManageAccess, "agent-manage-access", true, "Create the agent ServiceAccount and its read-only bindings in session namespaces when missing.")
+	fs.StringVar(&o.ReadRole, "agent-read-role", "kubage-agent", "ClusterRole bound (RoleBinding) to the agent in session namespaces: read-only.")
+	fs.StringVar(&o.ResultRole, "agent-result-role", "kubage-agent-result", "ClusterRole bound (RoleBinding) to the agent in session namespaces: write result ConfigMaps.")
+	fs.StringVar(&o.ClusterReadRole, "agent-cluster-read-role", "kubage-agent-cluster", "ClusterRole bound cluster-wide to each namespace's agent: read Nodes, PersistentVolumes, StorageClasses.")
+	fs.DurationVar(&o.DefaultDeadline, "agent-job-deadline", 5*time.Minute, "activeDeadlineSeconds of a task Job when the session has no timeout.")
+	fs.DurationVar(&o.MaxDeadline, "agent-job-max-deadline", 15*time.Minute, "Upper bound of a task Job's activeDeadlineSeconds.")
+	fs.DurationVar(&o.TTLAfterFinished, "agent-job-ttl", time.Hour, "ttlSecondsAfterFinished of task Jobs.")
+	fs.DurationVar(&o.StartTimeout, "agent-start-timeout", time.Minute, "How long a task pod may fail to start (image pull, config) before its task fails.")
+}
+
+func (o JobOptions) withDefaults() JobOptions {
+	if o.ImagePullPolicy == "" {
+		o.ImagePullPolicy = corev1.PullIfNotPresent
+	}
+	if len(o.Command) == 0 {
+		o.Command = []string{"/kubage", "agent", "task"}
+	}
+	if o.ServiceAccount == "" {
+		o.ServiceAccount = "kubage-agent"
+	}
+	if o.ReadRole == "" {
+		o.ReadRole = "kubage-agent"
+	}
+	if o.ResultRole == "" {
+		o.ResultRole = "kubage-agent-result"
+	}
+	if o.ClusterReadRole == "" {
+		o.ClusterReadRole = "kubage-agent-cluster"
+	}
+	if o.Resources.Requests == nil && o.Resources.Limits == nil {
+		o.Resources = corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+		}
+	}
+	if o.MinDeadline <= 0 {
+		o.MinDeadline = 30 * time.Second
+	}
+	if o.MaxDeadline <= 0 {
+		o.MaxDeadline = 15 * time.Minute
+	}
+	if o.MaxDeadline < o.MinDeadline {
+		o.MaxDeadline = o.MinDeadline
+	}
+	if o.DefaultDeadline <= 0 {
+		o.DefaultDeadline = 5 * time.Minute
+	}
+	if o.TTLAfterFinished <= 0 {
+		o.TTLAfterFinished = time.Hour
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = time.Minute
+	}
+	return o
+}
+
+// Job runs each task as a Kubernetes Job of the operator's image under the agent's
+// ServiceAccount. The Job is named from (owner, run, task id), so Start is idempotent and
+// survives operator restarts; the agent writes the result ConfigMap itself.
+type Job struct {
+	client kubernetes.Interface
+	opts   JobOptions
+	now    func() time.Time
+
+	mu sync.Mutex
+	// access remembers namespaces whose ServiceAccount and bindings exist (bounded).
+	access map[string]time.Time
+}
+
+var _ Runner = (*Job)(nil)
+
+// accessRecheck is how long an ensured namespace is trusted before it is checked again.
+const accessRecheck = 10 * time.Minute
+
+// maxAccessCache bounds the namespaces remembered.
+const maxAccessCache = 4096
+
+// NewJob returns the Job runner.
+func NewJob(cs kubernetes.Interface, opts JobOptions) *Job {
+	return &Job{client: cs, opts: opts.withDefaults(), now: time.Now, access: map[string]time.Time{}}
+}
+
+type deadlineKey struct{}
+
+// WithTaskDeadline tells Start when the session must be done; the Job's activeDeadlineSeconds
+// follows from it (bounded). Without it Start uses the default deadline.
+func WithTaskDeadline(ctx context.Context, deadline time.Time) context.Context {
+	return context.WithValue(ctx, deadlineKey{}, deadline)
+}
+
+func taskDeadline(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(deadlineKey{}).(time.Time)
+	return t, ok && !t.IsZero()
+}
+
+// JobName is the name of the Job of a task (run-specific, so a rerun never meets old Jobs).
+func JobName(owner Owner, taskID string) string {
+	if owner.Run != "" {
+		return ObjectName(owner.Name, owner.Run+"-"+taskID)
+	}
+	return ObjectName(owner.Name, taskID)
+}
+
+// ErrRequestTooLarge is returned by Start for a request that does not fit in a Job.
+var ErrRequestTooLarge = errors.New("task request too large for a Job")
+
+// Start implements Runner: it creates the task's Job unless the task has a Job or a result.
+func (r *Job) Start(ctx context.Context, owner Owner, req agent.TaskRequest) error {
+	if err := owner.Validate(); err != nil {
+		return err
+	}
+	if req.Task.ID == "" {
+		return errors.New("task has no id")
+	}
+	if r.opts.Image == "" {
+		return errors.New("the Job runner has no agent image: start the manager with --agent-image")
+	}
+	res, err := ReadResult(ctx, r.client, owner, req.Task.ID)
+	if err != nil && !errors.Is(err, ErrMalformedResult) {
+		return err
+	}
+	if res != nil || err != nil {
+		// Done, or failed for good with a malformed result: Check reports which.
+		return nil
+	}
+	jobs := r.client.BatchV1().Jobs(owner.Namespace)
+	name := JobName(owner, req.Task.ID)
+	if existing, err := jobs.Get(ctx, name, metav1.GetOptions{}); err == nil {
+		if !owner.Owns(existing.OwnerReferences) || !jobFinished(existing) {
+			return r.adopt(ctx, owner, existing)
+		}
+		// A finished Job without a result: the controller retries the task, so run it afresh.
+		if err := r.deleteJob(ctx, existing); err != nil {
+			return err
+		}
+	} else if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reading Job %s/%s: %w", owner.Namespace, name, err)
+	}
+	job, err := r.jobFor(ctx, owner, req)
+	if err != nil {
+		return err
+	}
+	if r.opts.ManageAccess {
+		if err := r.ensureAccess(ctx, owner.Namespace); err != nil {
+			return err
+		}
+	}
+	_, err = jobs.Create(ctx, job, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		existing, gerr := jobs.Get(ctx, name, metav1.GetOptions{})
+		if gerr != nil {
+			return fmt.Errorf("reading Job %s/%s: %w", owner.Namespace, name, gerr)
+		}
+		return r.adopt(ctx, owner, existing)
+	}
+	if err != nil {
+		return fmt.Errorf("creating Job %s/%s: %w", owner.Namespace, name, err)
+	}
+	return nil
+}
+
+// adopt accepts an existing Job of this owner; a namesake of a deleted Troubleshoot is
+// removed so the next Start can create ours.
+func (r *Job) adopt(ctx context.Context, owner Owner, job *batchv1.Job) error {
+	if owner.Owns(job.OwnerReferences) {
+		return nil
+	}
+	if err := r.deleteJob(ctx, job); err != nil {
+		return err
+	}
+	return fmt.Errorf("job %s/%s belongs to a previous Troubleshoot of that name and is being removed; retry", job.Namespace, job.Name)
+}
+
+// deleteJob deletes exactly this Job (UID precondition); its pods follow in the background.
+func (r *Job) deleteJob(ctx context.Context, job *batchv1.Job) error {
+	err := r.client.BatchV1().Jobs(job.Namespace).Delete(ctx, job.Name, metav1.DeleteOptions{
+		PropagationPolicy: ptr.To(metav1.DeletePropagationBackground),
+		Preconditions:     &metav1.Preconditions{UID: &job.UID},
+	})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("deleting Job %s/%s: %w", job.Namespace, job.Name, err)
+	}
+	return nil
+}
+
+func jobFinished(job *batchv1.Job) bool {
+	return jobCondition(job, batchv1.JobFailed) != nil || jobCondition(job, batchv1.JobComplete) != nil
+}
+
+// deadlineFor is the Job's activeDeadlineSeconds: the session's remaining time, bounded.
+func (r *Job) deadlineFor(ctx context.Context) time.Duration {
+	d := r.opts.DefaultDeadline
+	if t, ok := taskDeadline(ctx); ok {
+		d = t.Sub(r.now())
+	}
+	d = max(d, r.opts.MinDeadline)
+	d = min(d, r.opts.MaxDeadline)
+	return d.Truncate(time.Second)
+}
+
+// jobFor renders the task Job.
+func (r *Job) jobFor(ctx context.Context, owner Owner, req agent.TaskRequest) (*batchv1.Job, error) {
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encoding task %s: %w", req.Task.ID, err)
+	}
+	if len(raw) > MaxJobRequestBytes {
+		return nil, fmt.Errorf("%w: task %s is %d bytes, at most %d", ErrRequestTooLarge, req.Task.ID, len(raw), MaxJobRequestBytes)
+	}
+	deadline := r.deadlineFor(ctx)
+	// The agent stops a little before the Job's deadline so it can still write an error result.
+	agentTimeout := max(deadline-10*time.Second, deadline*3/4)
+
+	lbls := owner.Labels()
+	lbls[LabelTaskID] = req.Task.ID
+	lbls[LabelComponent] = ComponentTask
+	lbls[LabelAgent] = ComponentAgent
+	ref := owner.Reference()
+	ref.Controller, ref.BlockOwnerDeletion = ptr.To(true), ptr.To(true)
+
+	env := []corev1.EnvVar{{Name: EnvTaskRequest, Value: string(raw)}}
+	ownerEnv := owner.Env()
+	keys := make([]string, 0, len(ownerEnv))
+	for k := range ownerEnv {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, corev1.EnvVar{Name: k, Value: ownerEnv[k]})
+	}
+
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            JobName(owner, req.Task.ID),
+			Namespace:       owner.Namespace,
+			Labels:          lbls,
+			OwnerReferences: []metav1.OwnerReference{ref},
+		},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            ptr.To[int32](1),
+			ActiveDeadlineSeconds:   ptr.To(int64(deadline / time.Second)),
+			TTLSecondsAfterFinished: ptr.To(int32(r.opts.TTLAfterFinished / time.Second)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: lbls},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                 corev1.RestartPolicyNever,
+					ServiceAccountName:            r.opts.ServiceAccount,
+					AutomountServiceAccountToken:  ptr.To(true),
+					EnableServiceLinks:            ptr.To(false),
+					TerminationGracePeriodSeconds: ptr.To[int64](10),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To[int64](65532),
+						RunAsGroup:     ptr.To[int64](65532),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:            agentContainer,
+						Image:           r.opts.Image,
+						ImagePullPolicy: r.opts.ImagePullPolicy,
+						Command:         append([]string(nil), r.opts.Command...),
+						Args:            []string{"--timeout=" + agentTimeout.String()},
+						Env:             env,
+						Resources:       r.opts.Resources,
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							ReadOnlyRootFilesystem:   ptr.To(true),
+							RunAsNonRoot:             ptr.To(true),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+					}},
+				},
+			},
+		},
+	}, nil
+}
+
+// Check implements Runner.
+func (r *Job) Check(ctx context.Context, owner Owner, taskID string) (Outcome, error) {
+	res, err := ReadResult(ctx, r.client, owner, taskID)
+	switch {
+	case errors.Is(err, ErrMalformedResult):
+		return Outcome{State: StateFailed, Reason: clipReason(err.Error())}, nil
+	case err != nil:
+		return Outcome{}, err
+	case res != nil:
+		return Outcome{State: StateDone, Result: res}, nil
+	}
+	name := JobName(owner, taskID)
+	job, err := r.client.BatchV1().Jobs(owner.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return Outcome{State: StateMissing}, nil
+	}
+	if err != nil {
+		return Outcome{}, fmt.Errorf("reading Job %s/%s: %w", owner.Namespace, name, err)
+	}
+	if !owner.Owns(job.OwnerReferences) {
+		return Outcome{State: StateMissing}, nil
+	}
+	pods, err := r.client.CoreV1().Pods(owner.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{jobNameLabel: job.Name}.String(),
+		Limit:         20,
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("listing pods of Job %s/%s: %w", owner.Namespace, name, err)
+	}
+	// Pods of a deleted namesake may linger while they are collected.
+	ownPods := pods.Items[:0]
+	for _, p := range pods.Items {
+		if c := metav1.GetControllerOf(&p); c != nil && c.UID == job.UID {
+			ownPods = append(ownPods, p)
+		}
+	}
+	pods.Items = ownPods
+	if c := jobCondition(job, batchv1.JobFailed); c != nil {
+		return Outcome{State: StateFailed, Reason: clipReason(failedJobReason(job, c, pods.Items))}, nil
+	}
+	if c := jobCondition(job, batchv1.JobComplete); c != nil {
+		// The result is read first, so a complete Job without one wrote nothing usable.
+		return Outcome{State: StateFailed, Reason: clipReason(fmt.Sprintf("agent Job %s completed without writing its result ConfigMap %s", job.Name, ResultName(owner, taskID)))}, nil
+	}
+	if reason := r.startFailure(job, pods.Items); reason != "" {
+		return Outcome{State: StateFailed, Reason: clipReason(reason)}, nil
+	}
+	if len(pods.Items) == 0 && r.now().Sub(job.CreationTimestamp.Time) > r.opts.StartTimeout {
+		if msg := r.createFailure(ctx, job); msg != "" {
+			return Outcome{State: StateFailed, Reason: clipReason(fmt.Sprintf("agent Job %s cannot create its pod: %s", job.Name, msg))}, nil
+		}
+	}
+	return Outcome{State: StateRunning}, nil
+}
+
+func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range job.Status.Conditions {
+		if c := &job.Status.Conditions[i]; c.Type == t && c.Status == corev1.ConditionTrue {
+			return c
+		}
+	}
+	return nil
+}
+
+// failedJobReason explains a Failed Job in one line, with what its last pod said.
+func failedJobReason(job *batchv1.Job, c *batchv1.JobCondition, pods []corev1.Pod) string {
+	var what string
+	switch c.Reason {
+	case batchv1.JobReasonDeadlineExceeded:
+		what = fmt.Sprintf("exceeded its deadline of %ds", ptr.Deref(job.Spec.ActiveDeadlineSeconds, 0))
+	case batchv1.JobReasonBackoffLimitExceeded:
+		what = fmt.Sprintf("failed %d time(s)", job.Status.Failed)
+	default:
+		what = "failed: " + strings.TrimSpace(c.Reason+" "+c.Message)
+	}
+	msg := "agent Job " + job.Name + " " + what
+	if last := lastPodState(pods); last != "" {
+		msg += "; last pod: " + last
+	}
+	return msg
+}
+
+// lastPodState describes the agent container of the newest pod: its exit, or why it waits.
+func lastPodState(pods []corev1.Pod) string {
+	if len(pods) == 0 {
+		return ""
+	}
+	sort.Slice(pods, func(i, j int) bool { return pods[i].CreationTimestamp.After(pods[j].CreationTimestamp.Time) })
+	p := &pods[0]
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name != agentContainer {
+			continue
+		}
+		switch {
+		case cs.State.Terminated != nil:
+			t := cs.State.Terminated
+			return strings.TrimSpace(fmt.Sprintf("exit code %d (%s) %s", t.ExitCode, t.Reason, lastLine(t.Message)))
+		case cs.State.Waiting != nil:
+			return strings.TrimSpace(cs.State.Waiting.Reason + " " + cs.State.Waiting.Message)
+		}
+	}
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
+			return strings.TrimSpace("Pending: " + cond.Reason + " " + cond.Message)
+		}
+	}
+	return string(p.Status.Phase)
+}
+
+// startFailures are the waiting reasons of a container that cannot start without a change.
+var startFailures = map[string]bool{
+	"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true,
+}
+
+// startFailure reports a pod whose agent container has not been able to start for longer
+// than StartTimeout.
+func (r *Job) startFailure(job *batchv1.Job, pods []corev1.Pod) string {
+	for _, p := range pods {
+		if r.now().Sub(p.CreationTimestamp.Time) <= r.opts.StartTimeout || p.DeletionTimestamp != nil {
+			continue
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil && startFailures[w.Reason] {
+				return fmt.Sprintf("agent Job %s cannot start its pod for %s: %s: %s",
+					job.Name, r.now().Sub(p.CreationTimestamp.Time).Round(time.Second), w.Reason, lastLine(w.Message))
+			}
+		}
+	}
+	return ""
+}
+
+// createFailure returns the latest FailedCreate event of a Job that has no pod, or "".
+func (r *Job) createFailure(ctx context.Context, job *batchv1.Job) string {
+	evs, err := r.client.CoreV1().Events(job.Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.Set{"involvedObject.kind": "Job", "involvedObject.name": job.Name}.String(),
+		Limit:         50,
+	})
+	if err != nil {
+		return ""
+	}
+	var latest *corev1.Event
+	for i := range evs.Items {
+		e := &evs.Items[i]
+		if e.Reason != "FailedCreate" || e.InvolvedObject.UID != job.UID {
+			continue
+		}
+		if latest == nil || e.LastTimestamp.After(latest.LastTimestamp.Time) {
+			latest = e
+		}
+	}
+	if latest == nil {
+		return ""
+	}
+	return lastLine(latest.Message)
+}
+
+// Cleanup implements Runner: it deletes the owner's task Jobs (their pods follow in the
+// background). An owner without UID stands for every Troubleshoot of that name.
+func (r *Job) Cleanup(ctx context.Context, owner Owner) error {
+	own, _ := labels.NewRequirement(LabelTroubleshoot, selection.Equals, []string{LabelValue(owner.Name)})
+	comp, _ := labels.NewRequirement(LabelComponent, selection.Equals, []string{ComponentTask})
+	jobs := r.client.BatchV1().Jobs(owner.Namespace)
+	list, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.NewSelector().Add(*own, *comp).String(), Limit: maxListedJobs})
+	if err != nil {
+		return fmt.Errorf("listing Jobs of %s: %w", owner, err)
+	}
+	var errs []error
+	for i := range list.Items {
+		j := &list.Items[i]
+		if owner.UID != "" && !owner.Owns(j.OwnerReferences) {
+			continue
+		}
+		if owner.UID == "" && !ownedByName(j.OwnerReferences, owner.Name) {
+			continue
+		}
+		if j.DeletionTimestamp != nil {
+			continue
+		}
+		if err := r.deleteJob(ctx, j); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func ownedByName(refs []metav1.OwnerReference, name string) bool {
+	for _, r := range refs {
+		if r.Kind == "Troubleshoot" && r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ensureAccess creates, when missing, the agent's ServiceAccount in ns, RoleBindings to the
+// read and result roles there, and a ClusterRoleBinding to the cluster read role that the
+// Namespace owns (so it goes away with the namespace). Existing objects are left as they are:
+// an administrator may have tailored them.
+func (r *Job) ensureAccess(ctx context.Context, ns string) error {
+	r.mu.Lock()
+	at, ok := r.access[ns]
+	r.mu.Unlock()
+	if ok && r.now().Sub(at) < accessRecheck {
+		return nil
+	}
+	meta := func(name, namespace string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{
+			LabelManagedBy: "kubage", LabelAgent: ComponentAgent,
+		}}
+	}
+	sa := r.opts.ServiceAccount
+	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}
+	if _, err := r.client.CoreV1().ServiceAccounts(ns).Get(ctx, sa, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		_, err = r.client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta(sa, ns)}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating ServiceAccount %s/%s for task Jobs: %w", ns, sa, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("reading ServiceAccount %s/%s: %w", ns, sa, err)
+	}
+	for _, role := range []string{r.opts.ReadRole, r.opts.ResultRole} {
+		rb := &rbacv1.RoleBinding{
+			ObjectMeta: meta(role, ns),
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   subject,
+		}
+		if err := createIfMissing(ctx, func(ctx context.Context) error {
+			_, err := r.client.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("binding ClusterRole %s to %s/%s: %w", role, ns, sa, err)
+		}
+	}
+	nsObj, err := r.client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading Namespace %s: %w", ns, err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: meta(ObjectName(r.opts.ClusterReadRole, ns), ""),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: r.opts.ClusterReadRole},
+		Subjects:   subject,
+	}
+	crb.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: ns, UID: nsObj.UID}}
+	if err := createIfMissing(ctx, func(ctx context.Context) error {
+		_, err := r.client.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return fmt.Errorf("binding ClusterRole %s to %s/%s: %w", r.opts.ClusterReadRole, ns, sa, err)
+	}
+	r.mu.Lock()
+	if len(r.access) >= maxAccessCache {
+		clear(r.access)
+	}
+	r.access[ns] = r.now()
+	r.mu.Unlock()
+	return nil
+}
+
+func createIfMissing(ctx context.Context, create func(context.Context) error) error {
+	if err := create(ctx); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	return clip(s, 300)
+}
+
+func clipReason(s string) string { return clip(s, maxReason) }
