@@ -119,6 +119,14 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 			return nil
 		}
 	}
+	// Utilization targets need requests on every container; without them the HPA cannot
+	// work even once metrics are available, so this is checked on the spec directly.
+	if res, container := utilizationWithoutRequests(ctx, e, h, target); res != "" {
+		facts["metric"] = res
+		e.find(Finding{Rule: "hpa-missing-requests", Object: href, Culprit: target, Affected: []ObjectRef{href}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s scales on %s utilization, but container %s of %s/%s sets no %s request, so utilization cannot be computed.", h.Name, res, container, target.Kind, target.Name, res)})
+		return nil
+	}
 	msg := ""
 	if activeFalse != nil && activeFalse.Reason != "ScalingDisabled" {
 		msg = activeFalse.Message
@@ -319,4 +327,34 @@ func controllerOfObj(o runtime.Object) *metav1.OwnerReference {
 		return controllerOf(m)
 	}
 	return nil
+}
+
+// utilizationWithoutRequests returns the resource and container of the first utilization
+// metric whose container has no request for it.
+func utilizationWithoutRequests(ctx context.Context, e *env, h *autoscalingv2.HorizontalPodAutoscaler, target ObjectRef) (string, string) {
+	var want []corev1.ResourceName
+	for _, m := range h.Spec.Metrics {
+		if m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil && m.Resource.Target.Type == autoscalingv2.UtilizationMetricType {
+			want = append(want, m.Resource.Name)
+		}
+	}
+	if len(want) == 0 {
+		return "", ""
+	}
+	obj, err := e.get(ctx, target.Kind, target.Name)
+	if err != nil {
+		return "", ""
+	}
+	spec, _, ok := tools.PodTemplate(obj)
+	if !ok {
+		return "", ""
+	}
+	for _, r := range want {
+		for _, c := range spec.Containers {
+			if _, has := c.Resources.Requests[r]; !has {
+				return string(r), c.Name
+			}
+		}
+	}
+	return "", ""
 }

@@ -278,6 +278,10 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		pc.find(ctx, "unschedulable-nodes-cordoned", "", fmt.Sprintf("Pod %s cannot be scheduled: the candidate nodes are cordoned. Scheduler: %s", p.Name, short),
 			wl, evIDs, map[string]string{"message": short})
 	default:
+		low := strings.ToLower(msg)
+		if (strings.Contains(low, "volume") || strings.Contains(low, "claim")) && pc.claims(ctx, evIDs) {
+			return true, nil
+		}
 		pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s cannot be scheduled: %s", p.Name, short), wl, evIDs, map[string]string{"message": short})
 	}
 	return true, nil
@@ -369,9 +373,8 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 				pc.oom(ctx, cs, spec)
 				return nil
 			}
-			if pc.e.now.Sub(p.CreationTimestamp.Time) > time.Minute {
-				return pc.mounts(ctx, cs.Name)
-			}
+			// mounts only reports FailedMount/sandbox events or references that are really missing.
+			return pc.mounts(ctx, cs.Name)
 		default:
 			pc.find(ctx, "create-container-error", cs.Name, fmt.Sprintf("Container %s of pod %s is waiting: %s %s", cs.Name, p.Name, w.Reason, tools.Sanitize(w.Message, 300, true)),
 				ObjectRef{}, nil, map[string]string{"message": w.Reason + " " + tools.Sanitize(w.Message, 200, true)})
@@ -408,11 +411,13 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			}
 			return nil
 		}
-		if cs.RestartCount >= 3 && last != nil && last.ExitCode != 0 && pc.e.now.Sub(last.FinishedAt.Time) < time.Hour {
+		if cs.RestartCount > 0 && last != nil && last.ExitCode != 0 && pc.e.now.Sub(last.FinishedAt.Time) < time.Hour {
 			if pc.probeFailure(ctx, cs, spec, true) {
 				return nil
 			}
-			pc.crash(ctx, cs, "crash-loop", 65)
+			if cs.RestartCount >= 3 {
+				pc.crash(ctx, cs, "crash-loop", 65)
+			}
 		}
 	}
 	return nil
@@ -439,6 +444,10 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, rule s
 		exit, reason = t.ExitCode, t.Reason
 	}
 	lr := pc.e.logs(ctx, pc.pod.Name, cs.Name, previous)
+	if previous && len(lr.Lines) == 0 && cs.State.Running != nil {
+		// Some runtimes keep no previous log; the restarted instance may still tell the story.
+		lr = pc.e.logs(ctx, pc.pod.Name, cs.Name, false)
+	}
 	var evIDs []string
 	tail := lastLines(lr.Lines, 5)
 	logSummary := "no log output available"
@@ -453,7 +462,9 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, rule s
 		evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, *g))
 	}
 	var summary string
-	if rule == "container-failed" {
+	if exit == 0 && rule == "crash-loop" {
+		summary = fmt.Sprintf("Container %s of pod %s keeps exiting with code 0 (%s) and is restarted because restartPolicy is Always: the process finishes instead of staying up (restarted %d time(s)); %s.", cs.Name, pc.pod.Name, reason, cs.RestartCount, logSummary)
+	} else if rule == "container-failed" {
 		summary = fmt.Sprintf("Container %s of pod %s exited with code %d (%s: %s); %s.", cs.Name, pc.pod.Name, exit, reason, ExitMeaning(exit), logSummary)
 	} else {
 		summary = fmt.Sprintf("Container %s of pod %s is crash-looping: restarted %d time(s), last exit code %d (%s: %s); %s.", cs.Name, pc.pod.Name, cs.RestartCount, exit, reason, ExitMeaning(exit), logSummary)

@@ -115,6 +115,36 @@ func scenarios() []scenario {
 				})
 				return o
 			}},
+		{name: "image pull auth as the kwok stage reports it", target: deploy("web"), rule: "image-pull-auth", culprit: "Deployment/web",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Waiting(p, "ImagePullBackOff", `Back-off pulling image "registry.private.example/web:1.1": ErrImagePull: pull access denied, repository does not exist or may require authorization: server message: 401 Unauthorized: unauthorized: authentication required`)
+				})
+				return o
+			}},
+		{name: "container exits 0 under restartPolicy Always", target: deploy("web"), rule: "crash-loop", culprit: "Deployment/web", contains: []string{"exiting with code 0"},
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) { fx.CrashLoop(p, 0, "Completed", 4) })
+				return o
+			}},
+		{name: "liveness failing while the container is up again", target: &agent.Target{Kind: "Pod", Name: podName(0)}, rule: "liveness-probe-failing", culprit: "Deployment/web",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					cs := &p.Status.ContainerStatuses[0]
+					cs.RestartCount = 1
+					cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", FinishedAt: fx.Ago(10 * time.Second)}}
+				})
+				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 500", 3, 5*time.Second))
+			}},
+		{name: "mount failure right after creation", target: &agent.Target{Kind: "Pod", Name: podName(0)}, rule: "secret-missing", culprit: "Secret/tls",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					p.CreationTimestamp = fx.Ago(5 * time.Second)
+					p.Spec.Volumes = []corev1.Volume{{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "tls"}}}}
+					fx.Waiting(p, "ContainerCreating", "")
+				})
+				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "FailedMount", `MountVolume.SetUp failed for volume "tls" : secret "tls" not found`, 1, time.Second))
+			}},
 		{name: "invalid image name", target: deploy("web"), rule: "invalid-image-name", culprit: "Deployment/web",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) {
@@ -292,6 +322,15 @@ func scenarios() []scenario {
 				_, _, o := webApp(1, nil)
 				return append(o, hpa(1, 5, 1, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric",
 					Message: "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"}))
+			}},
+		{name: "hpa utilization without requests (spec check)", target: &agent.Target{Kind: "hpa", Name: "web"}, rule: "hpa-missing-requests", culprit: "Deployment/web", contains: []string{"sets no cpu request"},
+			objs: func() []runtime.Object {
+				d, _, o := webApp(1, nil)
+				d.Spec.Template.Spec.Containers[0].Resources.Requests = nil
+				h := hpa(1, 5, 1, autoscalingCond())
+				h.Spec.Metrics = []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU,
+					Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: fx.Ptr(int32(70))}}}}
+				return append(o, h)
 			}},
 		{name: "hpa missing requests", target: &agent.Target{Kind: "hpa", Name: "web"}, rule: "hpa-missing-requests", culprit: "Deployment/web",
 			objs: func() []runtime.Object {

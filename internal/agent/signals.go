@@ -55,10 +55,13 @@ const (
 func ClassifyPull(msg string) PullFailure {
 	m := strings.ToLower(clipString(msg, 2000))
 	switch {
+	// Explicit credential failures first: they settle the "denied" messages below.
+	case strings.Contains(m, "unauthorized") || strings.Contains(m, "authentication required") || strings.Contains(m, "no basic auth credentials") ||
+		strings.Contains(m, "403 forbidden") || strings.Contains(m, "invalid username/password") || strings.Contains(m, "401"):
+		return PullAuth
 	case strings.Contains(m, "pull access denied") || (strings.Contains(m, "does not exist") && strings.Contains(m, "may require")):
 		return PullAmbiguous
-	case strings.Contains(m, "unauthorized") || strings.Contains(m, "authentication required") || strings.Contains(m, "no basic auth credentials") ||
-		strings.Contains(m, "403 forbidden") || strings.Contains(m, "denied: ") || strings.Contains(m, "access denied") || strings.Contains(m, "invalid username/password"):
+	case strings.Contains(m, "denied: ") || strings.Contains(m, "access denied"):
 		return PullAuth
 	case strings.Contains(m, "manifest unknown") || strings.Contains(m, "not found") || strings.Contains(m, "notfound") ||
 		strings.Contains(m, "does not exist") || strings.Contains(m, "name unknown") || strings.Contains(m, "no such manifest"):

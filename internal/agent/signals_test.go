@@ -45,6 +45,7 @@ func TestClassifyPull(t *testing.T) {
 		`pull access denied for private/app, repository does not exist or may require 'docker login': denied: requested access`:                PullAmbiguous,
 		`dial tcp: lookup registry.example on 10.96.0.10:53: no such host`:                                                                     PullNetwork,
 		`Back-off pulling image "x"`: PullUnknown,
+		`Back-off pulling image "registry.private.example/app:1": ErrImagePull: pull access denied, repository does not exist or may require authorization: server message: 401 Unauthorized: unauthorized: authentication required`: PullAuth,
 	}
 	for msg, want := range cases {
 		if got := ClassifyPull(msg); got != want {
