@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -150,4 +151,24 @@ func BenchmarkIndex(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestBenchReport prints the full benchmark as JSON (quality per leg, index
+// cost, latency over 10,000 queries). It runs only with KUBAGE_BENCH=1, for
+// `make bench`.
+func TestBenchReport(t *testing.T) {
+	if os.Getenv("KUBAGE_BENCH") == "" {
+		t.Skip("set KUBAGE_BENCH=1 to run the knowledge benchmark")
+	}
+	dir := sharedDir(t)
+	qs, err := LoadQueries(filepath.Join(dir, "eval", "retrieval-dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Bench(context.Background(), Config{CorpusRoot: filepath.Join(dir, "corpus")}, qs, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(rep, "", "  ")
+	fmt.Println(string(b))
 }
