@@ -167,7 +167,13 @@ type Job struct {
 	access map[string]time.Time
 }
 
-var _ Runner = (*Job)(nil)
+var (
+	_ Runner = (*Job)(nil)
+	_ Namer  = (*Job)(nil)
+)
+
+// TaskObjectName implements Namer: the Job of the task.
+func (r *Job) TaskObjectName(owner Owner, taskID string) string { return JobName(owner, taskID) }
 
 // accessRecheck is how long an ensured namespace is trusted before it is checked again.
 const accessRecheck = 10 * time.Minute

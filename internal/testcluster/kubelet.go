@@ -165,6 +165,9 @@ func StartKubelet(ctx context.Context, opts KubeletOptions) (*Kubelet, error) {
 	if opts.Identity == "" {
 		opts.Identity = IdentityServiceAccount
 	}
+	if opts.Identity != IdentityServiceAccount && opts.Identity != IdentityAdmin {
+		return nil, fmt.Errorf("kubelet harness: identity %q is neither %s nor %s", opts.Identity, IdentityServiceAccount, IdentityAdmin)
+	}
 	if opts.MaxOutputBytes <= 0 {
 		opts.MaxOutputBytes = 64 << 10
 	}
