@@ -18,7 +18,13 @@ package controllers
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -26,24 +32,124 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	kmcp "github.com/kubage/kubage/internal/tools/mcp"
+	"github.com/kubage/kubage/internal/tools/registry"
 )
+
+// Headers come from Secrets and ConfigMaps; their metadata is watched (never their
+// data) so that a rotated token is picked up at once.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
+// ReconcileRequestedAnnotation asks for an immediate health check and re-listing when its
+// value changes, e.g. `kubectl annotate toolserver logs kubage.io/reconcile-requested-at="$(date +%s)" --overwrite`.
+const ReconcileRequestedAnnotation = "kubage.io/reconcile-requested-at"
+
+const (
+	// toolServerSecretIndex and toolServerConfigMapIndex index ToolServers by the
+	// objects their headers refer to, so a change of one enqueues only its users.
+	toolServerSecretIndex    = "kubage.io/header-secrets"
+	toolServerConfigMapIndex = "kubage.io/header-configmaps"
+
+	// maxListedTools bounds how many tools one health check reads from a server.
+	maxListedTools = 5000
+	// defaultHealthCheckInterval applies when spec.healthCheckInterval is unset.
+	defaultHealthCheckInterval = time.Minute
+	// firstRetry is the wait after the first failed health check; it doubles per failure.
+	firstRetry = 2 * time.Second
+	// minMaxBackoff is the least the backoff may grow to, for short intervals.
+	minMaxBackoff = 5 * time.Minute
+)
+
+var (
+	toolServerChecks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubage_toolserver_health_checks_total",
+		Help: "ToolServer health checks by outcome (Connected or the failure reason).",
+	}, []string{"reason"})
+	toolServerDiscoverySeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "kubage_toolserver_discovery_duration_seconds",
+		Help:    "Time to connect to an MCP server, initialise and list its tools.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12),
+	})
+)
+
+func init() {
+	metrics.Registry.MustRegister(toolServerChecks, toolServerDiscoverySeconds)
+}
 
 // ToolServerReconciler connects to an MCP server, lists its tools and tracks its health.
 type ToolServerReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+	// APIReader reads Secrets and ConfigMaps without a cache; set from the manager when nil.
+	APIReader client.Reader
+	// Discover connects and lists tools; kmcp.Discover when nil (tests may replace it).
+	Discover func(context.Context, kmcp.Config) (*kmcp.Discovery, error)
 }
 
-// SetupWithManager registers the reconciler; status writes do not retrigger it.
+// SetupWithManager registers the reconciler. Spec changes, the reconcile-request annotation
+// and changes of referenced Secrets and ConfigMaps trigger it; status writes do not.
 func (r *ToolServerReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Discover == nil {
+		r.Discover = kmcp.Discover
+	}
+	ctx := context.Background()
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(ctx, &kubagev1alpha1.ToolServer{}, toolServerSecretIndex, func(o client.Object) []string {
+		return registry.ReferencedSecrets(o.(*kubagev1alpha1.ToolServer))
+	}); err != nil {
+		return fmt.Errorf("indexing ToolServers by Secret: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &kubagev1alpha1.ToolServer{}, toolServerConfigMapIndex, func(o client.Object) []string {
+		return registry.ReferencedConfigMaps(o.(*kubagev1alpha1.ToolServer))
+	}); err != nil {
+		return fmt.Errorf("indexing ToolServers by ConfigMap: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.ToolServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&kubagev1alpha1.ToolServer{}, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, reconcileRequested{}))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(toolServerSecretIndex)), builder.OnlyMetadata).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(toolServerConfigMapIndex)), builder.OnlyMetadata).
 		Named("toolserver").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
+}
+
+// usersOf maps a Secret or ConfigMap to the ToolServers of its namespace that read it.
+func (r *ToolServerReconciler) usersOf(index string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &kubagev1alpha1.ToolServerList{}
+		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: obj.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing ToolServers that use a changed object", "index", index, "name", obj.GetName())
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for i := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+		return reqs
+	}
+}
+
+// reconcileRequested passes updates that change ReconcileRequestedAnnotation.
+type reconcileRequested struct {
+	predicate.Funcs
+}
+
+func (reconcileRequested) Update(e event.UpdateEvent) bool {
+	if e.ObjectOld == nil || e.ObjectNew == nil {
+		return false
+	}
+	return e.ObjectOld.GetAnnotations()[ReconcileRequestedAnnotation] != e.ObjectNew.GetAnnotations()[ReconcileRequestedAnnotation]
 }
 
 // Reconcile loads the object, runs the steps and patches the status once at the end.
@@ -60,21 +166,132 @@ func (r *ToolServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	before := obj.DeepCopy()
 
 	defer func() {
-		summarizeToolServer(obj, retErr)
+		summarizeToolServer(obj, retErr, time.Now())
 		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}
 		recordReadyTransition(r.Recorder, obj, before.Status.Conditions, obj.Status.Conditions)
+		var pe *probeError
+		if errors.As(retErr, &pe) {
+			// A failed health check is expected weather: retry on our own backoff, not
+			// controller-runtime's, which starts at milliseconds.
+			result, retErr = ctrl.Result{RequeueAfter: healthCheckBackoff(obj.Status.ConsecutiveFailures, healthCheckInterval(obj))}, nil
+			return
+		}
 		result, retErr = resultFor(result, retErr)
 	}()
 
-	log.V(1).Info("Reconciling", "ToolServer", klog.KObj(obj))
-	return runSteps(ctx, obj, r.steps())
+	log.V(1).Info("Reconciling", "ToolServer", klog.KObj(obj), "url", obj.Spec.URL)
+	run := &toolServerRun{r: r}
+	return runSteps(ctx, obj, []step[*kubagev1alpha1.ToolServer]{
+		run.resolveHeaders,
+		run.discover,
+	})
 }
 
-// steps is the ordered work of one reconcile. Later issues add connecting, listing tools and the health-check schedule
-// here.
-func (r *ToolServerReconciler) steps() []step[*kubagev1alpha1.ToolServer] {
-	return []step[*kubagev1alpha1.ToolServer]{}
+// toolServerRun carries what one reconcile learns from step to step.
+type toolServerRun struct {
+	r       *ToolServerReconciler
+	headers map[string]string
+}
+
+// resolveHeaders reads header values; a missing Secret or ConfigMap stalls the object
+// until it appears (the watch brings it back).
+func (run *toolServerRun) resolveHeaders(ctx context.Context, obj *kubagev1alpha1.ToolServer) (ctrl.Result, error) {
+	headers, err := registry.ResolveHeaders(ctx, run.r.APIReader, obj)
+	var missing *registry.MissingReferenceError
+	switch {
+	case errors.As(err, &missing):
+		reason := SecretNotFoundReason
+		if missing.Kind == "ConfigMap" {
+			reason = ConfigMapNotFoundReason
+		}
+		toolServerChecks.WithLabelValues(reason).Inc()
+		return ctrl.Result{}, Stalled(reason, err)
+	case err != nil:
+		return ctrl.Result{}, err
+	}
+	for name, value := range headers {
+		if !validHeaderValue(value) {
+			return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason,
+				fmt.Errorf("the value of header %s contains control characters", name))
+		}
+	}
+	run.headers = headers
+	return ctrl.Result{}, nil
+}
+
+// discover connects to the server, lists its tools and records them; on failure it
+// keeps the last-known tools and counts the failure for the backoff.
+func (run *toolServerRun) discover(ctx context.Context, obj *kubagev1alpha1.ToolServer) (ctrl.Result, error) {
+	cfg := registry.ConfigFor(obj, run.headers)
+	cfg.MaxTools = maxListedTools
+	// Each request is bounded by the timeout; the whole check by a few of them.
+	ctx, cancel := context.WithTimeout(ctx, 3*cfg.Timeout)
+	defer cancel()
+
+	ctrl.LoggerFrom(ctx).V(1).Info("Checking MCP server", "ToolServer", klog.KObj(obj), "transport", cfg.Transport)
+	start := time.Now()
+	d, err := run.r.Discover(ctx, cfg)
+	toolServerDiscoverySeconds.Observe(time.Since(start).Seconds())
+	if err != nil {
+		reason := string(kmcp.ReasonOf(err))
+		toolServerChecks.WithLabelValues(reason).Inc()
+		obj.Status.ConsecutiveFailures++
+		return ctrl.Result{}, &probeError{Reason: reason, Err: err}
+	}
+	toolServerChecks.WithLabelValues(ConnectedReason).Inc()
+
+	now := metav1.NewTime(time.Now())
+	obj.Status.DiscoveredTools = discoveredTools(obj.Spec.Tools, d.Tools.Tools)
+	obj.Status.ToolCount = int32(len(d.Tools.Tools))
+	obj.Status.ServerInfo = &kubagev1alpha1.ServerInfo{
+		Name:            truncate(d.Server.Name, 253),
+		Version:         truncate(d.Server.Version, 64),
+		ProtocolVersion: truncate(d.Server.ProtocolVersion, 32),
+	}
+	obj.Status.LastSeenTime = &now
+	obj.Status.ConsecutiveFailures = 0
+	return ctrl.Result{RequeueAfter: healthCheckInterval(obj)}, nil
+}
+
+// probeError is a failed health check: the server, not the spec, is at fault.
+type probeError struct {
+	// Reason is a kmcp.Reason such as Unreachable or AuthFailed.
+	Reason string
+	Err    error
+}
+
+func (e *probeError) Error() string { return e.Err.Error() }
+func (e *probeError) Unwrap() error { return e.Err }
+
+// healthCheckInterval is spec.healthCheckInterval or its default.
+func healthCheckInterval(obj *kubagev1alpha1.ToolServer) time.Duration {
+	if obj.Spec.HealthCheckInterval != nil && obj.Spec.HealthCheckInterval.Duration > 0 {
+		return obj.Spec.HealthCheckInterval.Duration
+	}
+	return defaultHealthCheckInterval
+}
+
+// healthCheckBackoff is the wait after the n-th consecutive failure: 2s, 4s, 8s, ...
+// up to the larger of the interval and five minutes, so an outage is noticed ending
+// quickly at first and a long one is not hammered.
+func healthCheckBackoff(failures int32, interval time.Duration) time.Duration {
+	ceiling := max(interval, minMaxBackoff)
+	d := firstRetry
+	for i := int32(1); i < failures && d < ceiling; i++ {
+		d *= 2
+	}
+	return min(d, ceiling)
+}
+
+// validHeaderValue rejects control characters, which net/http would refuse to send.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -92,6 +92,7 @@ func Start(opts Options) (*Server, error) {
 		name := fmt.Sprintf("tool_%04d", i)
 		s.mcp.AddTool(mcpsdk.NewTool(name,
 			mcpsdk.WithDescription(fmt.Sprintf("Generated tool number %d: returns its query.", i)),
+			mcpsdk.WithReadOnlyHintAnnotation(true),
 			mcpsdk.WithString("q", mcpsdk.Required(), mcpsdk.Description("What to look up"))),
 			func(_ context.Context, req mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 				s.calls.Add(1)
@@ -239,9 +240,9 @@ func (s *Server) addStandardTools() {
 		})
 }
 
-// AddTextTool adds a tool with one optional string argument "q" that answers text.
+// AddTextTool adds a read-only tool with one optional string argument "q" that answers text.
 func (s *Server) AddTextTool(name, description, text string) {
-	s.mcp.AddTool(mcpsdk.NewTool(name, mcpsdk.WithDescription(description), mcpsdk.WithString("q")),
+	s.mcp.AddTool(mcpsdk.NewTool(name, mcpsdk.WithDescription(description), mcpsdk.WithReadOnlyHintAnnotation(true), mcpsdk.WithString("q")),
 		func(context.Context, mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 			s.calls.Add(1)
 			return mcpsdk.NewToolResultText(text), nil
