@@ -236,12 +236,12 @@ func TestSessionName(t *testing.T) {
 		t.Error("another fingerprint must get another name")
 	}
 	for in, stem := range map[string]string{
-		"KubePodCrashLooping":           "kube-pod-crash-looping",
-		"CPUThrottlingHigh":             "cputhrottling-high",
-		"node_filesystem_almost_full":   "node-filesystem-almost-full",
-		"--":                            "unnamed",
-		"☃☃☃":                           "unnamed",
-		"Über Alert":                    "ber-alert",
+		"KubePodCrashLooping":          "kube-pod-crash-looping",
+		"CPUThrottlingHigh":            "cputhrottling-high",
+		"node_filesystem_almost_full":  "node-filesystem-almost-full",
+		"--":                           "unnamed",
+		"☃☃☃":                          "unnamed",
+		"Über Alert":                   "ber-alert",
 		strings.Repeat("VeryLong", 20): "very-long-very-long-very-long-very-long-very-l",
 	} {
 		name := SessionName(in, "ab", at)
