@@ -113,12 +113,22 @@ func ReadResults(ctx context.Context, cs kubernetes.Interface, owner Owner) (map
 	return out, nil
 }
 
-// DeleteResults deletes every result ConfigMap of the owner, of all its runs.
+// DeleteResults deletes every result ConfigMap of the owner, of all its runs. It lists
+// and deletes one by one, which needs only the delete verb (not deletecollection).
 func DeleteResults(ctx context.Context, cs kubernetes.Interface, owner Owner) error {
-	err := cs.CoreV1().ConfigMaps(owner.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
-		metav1.ListOptions{LabelSelector: resultSelector(owner.Name)})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting results of %s: %w", owner, err)
+	cms := cs.CoreV1().ConfigMaps(owner.Namespace)
+	list, err := cms.List(ctx, metav1.ListOptions{LabelSelector: resultSelector(owner.Name), Limit: maxListedResults})
+	if err != nil {
+		return fmt.Errorf("listing results of %s: %w", owner, err)
+	}
+	for i := range list.Items {
+		cm := &list.Items[i]
+		if owner.UID != "" && !owner.Owns(cm.OwnerReferences) {
+			continue
+		}
+		if err := cms.Delete(ctx, cm.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting result %s of %s: %w", cm.Name, owner, err)
+		}
 	}
 	return nil
 }

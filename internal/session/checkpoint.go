@@ -1,0 +1,174 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/runner"
+)
+
+// Checkpoint is the part of a session's state that the status has no room for: the full
+// task definitions of the current plan (with their arguments), the regulator's last
+// verdict, why the loop stopped, the conclusion and the phase timeline. It lives in the
+// ConfigMap CheckpointName(<troubleshoot>), owned by the Troubleshoot, and is always
+// written before the status that depends on it, so a restart at any moment finds both
+// consistent (or a checkpoint one step ahead, which the step simply redoes).
+type Checkpoint struct {
+	// Run is runner.RunToken of the rerun annotation this run answers.
+	Run string `json:"run,omitempty"`
+	// Generation is the spec generation the run started from.
+	Generation int64 `json:"generation,omitempty"`
+	// SpecHash is SpecHash(spec) when the run started; a different hash later means the
+	// result answers an older question.
+	SpecHash string `json:"specHash,omitempty"`
+	// Runner is the task runner chosen when the run started.
+	Runner string `json:"runner,omitempty"`
+	// Session is the brain's view of the spec, fixed when the run started.
+	Session agent.Session `json:"session"`
+	// Iteration is the current round, starting at 1.
+	Iteration int `json:"iteration,omitempty"`
+	// Tasks are the current round's tasks with their arguments.
+	Tasks []agent.Task `json:"tasks,omitempty"`
+	// Verdict is the regulator's last verdict.
+	Verdict *agent.Verdict `json:"verdict,omitempty"`
+	// Stop says why the loop ended early or the session failed.
+	Stop *Stop `json:"stop,omitempty"`
+	// Conclusion is the summarizer's answer, kept for re-rendering the report.
+	Conclusion *agent.Conclusion `json:"conclusion,omitempty"`
+	// Rounds records each finished round for the report.
+	Rounds []Round `json:"rounds,omitempty"`
+	// Timeline records phase changes.
+	Timeline []Mark `json:"timeline,omitempty"`
+
+	resourceVersion string
+	exists          bool
+	saved           []byte
+}
+
+// Stop is why a session stopped before the regulator concluded, or failed.
+type Stop struct {
+	// Reason is a condition reason: BudgetExhausted, TimedOut, TargetNotFound, ...
+	Reason string `json:"reason,omitempty"`
+	// Message says what happened in one line.
+	Message string `json:"message"`
+	// Failed is true when the session ends in phase Failed.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// Round is one finished plan → investigate → regulate round.
+type Round struct {
+	Iteration int         `json:"iteration"`
+	Tasks     []RoundTask `json:"tasks"`
+	Verdict   string      `json:"verdict,omitempty"`
+}
+
+// RoundTask is how one task of a round ended.
+type RoundTask struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	State       string `json:"state"`
+	Summary     string `json:"summary,omitempty"`
+}
+
+// Mark is one phase change.
+type Mark struct {
+	Phase     string    `json:"phase"`
+	Iteration int       `json:"iteration,omitempty"`
+	At        time.Time `json:"at"`
+	Note      string    `json:"note,omitempty"`
+}
+
+// Bounds of the checkpoint (a ConfigMap holds at most 1 MiB).
+const (
+	maxTimeline       = 200
+	maxCheckpointSize = 900 << 10
+	checkpointKey     = "session.json"
+	// ComponentSession marks checkpoint ConfigMaps.
+	ComponentSession = "session"
+	// ComponentReport marks report ConfigMaps.
+	ComponentReport = "report"
+)
+
+// CheckpointName is the name of a Troubleshoot's checkpoint ConfigMap.
+func CheckpointName(troubleshoot string) string { return runner.ObjectName(troubleshoot, "session") }
+
+// ReportName is the name of a Troubleshoot's report ConfigMap.
+func ReportName(troubleshoot string) string { return runner.ObjectName(troubleshoot, "report") }
+
+// loadCheckpoint reads the owner's checkpoint; a missing one (or one left by a deleted
+// namesake) comes back empty with found false.
+func loadCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.Owner) (*Checkpoint, bool, error) {
+	cm, err := cs.CoreV1().ConfigMaps(owner.Namespace).Get(ctx, CheckpointName(owner.Name), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return &Checkpoint{}, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading session checkpoint: %w", err)
+	}
+	ck := &Checkpoint{resourceVersion: cm.ResourceVersion, exists: true}
+	if !owner.Owns(cm.OwnerReferences) {
+		return ck, false, nil
+	}
+	raw := []byte(cm.Data[checkpointKey])
+	if err := json.Unmarshal(raw, ck); err != nil {
+		// A corrupt checkpoint is treated as lost: the session restarts from Pending.
+		return &Checkpoint{resourceVersion: cm.ResourceVersion, exists: true}, false, nil
+	}
+	ck.saved = raw
+	return ck, true, nil
+}
+
+// saveCheckpoint writes ck if it changed, with optimistic concurrency.
+func saveCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.Owner, ck *Checkpoint) error {
+	raw, err := json.Marshal(ck)
+	if err != nil {
+		return fmt.Errorf("encoding session checkpoint: %w", err)
+	}
+	if bytes.Equal(raw, ck.saved) {
+		return nil
+	}
+	if len(raw) > maxCheckpointSize {
+		return fmt.Errorf("session checkpoint of %d bytes exceeds %d", len(raw), maxCheckpointSize)
+	}
+	lbls := owner.Labels()
+	lbls[runner.LabelComponent] = ComponentSession
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: CheckpointName(owner.Name), Namespace: owner.Namespace, Labels: lbls,
+			OwnerReferences: []metav1.OwnerReference{owner.Reference()},
+			ResourceVersion: ck.resourceVersion,
+		},
+		Data: map[string]string{checkpointKey: string(raw)},
+	}
+	cms := cs.CoreV1().ConfigMaps(owner.Namespace)
+	var out *corev1.ConfigMap
+	if !ck.exists {
+		out, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+	} else {
+		out, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("writing session checkpoint: %w", err)
+	}
+	ck.resourceVersion, ck.exists, ck.saved = out.ResourceVersion, true, raw
+	return nil
+}
+
+// mark appends a phase change to the timeline, keeping it bounded.
+func (ck *Checkpoint) mark(phase string, iteration int, at time.Time, note string) {
+	m := Mark{Phase: phase, Iteration: iteration, At: at.UTC().Truncate(time.Second), Note: clean(note, 300)}
+	if len(ck.Timeline) >= maxTimeline {
+		ck.Timeline[len(ck.Timeline)-1] = m
+		return
+	}
+	ck.Timeline = append(ck.Timeline, m)
+}
