@@ -224,7 +224,9 @@ func (r *replanForever) Plan(ctx context.Context, s agent.Session, p agent.Progr
 	return r.Brain.Plan(ctx, s, p)
 }
 
-func (r *replanForever) TakeUsage() Usage { return Usage{LLMCalls: 1, PromptTokens: 300, CompletionTokens: 100} }
+func (r *replanForever) TakeUsage() Usage {
+	return Usage{LLMCalls: 1, PromptTokens: 300, CompletionTokens: 100}
+}
 
 func TestTokenBudget(t *testing.T) {
 	g := NewWithT(t)
