@@ -92,7 +92,10 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 	// The problem text nudges ranking between unrelated findings (e.g. "pods won't
 	// schedule" prefers a scheduling cause over an HPA warning); it never changes the
 	// reported confidence.
-	score := func(c *candidate) int { return c.Confidence + problemAffinity(s.Problem, c.Rule) }
+	words := problemWords(s.Problem)
+	score := func(c *candidate) int {
+		return c.Confidence + problemAffinity(s.Problem, c.Rule) + nameAffinity(words, c)
+	}
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
 		if score(a) != score(b) {
@@ -304,6 +307,30 @@ func problemAffinity(problem, rule string) int {
 			if strings.Contains(p, w) {
 				return 6
 			}
+		}
+	}
+	return 0
+}
+
+// problemWords splits the problem text into lower-case name-like tokens.
+func problemWords(problem string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(clipString(problem, 2000)), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.')
+	}) {
+		out[strings.Trim(w, ".-")] = true
+	}
+	return out
+}
+
+// nameAffinity favours candidates about an object the problem names ("web is down").
+func nameAffinity(words map[string]bool, c *candidate) int {
+	if len(words) == 0 {
+		return 0
+	}
+	for _, r := range append([]ObjectRef{c.Culprit, c.Object}, c.Affected...) {
+		if r.Name != "" && words[strings.ToLower(r.Name)] {
+			return 12
 		}
 	}
 	return 0
