@@ -21,6 +21,8 @@ CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 # kubectl's built-in kustomize (v5.8.1) renders config/; no separate binary to pin.
 KUSTOMIZE      := $(KUBECTL) kustomize
 KUBECTL        := $(K8S_BIN)/kubectl
+# Stamp the version the way the Kubernetes release build does, so clients can parse it.
+K8S_LDFLAGS    := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36 -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/client-go/pkg/version.gitVersion=$(K8S_VERSION) -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=36
 CONTROL_PLANE  := $(K8S_BIN)/kube-apiserver $(K8S_BIN)/kube-controller-manager $(K8S_BIN)/kube-scheduler $(K8S_BIN)/kubectl $(K8S_BIN)/etcd $(K8S_BIN)/kwok
 
 # envtest uses the same kube-apiserver and etcd as the local cluster.
@@ -77,7 +79,7 @@ test-envtest: control-plane ## Reconciler and CRD validation tests against a rea
 
 .PHONY: test-e2e
 test-e2e: control-plane build ## End-to-end tests on a local control plane (brought up and torn down by the suite).
-	KUBAGE_BIN=$(BIN)/kubage go test $(GO_TEST_FLAGS) -timeout 30m ./test/e2e/... -ginkgo.v
+	KUBAGE_BIN=$(BIN)/kubage go test $(GO_TEST_FLAGS) -v -timeout 30m ./test/e2e/... -ginkgo.v
 
 .PHONY: bench
 bench: control-plane build ## Benchmarks; prints JSON figures.
@@ -118,6 +120,10 @@ undeploy: $(KUBECTL) ## Remove the operator.
 cluster-up: control-plane ## Start etcd, apiserver, controller-manager, scheduler and kwok locally.
 	hack/cluster.sh up
 
+.PHONY: cluster-status
+cluster-status: ## Show the local cluster's components and kubeconfig.
+	hack/cluster.sh status
+
 .PHONY: cluster-down
 cluster-down: ## Stop the local cluster and remove its state.
 	hack/cluster.sh down
@@ -133,7 +139,7 @@ control-plane: $(CONTROL_PLANE) ## Build the pinned control-plane binaries into 
 $(K8S_BIN)/kube-apiserver $(K8S_BIN)/kube-controller-manager $(K8S_BIN)/kube-scheduler $(K8S_BIN)/kubectl &:
 	@mkdir -p $(K8S_BIN)
 	@echo "Building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $(K8S_VERSION) (first time only)"
-	cd hack/tools/k8s && go build -o $(K8S_BIN)/ k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+	cd hack/tools/k8s && go build -ldflags '$(K8S_LDFLAGS)' -o $(K8S_BIN)/ k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
 
 $(K8S_BIN)/etcd:
 	@mkdir -p $(K8S_BIN)
