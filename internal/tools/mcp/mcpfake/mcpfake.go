@@ -60,6 +60,8 @@ type Server struct {
 
 	hangList atomic.Bool
 	calls    atomic.Int64
+	inFlight atomic.Int64
+	maxSlow  atomic.Int64
 	lists    atomic.Int64
 	hanging  sync.WaitGroup
 	stopOnce sync.Once
@@ -213,6 +215,10 @@ func (s *Server) addStandardTools() {
 		mcpsdk.WithInteger("ms", mcpsdk.Required(), mcpsdk.Min(0))),
 		func(ctx context.Context, req mcpsdk.CallToolRequest) (*mcpsdk.CallToolResult, error) {
 			s.calls.Add(1)
+			n := s.inFlight.Add(1)
+			defer s.inFlight.Add(-1)
+			for m := s.maxSlow.Load(); n > m && !s.maxSlow.CompareAndSwap(m, n); m = s.maxSlow.Load() {
+			}
 			select {
 			case <-time.After(time.Duration(req.GetInt("ms", 0)) * time.Millisecond):
 				return mcpsdk.NewToolResultText("done"), nil
@@ -270,6 +276,9 @@ func (s *Server) SetToken(token string) {
 
 // HangToolsList makes tools/list requests hang mid-stream (true) or answer (false).
 func (s *Server) HangToolsList(hang bool) { s.hangList.Store(hang) }
+
+// MaxConcurrentSlow is the most calls of the slow tool that ran at the same time.
+func (s *Server) MaxConcurrentSlow() int64 { return s.maxSlow.Load() }
 
 // Calls counts tool calls answered; Lists counts tools/list requests received.
 func (s *Server) Calls() int64 { return s.calls.Load() }
