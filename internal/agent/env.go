@@ -27,6 +27,7 @@ type env struct {
 	hop      int
 	now      time.Time
 	since    time.Time
+	until    time.Time
 	res      *TaskResult
 	cache    map[string]runtime.Object
 	owners   map[string]ObjectRef
@@ -117,7 +118,7 @@ func (e *env) events(ctx context.Context, kind, name string) []tools.EventGroup 
 	if e.budget() != nil {
 		return nil
 	}
-	g, _, err := e.c.Events(ctx, tools.EventQuery{Kind: kind, Name: name, Since: e.since, Max: 30})
+	g, _, err := e.c.Events(ctx, tools.EventQuery{Kind: kind, Name: name, Since: e.since, Until: e.until, Max: 30})
 	_ = e.record("k8s_events", kind+"/"+name, err)
 	return g
 }
@@ -127,7 +128,7 @@ func (e *env) nsWarnings(ctx context.Context, max int) []tools.EventGroup {
 	if e.budget() != nil {
 		return nil
 	}
-	g, _, err := e.c.Events(ctx, tools.EventQuery{WarningsOnly: true, Since: e.since, Max: max})
+	g, _, err := e.c.Events(ctx, tools.EventQuery{WarningsOnly: true, Since: e.since, Until: e.until, Max: max})
 	_ = e.record("k8s_events", "namespace warnings", err)
 	return g
 }

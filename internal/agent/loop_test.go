@@ -332,3 +332,23 @@ func TestProblemTextBreaksTiesBetweenUnrelatedFindings(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeRangeFiltersEvents(t *testing.T) {
+	_, _, objs := webApp(1, func(p *corev1.Pod) { fx.SetNotReady(p) })
+	objs = append(objs, fx.Event(ns, "Pod", podName(0), "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 50, 3*time.Hour))
+	e := engine(objs...)
+	from := fx.Now.Add(-time.Hour)
+	for _, tr := range []*agent.TimeRange{nil, {From: &from}} {
+		c, _, err := agent.RunSession(context.Background(), e, agent.Session{Namespace: ns, Target: &agent.Target{Kind: "Pod", Name: podName(0)}, TimeRange: tr}, nil, agent.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "readiness-probe-failing"
+		if tr != nil {
+			want = "no-problem-found" // the probe failures ended before the window
+		}
+		if c.RootCause.Rule != want {
+			t.Errorf("time range %v: want %s, got %s", tr, want, c.RootCause.Rule)
+		}
+	}
+}

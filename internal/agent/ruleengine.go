@@ -164,6 +164,9 @@ func (r *RuleEngine) Investigate(ctx context.Context, s Session, t Task) (TaskRe
 	if s.TimeRange != nil && s.TimeRange.From != nil {
 		e.since = *s.TimeRange.From
 	}
+	if s.TimeRange != nil && s.TimeRange.To != nil {
+		e.until = *s.TimeRange.To
+	}
 	ref := ObjectRef{Kind: t.Args["kind"], Name: t.Args["name"]}
 	if k, err := tools.ResolveKind(ref.Kind); err == nil {
 		ref.Kind = k.Kind

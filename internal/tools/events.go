@@ -28,6 +28,7 @@ type EventGroup struct {
 type EventQuery struct {
 	Kind, Name   string
 	Since        time.Time
+	Until        time.Time
 	WarningsOnly bool
 	// Max caps the groups returned (20 when <= 0, at most 200).
 	Max int
@@ -91,7 +92,7 @@ func (c *Client) Events(ctx context.Context, q EventQuery) ([]EventGroup, bool, 
 			continue
 		}
 		first, last := eventTimes(e)
-		if !q.Since.IsZero() && last.Before(q.Since) {
+		if (!q.Since.IsZero() && last.Before(q.Since)) || (!q.Until.IsZero() && first.After(q.Until)) {
 			continue
 		}
 		obj := e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name
