@@ -442,7 +442,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} describe hpa {name}  # AbleToScale True"}})
 	rule(Rule{ID: "hpa-missing-requests", Category: "HPAMissingRequests", Confidence: 88,
 		Title:      "the HPA cannot compute utilization because the pods set no resource requests",
-		Signals:    "ScalingActive=False / FailedGetResourceMetric 'missing request for cpu'",
+		Signals:    "a Utilization metric while a target container has no request for that resource, or ScalingActive=False 'missing request for cpu'",
 		Actions:    []ActionTemplate{{Description: "Set {metric} requests on {workload}", Command: "kubectl -n {ns} set resources {workload} --requests={metric}=<value>", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} describe hpa {hpa}  # ScalingActive True"}})
 	rule(Rule{ID: "hpa-metrics-unavailable", Category: "HPAMetricsUnavailable", Confidence: 85,
