@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kubage/kubage/internal/mcpserver"
+)
+
+func init() {
+	registerCommand(newMCPCommand)
+}
+
+// mcpTokenEnv holds the bearer token when --token-file is not given.
+const mcpTokenEnv = "KUBAGE_MCP_TOKEN"
+
+// maxTokenFile bounds the token file read at start.
+const maxTokenFile = 4 << 10
+
+// mcpOptions are the flags of `kubage mcp`.
+type mcpOptions struct {
+	listen               string
+	path                 string
+	namespace            string
+	allowedNamespaces    []string
+	tokenFile            string
+	allowUnauthenticated bool
+	stdio                bool
+	callTimeout          time.Duration
+	maxConcurrent        int
+}
+
+// newMCPCommand returns `kubage mcp`, KubAge's MCP server for other agents and MCP clients.
+func newMCPCommand() *cobra.Command {
+	o := mcpOptions{}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the built-in read-only Kubernetes tools over MCP (streamable HTTP, or stdio)",
+		Long: `Serve KubAge's read-only Kubernetes diagnosis tools to any MCP client.
+
+Over HTTP (default) the endpoint is http://<listen><path> and every request needs
+"Authorization: Bearer <token>", the token coming from --token-file or $` + mcpTokenEnv + `.
+With --stdio the server speaks MCP on stdin/stdout for a local client and needs no token.
+Calls read one namespace: the call's namespace argument, or --namespace; --allowed-namespaces
+bounds what a call may name ("*" for any).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := ctrl.SetupSignalHandler()
+			token, err := o.token()
+			if err != nil {
+				return err
+			}
+			cfg, err := ctrl.GetConfig()
+			if err != nil {
+				return fmt.Errorf("loading kubeconfig: %w", err)
+			}
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return fmt.Errorf("creating Kubernetes client: %w", err)
+			}
+			return runMCP(ctx, o, cs, token, nil)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", ":8090", "Address the HTTP server listens on.")
+	f.StringVar(&o.path, "path", mcpserver.DefaultPath, "Path of the MCP endpoint.")
+	f.StringVar(&o.namespace, "namespace", os.Getenv("POD_NAMESPACE"), "Namespace a call reads when it names none.")
+	f.StringSliceVar(&o.allowedNamespaces, "allowed-namespaces", nil, `Namespaces a call may name; "*" for any. Default: only --namespace.`)
+	f.StringVar(&o.tokenFile, "token-file", "", "File holding the bearer token clients must send (default: $"+mcpTokenEnv+").")
+	f.BoolVar(&o.allowUnauthenticated, "allow-unauthenticated", false, "Serve HTTP without a token (local development only).")
+	f.BoolVar(&o.stdio, "stdio", false, "Speak MCP on stdin/stdout instead of HTTP.")
+	f.DurationVar(&o.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "Time limit of one tool call.")
+	f.IntVar(&o.maxConcurrent, "max-concurrent", mcpserver.DefaultMaxConcurrent, "Tool calls served at once.")
+	return cmd
+}
+
+// token reads the bearer token; HTTP without one is refused unless explicitly allowed.
+func (o mcpOptions) token() (string, error) {
+	var token string
+	if o.tokenFile != "" {
+		f, err := os.Open(o.tokenFile)
+		if err != nil {
+			return "", fmt.Errorf("reading --token-file: %w", err)
+		}
+		defer f.Close()
+		buf := make([]byte, maxTokenFile+1)
+		n, _ := f.Read(buf)
+		if n > maxTokenFile {
+			return "", fmt.Errorf("--token-file is larger than %d bytes", maxTokenFile)
+		}
+		token = strings.TrimSpace(string(buf[:n]))
+	} else {
+		token = strings.TrimSpace(os.Getenv(mcpTokenEnv))
+	}
+	if token == "" && !o.stdio && !o.allowUnauthenticated {
+		return "", errors.New("no bearer token: set --token-file or $" + mcpTokenEnv + " (or --allow-unauthenticated for local development)")
+	}
+	return token, nil
+}
+
+// runMCP serves until ctx ends. ready, when set, receives the bound HTTP address.
+func runMCP(ctx context.Context, o mcpOptions, cs kubernetes.Interface, token string, ready chan<- string) error {
+	log := ctrl.Log.WithName("mcp")
+	s, err := mcpserver.New(mcpserver.Options{
+		Clientset:         cs,
+		DefaultNamespace:  o.namespace,
+		AllowedNamespaces: o.allowedNamespaces,
+		Version:           mcpServerVersion(),
+		CallTimeout:       o.callTimeout,
+		MaxConcurrent:     o.maxConcurrent,
+	})
+	if err != nil {
+		return err
+	}
+	if o.stdio {
+		return mcpserver.ServeStdio(ctx, s, os.Stdin, os.Stdout)
+	}
+
+	l, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", o.listen, err)
+	}
+	srv := &http.Server{
+		Handler:           mcpserver.Handler(s, mcpserver.HTTPOptions{Path: o.path, Token: token}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	log.Info("Serving MCP", "address", l.Addr().String(), "path", o.path, "namespace", o.namespace,
+		"allowedNamespaces", o.allowedNamespaces, "auth", token != "")
+	if ready != nil {
+		ready <- l.Addr().String()
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// mcpServerVersion is the module version the binary was built from, for serverInfo.
+func mcpServerVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
