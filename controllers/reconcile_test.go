@@ -45,8 +45,8 @@ func TestSummarizeTroubleshoot(t *testing.T) {
 		wantGen    int64
 		wantStall  bool
 	}{
-		{"pending is not implemented yet", kubagev1alpha1.PhasePending, nil, metav1.ConditionFalse, kubagev1alpha1.NotImplementedReason, 3, false},
-		{"completed is ready", kubagev1alpha1.PhaseCompleted, nil, metav1.ConditionTrue, kubagev1alpha1.SucceededReason, 3, false},
+		{"pending is progressing", kubagev1alpha1.PhasePending, nil, metav1.ConditionFalse, kubagev1alpha1.ProgressingReason, 3, false},
+		{"completed without a root cause is ready", kubagev1alpha1.PhaseCompleted, nil, metav1.ConditionTrue, kubagev1alpha1.NoRootCauseReason, 3, false},
 		{"failed is not ready", kubagev1alpha1.PhaseFailed, nil, metav1.ConditionFalse, kubagev1alpha1.FailedReason, 3, false},
 		{"investigating is progressing", kubagev1alpha1.PhaseInvestigating, nil, metav1.ConditionFalse, kubagev1alpha1.ProgressingReason, 3, false},
 		{"a transient error keeps the old observedGeneration", kubagev1alpha1.PhasePending, errors.New("etcd is slow"), metav1.ConditionFalse, kubagev1alpha1.FailedReason, 0, false},
@@ -56,7 +56,7 @@ func TestSummarizeTroubleshoot(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := NewWithT(t)
 			ts := newTroubleshoot(3, c.phase)
-			summarizeTroubleshoot(ts, c.err)
+			summarizeTroubleshoot(ts, nil, c.err)
 			ready := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition)
 			g.Expect(ready).NotTo(BeNil())
 			g.Expect(ready.Status).To(Equal(c.wantStatus))
@@ -92,22 +92,22 @@ func TestReadyTransitionEmitsOneEvent(t *testing.T) {
 	rec := events.NewFakeRecorder(10)
 	ts := newTroubleshoot(1, kubagev1alpha1.PhasePending)
 
-	// First reconcile: no condition before, NotImplemented after.
+	// First reconcile: no condition before, Progressing after.
 	before := ts.DeepCopy()
-	summarizeTroubleshoot(ts, nil)
+	summarizeTroubleshoot(ts, nil, nil)
 	recordReadyTransition(rec, ts, before.Status.Conditions, ts.Status.Conditions)
-	g.Expect(rec.Events).To(Receive(Equal("Normal NotImplemented The investigation loop is not implemented yet; the session stays Pending")))
+	g.Expect(rec.Events).To(Receive(Equal("Normal Progressing The session is about to start")))
 
 	// Second reconcile of a new generation: same status and reason, no Event.
 	ts.Generation = 2
 	before = ts.DeepCopy()
-	summarizeTroubleshoot(ts, nil)
+	summarizeTroubleshoot(ts, nil, nil)
 	recordReadyTransition(rec, ts, before.Status.Conditions, ts.Status.Conditions)
 	g.Expect(rec.Events).NotTo(Receive())
 
 	// A failure is a transition and a Warning.
 	before = ts.DeepCopy()
-	summarizeTroubleshoot(ts, errors.New("boom"))
+	summarizeTroubleshoot(ts, nil, errors.New("boom"))
 	recordReadyTransition(rec, ts, before.Status.Conditions, ts.Status.Conditions)
 	g.Expect(rec.Events).To(Receive(HavePrefix("Warning Failed boom")))
 }

@@ -85,6 +85,10 @@ func sampleReadyReasons(kind string) []string {
 	if kind == "ToolServer" {
 		return []string{"Unreachable", "SecretNotFound"}
 	}
+	if kind == "Troubleshoot" {
+		// The sample targets a Deployment that does not exist in the test namespace.
+		return []string{"TargetNotFound"}
+	}
 	return []string{kubagev1alpha1.NotImplementedReason}
 }
 
@@ -120,16 +124,30 @@ var _ = Describe("Reconcilers", func() {
 			}).Should(Succeed(), "status of %s %s", s.GetKind(), s.GetName())
 		}
 
-		By("putting the Troubleshoot and the KnowledgeSource in phase Pending")
+		By("failing the Troubleshoot on its missing target and putting the KnowledgeSource in phase Pending")
 		ts := &kubagev1alpha1.Troubleshoot{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "checkout-restarts"}, ts)).To(Succeed())
-		Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhasePending))
+		Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseFailed))
 		ks := &kubagev1alpha1.KnowledgeSource{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "prometheus-operator-runbooks"}, ks)).To(Succeed())
 		Expect(ks.Status.Phase).To(Equal(kubagev1alpha1.KnowledgePending))
 
-		By("emitting an Event for the Ready transition of each sample")
+		By("emitting an Event for the Ready transition of each sample (phase changes for the Troubleshoot)")
 		for _, s := range samples {
+			if s.GetKind() == "Troubleshoot" {
+				Eventually(func(g Gomega) {
+					list := &eventsv1.EventList{}
+					g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+					var reasons []string
+					for _, e := range list.Items {
+						if e.Regarding.Kind == "Troubleshoot" && e.Regarding.Name == s.GetName() {
+							reasons = append(reasons, e.Reason)
+						}
+					}
+					g.Expect(reasons).To(ConsistOf("Pending", "Failed"))
+				}).Should(Succeed(), "events of Troubleshoot %s", s.GetName())
+				continue
+			}
 			Eventually(func(g Gomega) {
 				list := &eventsv1.EventList{}
 				g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())

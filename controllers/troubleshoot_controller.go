@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
@@ -26,65 +27,163 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/runner"
+	"github.com/kubage/kubage/internal/session"
 )
 
-// TroubleshootReconciler drives a Troubleshoot session through its phases.
+// What the remediation executor may change, on top of the reads in rbac.go: approved
+// Low-risk rollout restarts, scales and patches of workloads, deleting a Pod, and deleting
+// the session's own ConfigMaps on a rerun.
+// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets;daemonsets,verbs=patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=delete
+
+// TroubleshootReconciler drives a Troubleshoot session through its phases, one persisted
+// step per reconcile (see internal/session for the phase machine):
+//
+//	Pending → Planning → Investigating → Regulating → (Planning | Summarizing) → Completed
+//	                                                                 ↘ AwaitingApproval ⇄ Remediating → Completed (Remediate mode)
+//	any phase → Failed (target not found, no conclusion before the deadline)
+//
+// Rerun: a spec change after Completed or Failed does not rerun the session; the
+// condition Outdated says the result answers an older spec. Setting the annotation
+// kubage.io/rerun to a value it has not had before restarts the session from Pending,
+// deleting the previous run's task results, Jobs and report:
+//
+//	kubectl annotate troubleshoot <name> kubage.io/rerun="$(date +%s)" --overwrite
+//
+// Approval (Remediate mode): the session waits in AwaitingApproval until spec.approvals
+// holds a decision for the action ids listed in status.remediation.actions:
+//
+//	kubectl patch troubleshoot <name> --type=merge -p '{"spec":{"approvals":[{"actionID":"a1-3f2a9c","decision":"Approved"}]}}'
+//
+// Approved Low-risk actions that are a rollout restart, a scale, a Pod deletion or a
+// workload/ConfigMap patch in the session's namespace run in Remediating and end Executed
+// or Failed with a result; other approved actions are recorded as Approved with a result
+// saying they are left to a human. Diagnose mode never changes anything but the session's
+// own ConfigMaps.
 type TroubleshootReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+	Engine   *session.Engine
 }
 
-// SetupWithManager registers the reconciler; status writes do not retrigger it.
+// SetupWithManager registers the reconciler. Status writes do not retrigger it; spec
+// changes (approvals) and annotation changes (the rerun gesture) do, and so do runners
+// that report finished tasks.
 func (r *TroubleshootReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.Troubleshoot{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+	b := ctrl.NewControllerManagedBy(mgr).
+		For(&kubagev1alpha1.Troubleshoot{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Named("troubleshoot").
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	for _, rn := range r.Engine.Runners {
+		n, ok := rn.(runner.Notifier)
+		if !ok {
+			continue
+		}
+		ch := make(chan event.GenericEvent, 1024)
+		if err := mgr.Add(forwardFinished(n, ch)); err != nil {
+			return err
+		}
+		b = b.WatchesRawSource(source.Channel(ch, &handler.EnqueueRequestForObject{}))
+	}
+	return b.Complete(r)
 }
 
-// Reconcile loads the session, runs the steps and patches the status once at the end.
+// forwardFinished turns a runner's finished-task notices into reconcile requests.
+func forwardFinished(n runner.Notifier, ch chan<- event.GenericEvent) manager.RunnableFunc {
+	return func(ctx context.Context) error {
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case o := <-n.Finished():
+				ts := &kubagev1alpha1.Troubleshoot{}
+				ts.Namespace, ts.Name = o.Namespace, o.Name
+				select {
+				case ch <- event.GenericEvent{Object: ts}:
+				case <-ctx.Done():
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// Reconcile loads the session, advances it one step and patches the status once at the end.
 func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	log := ctrl.LoggerFrom(ctx)
 
 	obj := &kubagev1alpha1.Troubleshoot{}
 	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			// Deleted: stop what still runs in this process; owned objects go with the GC.
+			r.cleanupDeleted(ctx, req.Namespace, req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !obj.DeletionTimestamp.IsZero() {
+		r.cleanupDeleted(ctx, req.Namespace, req.Name)
 		return ctrl.Result{}, nil
 	}
 	before := obj.DeepCopy()
+	var ck *session.Checkpoint
 
 	defer func() {
-		summarizeTroubleshoot(obj, retErr)
+		summarizeTroubleshoot(obj, ck, retErr)
 		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}
-		recordReadyTransition(r.Recorder, obj, before.Status.Conditions, obj.Status.Conditions)
+		recordPhaseTransition(r.Recorder, obj, before, ck)
 		result, retErr = resultFor(result, retErr)
 	}()
 
 	log.V(1).Info("Reconciling", "Troubleshoot", klog.KObj(obj), "phase", obj.Status.Phase)
-	return runSteps(ctx, obj, r.steps())
+	return runSteps(ctx, obj, r.steps(&ck))
 }
 
-// steps is the ordered work of one reconcile. Later issues add planning, investigation,
-// regulation and summarizing here.
-func (r *TroubleshootReconciler) steps() []step[*kubagev1alpha1.Troubleshoot] {
+// steps is the ordered work of one reconcile: a single step of the session.
+func (r *TroubleshootReconciler) steps(ck **session.Checkpoint) []step[*kubagev1alpha1.Troubleshoot] {
 	return []step[*kubagev1alpha1.Troubleshoot]{
-		r.initialize,
+		func(ctx context.Context, obj *kubagev1alpha1.Troubleshoot) (ctrl.Result, error) {
+			return r.advance(ctx, obj, ck)
+		},
 	}
 }
 
-// initialize puts a new session in Pending.
-func (r *TroubleshootReconciler) initialize(_ context.Context, obj *kubagev1alpha1.Troubleshoot) (ctrl.Result, error) {
-	if obj.Status.Phase == "" {
-		obj.Status.Phase = kubagev1alpha1.PhasePending
+// advance runs one step of the session and maps the engine's errors to reconcile outcomes.
+func (r *TroubleshootReconciler) advance(ctx context.Context, obj *kubagev1alpha1.Troubleshoot, ck **session.Checkpoint) (ctrl.Result, error) {
+	phase := obj.Status.Phase
+	st, err := r.Engine.Advance(ctx, obj)
+	var se *session.SpecError
+	if errors.As(err, &se) {
+		return ctrl.Result{}, Stalled(se.Reason, se)
 	}
-	return ctrl.Result{}, nil
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	*ck = st.Checkpoint
+	if obj.Status.Phase != phase {
+		ctrl.LoggerFrom(ctx).Info("Phase changed", "Troubleshoot", klog.KObj(obj), "from", phase, "to", obj.Status.Phase)
+	}
+	return ctrl.Result{RequeueAfter: st.RequeueAfter}, nil
+}
+
+// cleanupDeleted stops in-process work of a deleted session; Jobs and ConfigMaps carry an
+// ownerReference and are removed by the garbage collector.
+func (r *TroubleshootReconciler) cleanupDeleted(ctx context.Context, namespace, name string) {
+	for _, rn := range r.Engine.Runners {
+		if err := rn.Cleanup(ctx, runner.Owner{Namespace: namespace, Name: name}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Cleaning up the tasks of a deleted Troubleshoot")
+		}
+	}
 }

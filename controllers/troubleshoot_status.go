@@ -17,47 +17,156 @@ limitations under the License.
 package controllers
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/session"
+)
+
+// Troubleshoot condition types and reasons beyond those of the API.
+const (
+	// OutdatedCondition is True on a finished session whose spec changed after the run
+	// started: the result answers an older question until the rerun annotation is set.
+	OutdatedCondition = "Outdated"
+	// SpecChangedReason explains OutdatedCondition.
+	SpecChangedReason = "SpecChanged"
 )
 
 // summarizeTroubleshoot computes the conditions and observedGeneration of obj from its
-// status fields and the outcome of the steps.
-func summarizeTroubleshoot(obj *kubagev1alpha1.Troubleshoot, reconcileErr error) {
+// status, the session checkpoint (nil when the step failed) and the outcome of the steps.
+func summarizeTroubleshoot(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint, reconcileErr error) {
 	gen := obj.Generation
-	meta.SetStatusCondition(&obj.Status.Conditions, troubleshootReady(obj, reconcileErr))
-	setStalled(&obj.Status.Conditions, reconcileErr, gen)
+	conds := &obj.Status.Conditions
+	meta.SetStatusCondition(conds, troubleshootReady(obj, ck, reconcileErr))
+	setOrRemove(conds, kubagev1alpha1.RootCauseFoundCondition, rootCauseFound(obj))
+	if ck != nil {
+		setOrRemove(conds, kubagev1alpha1.DegradedCondition, degraded(obj, ck))
+		setOrRemove(conds, OutdatedCondition, outdated(obj, ck))
+	}
+	setOrRemove(conds, kubagev1alpha1.RemediationApprovedCondition, remediationApproved(obj))
+	setStalled(conds, reconcileErr, gen)
 	if reconcileErr == nil {
 		obj.Status.ObservedGeneration = gen
 	}
 }
 
-// troubleshootReady says whether the session has concluded.
-func troubleshootReady(obj *kubagev1alpha1.Troubleshoot, reconcileErr error) metav1.Condition {
+func setOrRemove(conds *[]metav1.Condition, typ string, c *metav1.Condition) {
+	if c == nil {
+		meta.RemoveStatusCondition(conds, typ)
+		return
+	}
+	c.Type = typ
+	meta.SetStatusCondition(conds, *c)
+}
+
+// troubleshootReady is True once the session completed; its reason says how it ended
+// (Succeeded, NoRootCause, BudgetExhausted, TimedOut) or why it has not (Progressing,
+// AwaitingApproval, TargetNotFound, ...).
+func troubleshootReady(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint, reconcileErr error) metav1.Condition {
 	if c := readyFromError(reconcileErr, obj.Generation); c != nil {
 		return *c
 	}
-	cond := metav1.Condition{
-		Type:               kubagev1alpha1.ReadyCondition,
-		Status:             metav1.ConditionFalse,
-		ObservedGeneration: obj.Generation,
+	reason, msg := session.Outcome(&obj.Status, ck)
+	status := metav1.ConditionFalse
+	if obj.Status.Phase == kubagev1alpha1.PhaseCompleted {
+		status = metav1.ConditionTrue
 	}
-	switch obj.Status.Phase {
-	case kubagev1alpha1.PhaseCompleted:
-		cond.Status = metav1.ConditionTrue
-		cond.Reason = kubagev1alpha1.SucceededReason
-		cond.Message = "Investigation completed"
-	case kubagev1alpha1.PhaseFailed:
-		cond.Reason = kubagev1alpha1.FailedReason
-		cond.Message = "Investigation failed"
-	case kubagev1alpha1.PhasePending, "":
-		cond.Reason = kubagev1alpha1.NotImplementedReason
-		cond.Message = "The investigation loop is not implemented yet; the session stays Pending"
-	default:
-		cond.Reason = kubagev1alpha1.ProgressingReason
-		cond.Message = "Investigation in phase " + string(obj.Status.Phase)
+	return metav1.Condition{
+		Type: kubagev1alpha1.ReadyCondition, Status: status, Reason: reason,
+		Message: truncate(msg, maxConditionMessage), ObservedGeneration: obj.Generation,
 	}
-	return cond
+}
+
+// rootCauseFound appears once a session has concluded (or failed).
+func rootCauseFound(obj *kubagev1alpha1.Troubleshoot) *metav1.Condition {
+	rc := obj.Status.RootCause
+	if rc == nil && !obj.Status.Phase.IsTerminal() {
+		return nil
+	}
+	c := &metav1.Condition{Status: metav1.ConditionFalse, Reason: kubagev1alpha1.NoRootCauseReason,
+		Message: "No root cause was named", ObservedGeneration: obj.Generation}
+	if rc != nil {
+		c.Message = truncate(rc.Summary, maxConditionMessage)
+		if session.RootCauseFound(rc) {
+			c.Status, c.Reason = metav1.ConditionTrue, rc.Category
+		}
+	}
+	return c
+}
+
+// degraded is True when the loop stopped at a budget: the conclusion rests on less than
+// the investigation wanted to look at.
+func degraded(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) *metav1.Condition {
+	if ck.Stop == nil {
+		return nil
+	}
+	switch ck.Stop.Reason {
+	case kubagev1alpha1.BudgetExhaustedReason, kubagev1alpha1.TimedOutReason:
+		return &metav1.Condition{Status: metav1.ConditionTrue, Reason: ck.Stop.Reason,
+			Message: truncate(ck.Stop.Message, maxConditionMessage), ObservedGeneration: obj.Generation}
+	}
+	return nil
+}
+
+// outdated is True on a finished session whose question changed since the run started.
+func outdated(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) *metav1.Condition {
+	if !obj.Status.Phase.IsTerminal() || ck.SpecHash == "" || ck.SpecHash == session.SpecHash(obj.Spec) {
+		return nil
+	}
+	return &metav1.Condition{Status: metav1.ConditionTrue, Reason: SpecChangedReason, ObservedGeneration: obj.Generation,
+		Message: fmt.Sprintf("The result answers generation %d of the spec, which has changed since; set the annotation %s to a new value to investigate again", ck.Generation, session.RerunAnnotation)}
+}
+
+// remediationApproved says, in Remediate mode, whether every proposed action has a decision.
+func remediationApproved(obj *kubagev1alpha1.Troubleshoot) *metav1.Condition {
+	rem := obj.Status.Remediation
+	if obj.Spec.Mode != kubagev1alpha1.ModeRemediate || rem == nil || len(rem.Actions) == 0 {
+		return nil
+	}
+	pending := 0
+	for _, a := range rem.Actions {
+		if a.Approval == kubagev1alpha1.ApprovalPending || a.Approval == "" {
+			pending++
+		}
+	}
+	if pending > 0 {
+		return &metav1.Condition{Status: metav1.ConditionFalse, Reason: kubagev1alpha1.AwaitingApprovalReason, ObservedGeneration: obj.Generation,
+			Message: fmt.Sprintf("%d of %d action(s) await a decision in spec.approvals", pending, len(rem.Actions))}
+	}
+	return &metav1.Condition{Status: metav1.ConditionTrue, Reason: kubagev1alpha1.SucceededReason, ObservedGeneration: obj.Generation,
+		Message: fmt.Sprintf("All %d action(s) have a decision", len(rem.Actions))}
+}
+
+// recordPhaseTransition emits one Event per phase change (and one when the session stalls),
+// never one per reconcile.
+func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Troubleshoot, before *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) {
+	if rec == nil {
+		return
+	}
+	if obj.Status.Phase != before.Status.Phase && obj.Status.Phase != "" {
+		eventType := "Normal"
+		if obj.Status.Phase == kubagev1alpha1.PhaseFailed {
+			eventType = "Warning"
+		}
+		note := ""
+		if ck != nil && len(ck.Timeline) > 0 {
+			note = ck.Timeline[len(ck.Timeline)-1].Note
+		}
+		if obj.Status.Phase.IsTerminal() || obj.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval {
+			_, note = session.Outcome(&obj.Status, ck)
+		}
+		if note == "" {
+			note = "Phase " + string(obj.Status.Phase)
+		}
+		rec.Eventf(obj, nil, eventType, string(obj.Status.Phase), "Reconcile", "%s", truncate(note, maxConditionMessage))
+	}
+	was := meta.FindStatusCondition(before.Status.Conditions, kubagev1alpha1.StalledCondition)
+	now := meta.FindStatusCondition(obj.Status.Conditions, kubagev1alpha1.StalledCondition)
+	if now != nil && now.Status == metav1.ConditionTrue && (was == nil || was.Reason != now.Reason) {
+		rec.Eventf(obj, nil, "Warning", now.Reason, "Reconcile", "%s", now.Message)
+	}
 }
