@@ -21,11 +21,13 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
 )
 
@@ -40,6 +42,9 @@ type managerOptions struct {
 	leaderElect             bool
 	leaderElectionNamespace string
 	maxConcurrentReconciles int
+	defaultTaskRunner       string
+	agentImage              string
+	agentServiceAccount     string
 }
 
 // newManagerCommand returns `kubage manager`, which runs the operator.
@@ -59,6 +64,9 @@ func newManagerCommand() *cobra.Command {
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader so that only one replica reconciles at a time.")
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader-election Lease; defaults to the Pod's namespace.")
 	f.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many objects of one kind reconcile at once.")
+	f.StringVar(&o.defaultTaskRunner, "default-task-runner", string(kubagev1alpha1.TaskRunnerInProcess), "Task runner of sessions without spec.taskRunner: InProcess or Job.")
+	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (`kubage agent task`); the Job runner is available only when set.")
+	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
 	return cmd
 }
 
@@ -96,7 +104,27 @@ func runManager(o managerOptions) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
-	if err := controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: o.maxConcurrentReconciles}); err != nil {
+	def := kubagev1alpha1.TaskRunner(o.defaultTaskRunner)
+	if def != kubagev1alpha1.TaskRunnerInProcess && def != kubagev1alpha1.TaskRunnerJob {
+		return fmt.Errorf("--default-task-runner must be InProcess or Job, not %q", o.defaultTaskRunner)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("building a clientset: %w", err)
+	}
+	runners, err := buildTaskRunners(taskRunnerConfig{Clientset: cs, AgentImage: o.agentImage, AgentServiceAccount: o.agentServiceAccount})
+	if err != nil {
+		return err
+	}
+	if err := checkDefaultTaskRunner(def, runners); err != nil {
+		return err
+	}
+	if err := controllers.SetupAll(mgr, controllers.Options{
+		MaxConcurrentReconciles: o.maxConcurrentReconciles,
+		TaskRunners:             runners,
+		DefaultTaskRunner:       def,
+		Clientset:               cs,
+	}); err != nil {
 		return err
 	}
 
