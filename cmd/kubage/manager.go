@@ -65,7 +65,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader-election Lease; defaults to the Pod's namespace.")
 	f.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many objects of one kind reconcile at once.")
 	f.StringVar(&o.defaultTaskRunner, "default-task-runner", string(kubagev1alpha1.TaskRunnerInProcess), "Task runner of sessions without spec.taskRunner: InProcess or Job.")
-	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (`kubage agent task`); the Job runner is available only when set.")
+	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (kubage agent task); the Job runner is available only when set.")
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
 	return cmd
 }

@@ -35,7 +35,9 @@ func CallTool(name string, args any) Call {
 }
 
 // Status is an HTTP error answer.
-func Status(code int) Reply { return Reply{Status: code, Content: fmt.Sprintf("scripted status %d", code)} }
+func Status(code int) Reply {
+	return Reply{Status: code, Content: fmt.Sprintf("scripted status %d", code)}
+}
 
 // TooMany is a 429 answer with Retry-After in seconds.
 func TooMany(retryAfter time.Duration) Reply {
