@@ -1,0 +1,63 @@
+package knowledge
+
+import (
+	"context"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+)
+
+// MaxConclusionCitations bounds what CiteForConclusion returns.
+const MaxConclusionCitations = 3
+
+// categoryTerms are the words runbooks use for each rule-engine root-cause category:
+// alert names and Kubernetes reasons that a summary in plain words may not contain.
+var categoryTerms = map[string]string{
+	kubagev1alpha1.CategoryCrashLoop:     "KubePodCrashLooping CrashLoopBackOff container restarts",
+	kubagev1alpha1.CategoryOOMKilled:     "OOMKilled out of memory container memory limit",
+	kubagev1alpha1.CategoryImagePull:     "ImagePullBackOff ErrImagePull KubeContainerWaiting image pull",
+	kubagev1alpha1.CategoryScheduling:    "FailedScheduling pod pending unschedulable insufficient resources",
+	kubagev1alpha1.CategoryConfiguration: "CreateContainerConfigError missing ConfigMap Secret key",
+	kubagev1alpha1.CategoryProbe:         "KubePodNotReady readiness liveness probe failed",
+	kubagev1alpha1.CategoryNetwork:       "Service endpoints connection refused network",
+	kubagev1alpha1.CategoryStorage:       "KubePersistentVolumeErrors PersistentVolumeClaim volume mount",
+	kubagev1alpha1.CategoryQuota:         "KubeQuotaExceeded ResourceQuota exceeded",
+	kubagev1alpha1.CategoryRollout:       "KubeDeploymentReplicasMismatch rollout stuck",
+	kubagev1alpha1.CategoryNode:          "KubeNodeNotReady node not ready pressure",
+	kubagev1alpha1.CategoryJob:           "KubeJobFailed job failed backoffLimit",
+}
+
+// relevanceFloor drops weak hits: a citation must score at least this share of the best one.
+const relevanceFloor = 0.5
+
+// CiteForConclusion finds up to MaxConclusionCitations runbook sections that back a
+// root cause, one per document, from the KnowledgeSources a session may use (namespace
+// and selector as in Query). It never fails the caller: without sources, or when the
+// search fails, it returns nil.
+func (s *Service) CiteForConclusion(ctx context.Context, namespace string, selector *metav1.LabelSelector, summary, category string) []Citation {
+	if s == nil {
+		return nil
+	}
+	text := strings.TrimSpace(summary + " " + categoryTerms[category])
+	if text == "" {
+		return nil
+	}
+	ans, err := s.Search(ctx, Query{
+		Namespace: namespace, Selector: selector, Text: text,
+		K: MaxConclusionCitations, PerDocument: 1,
+	})
+	if err != nil || len(ans.Snippets) == 0 {
+		return nil
+	}
+	best := ans.Snippets[0].Score
+	out := make([]Citation, 0, len(ans.Snippets))
+	for _, sn := range ans.Snippets {
+		if sn.Score < best*relevanceFloor {
+			continue
+		}
+		out = append(out, sn.Citation)
+	}
+	return out
+}

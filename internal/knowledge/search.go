@@ -1,0 +1,248 @@
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/retrieval"
+)
+
+// Bounds of a search.
+const (
+	// DefaultK is how many snippets a search returns when Query.K is not set.
+	DefaultK = 5
+	// MaxK bounds Query.K.
+	MaxK = 10
+	// MaxQueryBytes bounds the query text; longer text is cut.
+	MaxQueryBytes = 2000
+	// MaxSnippetBytes bounds the text of one snippet.
+	MaxSnippetBytes = 2000
+)
+
+// Query is one knowledge search on behalf of a session.
+type Query struct {
+	// Namespace confines the search to the KnowledgeSources of one namespace; required.
+	Namespace string
+	// Selector picks KnowledgeSources by label (a Troubleshoot's spec.knowledgeSources);
+	// nil selects every source of the namespace.
+	Selector *metav1.LabelSelector
+	// Text is the question or the symptom in plain words; required.
+	Text string
+	// MinTrust keeps sources with at least this trust level (1–5); 0 keeps all.
+	MinTrust int
+	// Domain keeps chunks of one domain, e.g. "kubernetes"; empty keeps all.
+	Domain string
+	// K bounds the snippets returned: DefaultK when zero, at most MaxK.
+	K int
+	// PerDocument caps snippets from one document; 0 means no cap.
+	PerDocument int
+}
+
+// Citation points at one indexed chunk of a KnowledgeSource.
+type Citation struct {
+	// Namespace and Source name the KnowledgeSource.
+	Namespace string `json:"namespace"`
+	Source    string `json:"source"`
+	// Path is the document's path inside the source (a file path or a URL).
+	Path string `json:"path"`
+	// Anchor is the section's anchor in the document, if any.
+	Anchor      string   `json:"anchor,omitempty"`
+	HeadingPath []string `json:"headingPath,omitempty"`
+	ChunkID     string   `json:"chunkID"`
+	// TrustLevel is the KnowledgeSource's trust level, 1–5.
+	TrustLevel int `json:"trustLevel"`
+	// URL links to the document when its path is a URL.
+	URL string `json:"url,omitempty"`
+}
+
+// String renders the citation as "source:path#anchor" with the KnowledgeSource name.
+func (c Citation) String() string {
+	return retrieval.CitationID(c.Source, c.Path, c.Anchor)
+}
+
+// API converts the citation to the Troubleshoot status type, within its field bounds.
+func (c Citation) API() kubagev1alpha1.KnowledgeCitation {
+	return kubagev1alpha1.KnowledgeCitation{
+		Source:      clip(c.Source, 253),
+		ChunkID:     clip(c.ChunkID, 128),
+		Document:    clip(c.Path, 1024),
+		HeadingPath: clip(strings.Join(c.HeadingPath, " > "), 512),
+		URL:         clip(c.URL, 2048),
+	}
+}
+
+// Snippet is one retrieved chunk with its citation.
+type Snippet struct {
+	Citation Citation `json:"citation"`
+	// Title is the document title.
+	Title string `json:"title,omitempty"`
+	// Text is the chunk text, at most MaxSnippetBytes.
+	Text string `json:"text"`
+	// Score is the fused retrieval score; higher is better, comparable within one answer only.
+	Score float64 `json:"score"`
+}
+
+// Answer is the outcome of a search.
+type Answer struct {
+	Snippets []Snippet `json:"snippets"`
+	// Sources is how many KnowledgeSources were searched.
+	Sources int `json:"sources"`
+	// Warnings explain degraded answers (an embedding endpoint or a store failing).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ErrInvalidQuery marks a query that cannot run.
+var ErrInvalidQuery = errors.New("invalid knowledge query")
+
+// searchGroup is a set of sources searched together: same store, same embedding model.
+type searchGroup struct {
+	store    *storeHandle
+	embedder retrieval.Embedder
+	sources  []string
+}
+
+// Search finds the chunks that best answer q among the KnowledgeSources of its namespace
+// that match its selector. Sources in different stores or with different embedding
+// models are searched separately and their rankings interleaved by rank; a failing store
+// becomes a warning as long as another one answered.
+func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
+	if q.Namespace == "" {
+		return nil, fmt.Errorf("%w: a namespace is required", ErrInvalidQuery)
+	}
+	text := strings.TrimSpace(clip(q.Text, MaxQueryBytes))
+	if text == "" {
+		return nil, fmt.Errorf("%w: the query text is empty", ErrInvalidQuery)
+	}
+	sel := labels.Everything()
+	if q.Selector != nil {
+		var err error
+		if sel, err = metav1.LabelSelectorAsSelector(q.Selector); err != nil {
+			return nil, fmt.Errorf("%w: selector: %v", ErrInvalidQuery, err)
+		}
+	}
+	k := q.K
+	if k <= 0 {
+		k = DefaultK
+	}
+	k = min(k, MaxK)
+
+	groups, trust := s.groups(q.Namespace, sel, q.MinTrust, q.Domain)
+	defer func() {
+		for _, g := range groups {
+			s.release(g.store)
+		}
+	}()
+	ans := &Answer{Snippets: []Snippet{}}
+	type ranked struct {
+		res  retrieval.Result
+		rank int
+	}
+	var all []ranked
+	failures := 0
+	for _, g := range groups {
+		ans.Sources += len(g.sources)
+		r := &retrieval.Retriever{Store: g.store.store, Embedder: g.embedder, Fusion: s.opts.Fusion}
+		req := retrieval.Request{Query: text, TopK: k, Sources: g.sources, MinTrust: q.MinTrust, PerDocument: q.PerDocument}
+		if q.Domain != "" {
+			req.Domains = []string{q.Domain}
+		}
+		resp, err := r.Search(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			failures++
+			ans.Warnings = append(ans.Warnings, fmt.Sprintf("store %s: %v", g.store.key, err))
+			continue
+		}
+		ans.Warnings = append(ans.Warnings, resp.Warnings...)
+		for i, res := range resp.Results {
+			all = append(all, ranked{res: res, rank: i})
+		}
+	}
+	if failures > 0 && failures == len(groups) {
+		return nil, &StoreError{Err: errors.New(strings.Join(ans.Warnings, "; "))}
+	}
+	// Scores of different stores are not comparable; ranks are.
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].rank != all[j].rank {
+			return all[i].rank < all[j].rank
+		}
+		return all[i].res.Score > all[j].res.Score
+	})
+	for _, r := range all[:min(k, len(all))] {
+		ans.Snippets = append(ans.Snippets, snippetOf(r.res, trust))
+	}
+	return ans, nil
+}
+
+// groups selects the searchable sources and splits them by store and embedding model.
+// The returned stores are acquired; the caller releases them.
+func (s *Service) groups(namespace string, sel labels.Selector, minTrust int, domain string) ([]*searchGroup, map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	trust := map[string]int{}
+	byKey := map[string]*searchGroup{}
+	var out []*searchGroup
+	keys := make([]string, 0, len(s.sources))
+	for key := range s.sources {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		e := s.sources[key]
+		if e.namespace != namespace || !sel.Matches(labels.Set(e.labels)) || e.trust < minTrust || (domain != "" && e.domain != domain) {
+			continue
+		}
+		trust[key] = e.trust
+		model := ""
+		if e.embedder != nil {
+			model = e.embedder.Model()
+		}
+		gk := e.store.key + "\x00" + model
+		g := byKey[gk]
+		if g == nil {
+			g = &searchGroup{store: e.store, embedder: e.embedder}
+			e.store.inUse++
+			byKey[gk] = g
+			out = append(out, g)
+		}
+		g.sources = append(g.sources, key)
+	}
+	return out, trust
+}
+
+// snippetOf turns a retrieval result into a bounded snippet with its citation.
+func snippetOf(r retrieval.Result, trust map[string]int) Snippet {
+	ns, name, _ := strings.Cut(r.Source, "/")
+	c := Citation{
+		Namespace: ns, Source: name, Path: r.Path, Anchor: r.Anchor,
+		HeadingPath: r.HeadingPath, ChunkID: r.ChunkID, TrustLevel: trust[r.Source],
+	}
+	if strings.HasPrefix(r.Path, "https://") || strings.HasPrefix(r.Path, "http://") {
+		c.URL = r.Path
+		if r.Anchor != "" && !strings.Contains(r.Path, "#") {
+			c.URL += "#" + r.Anchor
+		}
+	}
+	return Snippet{Citation: c, Title: r.Title, Text: clip(r.Text, MaxSnippetBytes), Score: r.Score}
+}
+
+// clip shortens s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,445 @@
+package knowledge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubage/kubage/internal/kbbuild"
+	"github.com/kubage/kubage/internal/retrieval"
+	"github.com/kubage/kubage/internal/retrieval/milvus"
+)
+
+// embeddedStoreKey names the process-wide Embedded store among the store handles.
+const embeddedStoreKey = "embedded"
+
+// Store is a retrieval.Store the Service may have to close (a Milvus connection).
+type Store interface {
+	retrieval.Store
+	io.Closer
+}
+
+// MilvusConnector opens a Milvus store; tests replace it with a fake.
+type MilvusConnector func(ctx context.Context, cfg milvus.Config) (Store, error)
+
+// Options configure a Service. Zero values take the tuned production defaults.
+type Options struct {
+	// Embedded configures the process-wide in-memory store; retrieval.DefaultEmbeddedOptions when zero.
+	Embedded retrieval.EmbeddedOptions
+	// Fusion configures RRF; retrieval.DefaultFusion when zero.
+	Fusion retrieval.Fusion
+	// ConnectMilvus opens Milvus stores; ConnectMilvus (milvus.Connect then WarmStats) when nil.
+	ConnectMilvus MilvusConnector
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// ConnectMilvus dials Milvus, ensures the collection and loads its term statistics so
+// the first queries get proper IDF weights.
+func ConnectMilvus(ctx context.Context, cfg milvus.Config) (Store, error) {
+	s, err := milvus.Connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.WarmStats(ctx); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("read term statistics of milvus collection %s: %w", cfg.Collection, err)
+	}
+	return s, nil
+}
+
+// SourceConfig is one KnowledgeSource as the Service indexes it.
+type SourceConfig struct {
+	// Namespace and Name identify the KnowledgeSource; required.
+	Namespace, Name string
+	// Labels are the KnowledgeSource's labels, matched by Query.Selector.
+	Labels map[string]string
+	// Source fetches the documents; required.
+	Source kbbuild.Source
+	// Domain and TrustLevel are attached to every chunk.
+	Domain     string
+	TrustLevel int
+	// Format of the documents; empty picks by file extension.
+	Format   kbbuild.Format
+	Chunking kbbuild.ChunkOptions
+	// Embedder produces dense vectors; nil means BM25 only.
+	Embedder retrieval.Embedder
+	// Milvus selects a Milvus store; nil means the process-wide Embedded store.
+	Milvus *milvus.Config
+	// Fingerprint identifies what the Source reads (URL, ref, paths, ...). When it
+	// changes, the previous revision no longer describes the index and the source is
+	// read in full even if its revision did not move.
+	Fingerprint string
+}
+
+// Key is the source name in the stores: "namespace/name".
+func (c *SourceConfig) Key() string { return c.Namespace + "/" + c.Name }
+
+// StoreError is a failure of the store (Milvus unreachable, a write refused), as opposed
+// to a failure to read the source.
+type StoreError struct {
+	Err error
+}
+
+func (e *StoreError) Error() string { return "knowledge store: " + e.Err.Error() }
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Service is the operator's knowledge base: it indexes KnowledgeSources and searches them.
+// It is safe for concurrent use; indexing one source concurrently with itself is not
+// supported (the controller reconciles one object at a time).
+type Service struct {
+	opts     Options
+	embedded *retrieval.Embedded
+
+	mu      sync.RWMutex
+	sources map[string]*entry
+	stores  map[string]*storeHandle
+}
+
+// entry is what the Service knows of one indexed KnowledgeSource.
+type entry struct {
+	namespace, name string
+	labels          map[string]string
+	domain          string
+	trust           int
+	store           *storeHandle
+	embedder        retrieval.Embedder
+	revision        string
+	fingerprint     string
+	stats           kbbuild.Stats
+	indexedAt       time.Time
+}
+
+// storeHandle is one store shared by the sources that use it.
+type storeHandle struct {
+	key   string
+	store retrieval.Store
+	// closer is nil for the Embedded store, which lives as long as the Service.
+	closer io.Closer
+	// inUse counts calls between acquire and release; guarded by Service.mu.
+	inUse int
+}
+
+// NewService returns a Service with an empty Embedded store.
+func NewService(opts Options) *Service {
+	if opts.Embedded == (retrieval.EmbeddedOptions{}) {
+		opts.Embedded = retrieval.DefaultEmbeddedOptions
+	}
+	if opts.Fusion.K == 0 && opts.Fusion.Weights == nil {
+		opts.Fusion = retrieval.DefaultFusion
+	}
+	if opts.ConnectMilvus == nil {
+		opts.ConnectMilvus = ConnectMilvus
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	embedded := retrieval.NewEmbedded(opts.Embedded)
+	return &Service{
+		opts:     opts,
+		embedded: embedded,
+		sources:  map[string]*entry{},
+		stores:   map[string]*storeHandle{embeddedStoreKey: {key: embeddedStoreKey, store: embedded}},
+	}
+}
+
+// Embedded returns the process-wide in-memory store (for snapshots and metrics).
+func (s *Service) Embedded() *retrieval.Embedded { return s.embedded }
+
+// Index brings the index of one source up to date and makes it searchable. Only
+// documents whose content or settings changed are re-processed; a revision this process
+// has already indexed with the same settings is a cheap no-op. On error the previous
+// index of the source keeps serving. Store failures are returned as *StoreError.
+func (s *Service) Index(ctx context.Context, cfg SourceConfig) (*kbbuild.Stats, error) {
+	if cfg.Namespace == "" || cfg.Name == "" {
+		return nil, errors.New("knowledge source needs a namespace and a name")
+	}
+	if cfg.Source == nil {
+		return nil, errors.New("knowledge source needs a source to read")
+	}
+	key := cfg.Key()
+	h, err := s.acquire(ctx, cfg.Milvus)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(h)
+	fp := fingerprint(&cfg, h.key)
+
+	s.mu.Lock()
+	old := s.sources[key]
+	prev := ""
+	if old != nil {
+		// Labels, domain and trust take effect for searches at once, even if indexing fails.
+		old.labels = maps.Clone(cfg.Labels)
+		// Failed documents are retried: a transient embedding error must not stick until the next commit.
+		if old.fingerprint == fp && old.store == h && len(old.stats.Failed) == 0 {
+			prev = old.revision
+		}
+	}
+	s.mu.Unlock()
+
+	stats, err := kbbuild.Index(ctx, cfg.Source, tagStoreErrors{h.store}, kbbuild.IndexConfig{
+		Source:           key,
+		Domain:           cfg.Domain,
+		TrustLevel:       cfg.TrustLevel,
+		Format:           cfg.Format,
+		Chunking:         cfg.Chunking,
+		Embedder:         cfg.Embedder,
+		PreviousRevision: prev,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if stats.RevisionUnchanged && old != nil {
+		// Nothing was read: the documents that could not be indexed are still the same ones.
+		stats.Warnings = old.stats.Warnings
+	}
+	if old != nil && old.store != h {
+		// The source moved to another store: drop its copy in the old one.
+		if err := old.store.store.DeleteSource(ctx, key); err != nil {
+			return stats, &StoreError{Err: fmt.Errorf("remove %s from its previous store: %w", key, err)}
+		}
+	}
+	e := &entry{
+		namespace: cfg.Namespace, name: cfg.Name, labels: maps.Clone(cfg.Labels),
+		domain: cfg.Domain, trust: cfg.TrustLevel, store: h, embedder: cfg.Embedder,
+		revision: stats.Revision, fingerprint: fp, stats: *stats, indexedAt: s.opts.Now(),
+	}
+	s.mu.Lock()
+	s.sources[key] = e
+	s.mu.Unlock()
+	if old != nil && old.store != h {
+		s.closeIfUnused(old.store)
+	}
+	return stats, nil
+}
+
+// Remove deletes every chunk of a source and forgets it. milvusCfg names the source's
+// Milvus store when this process never indexed it (e.g. it is deleted right after a
+// restart); nil means the Embedded store.
+func (s *Service) Remove(ctx context.Context, namespace, name string, milvusCfg *milvus.Config) error {
+	key := namespace + "/" + name
+	s.mu.RLock()
+	e := s.sources[key]
+	s.mu.RUnlock()
+	var h *storeHandle
+	if e != nil {
+		s.mu.Lock()
+		h = e.store
+		h.inUse++
+		s.mu.Unlock()
+	} else {
+		var err error
+		if h, err = s.acquire(ctx, milvusCfg); err != nil {
+			return err
+		}
+	}
+	defer s.release(h)
+	if err := h.store.DeleteSource(ctx, key); err != nil {
+		return &StoreError{Err: fmt.Errorf("remove %s: %w", key, err)}
+	}
+	s.mu.Lock()
+	delete(s.sources, key)
+	s.mu.Unlock()
+	return nil
+}
+
+// SourceInfo describes one source the Service can search.
+type SourceInfo struct {
+	Namespace, Name string
+	Domain          string
+	TrustLevel      int
+	// Store is "embedded" or the Milvus address and collection.
+	Store     string
+	Revision  string
+	IndexedAt time.Time
+	// Stats are those of the last successful indexing run.
+	Stats kbbuild.Stats
+}
+
+// Source returns what the Service knows of one source; false when it was never indexed
+// by this process.
+func (s *Service) Source(namespace, name string) (SourceInfo, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.sources[namespace+"/"+name]
+	if e == nil {
+		return SourceInfo{}, false
+	}
+	return e.info(), true
+}
+
+// Sources lists the searchable sources of a namespace (all namespaces when empty), by name.
+func (s *Service) Sources(namespace string) []SourceInfo {
+	s.mu.RLock()
+	out := make([]SourceInfo, 0, len(s.sources))
+	for _, e := range s.sources {
+		if namespace == "" || e.namespace == namespace {
+			out = append(out, e.info())
+		}
+	}
+	s.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+func (e *entry) info() SourceInfo {
+	return SourceInfo{
+		Namespace: e.namespace, Name: e.name, Domain: e.domain, TrustLevel: e.trust,
+		Store: e.store.key, Revision: e.revision, IndexedAt: e.indexedAt, Stats: e.stats,
+	}
+}
+
+// acquire returns the store a source should live in, connecting to Milvus when needed,
+// and keeps it open until release.
+func (s *Service) acquire(ctx context.Context, cfg *milvus.Config) (*storeHandle, error) {
+	key := embeddedStoreKey
+	if cfg != nil {
+		key = milvusKey(cfg)
+	}
+	s.mu.Lock()
+	if h := s.stores[key]; h != nil {
+		h.inUse++
+		s.mu.Unlock()
+		return h, nil
+	}
+	s.mu.Unlock()
+	st, err := s.opts.ConnectMilvus(ctx, *cfg)
+	if err != nil {
+		return nil, &StoreError{Err: err}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.stores[key]; h != nil {
+		// Another source connected first; keep one connection.
+		_ = st.Close()
+		h.inUse++
+		return h, nil
+	}
+	h := &storeHandle{key: key, store: st, closer: st, inUse: 1}
+	s.stores[key] = h
+	return h, nil
+}
+
+// release ends a use begun by acquire and closes a Milvus connection nothing needs any more.
+func (s *Service) release(h *storeHandle) {
+	s.mu.Lock()
+	h.inUse--
+	s.mu.Unlock()
+	s.closeIfUnused(h)
+}
+
+// closeIfUnused closes a Milvus connection that no source and no call uses.
+func (s *Service) closeIfUnused(h *storeHandle) {
+	if h.closer == nil {
+		return
+	}
+	s.mu.Lock()
+	if h.inUse > 0 {
+		s.mu.Unlock()
+		return
+	}
+	for _, e := range s.sources {
+		if e.store == h {
+			s.mu.Unlock()
+			return
+		}
+	}
+	if s.stores[h.key] != h {
+		s.mu.Unlock()
+		return // already closed
+	}
+	delete(s.stores, h.key)
+	s.mu.Unlock()
+	_ = h.closer.Close()
+}
+
+// Close closes every Milvus connection.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	var errs []error
+	for k, h := range s.stores {
+		if h.closer != nil {
+			errs = append(errs, h.closer.Close())
+			delete(s.stores, k)
+		}
+	}
+	s.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// milvusKey identifies a Milvus connection; secrets enter it only as a hash.
+func milvusKey(c *milvus.Config) string {
+	secret := sha256.Sum256([]byte(c.Username + "\x00" + c.Password + "\x00" + c.APIKey))
+	collection := c.Collection
+	if collection == "" {
+		collection = milvus.DefaultCollection
+	}
+	return fmt.Sprintf("milvus://%s/%s/%s?dim=%d&tls=%t&auth=%s", c.Address, c.DBName, collection, c.Dimension, c.TLS,
+		hex.EncodeToString(secret[:6]))
+}
+
+// fingerprint covers everything that shapes the index besides the source's revision.
+func fingerprint(c *SourceConfig, storeKey string) string {
+	model := ""
+	if c.Embedder != nil {
+		model = c.Embedder.Model()
+	}
+	ch := c.Chunking.WithDefaults()
+	raw := strings.Join([]string{c.Fingerprint, storeKey, string(c.Format), c.Domain, fmt.Sprint(c.TrustLevel),
+		fmt.Sprintf("%d/%d/%d", ch.MinTokens, ch.TargetTokens, ch.MaxTokens), model}, "\x00")
+	sum := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(sum[:])
+}
+
+// tagStoreErrors marks the errors of a store as *StoreError so callers can tell them
+// from errors of the source.
+type tagStoreErrors struct {
+	retrieval.Store
+}
+
+func tagStore(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var se *StoreError
+	if errors.As(err, &se) {
+		return err
+	}
+	return &StoreError{Err: err}
+}
+
+func (t tagStoreErrors) DocumentHashes(ctx context.Context, source string) (map[string]string, error) {
+	m, err := t.Store.DocumentHashes(ctx, source)
+	return m, tagStore(err)
+}
+
+func (t tagStoreErrors) ReplaceDocument(ctx context.Context, source, path, hash string, chunks []retrieval.Chunk) error {
+	return tagStore(t.Store.ReplaceDocument(ctx, source, path, hash, chunks))
+}
+
+func (t tagStoreErrors) DeleteDocument(ctx context.Context, source, path string) error {
+	return tagStore(t.Store.DeleteDocument(ctx, source, path))
+}
+
+func (t tagStoreErrors) DeleteSource(ctx context.Context, source string) error {
+	return tagStore(t.Store.DeleteSource(ctx, source))
+}
+
+func (t tagStoreErrors) Counts(ctx context.Context, source string) (int, int, error) {
+	d, c, err := t.Store.Counts(ctx, source)
+	return d, c, tagStore(err)
+}
