@@ -64,8 +64,10 @@ func summarizeToolServer(obj *kubagev1alpha1.ToolServer, reconcileErr error, now
 	}
 	setStalled(&obj.Status.Conditions, reconcileErr, gen)
 	var pe *probeError
-	if reconcileErr == nil || errors.As(reconcileErr, &pe) {
-		// An unreachable server is not a spec problem: this generation was acted on.
+	_, stalled := isStalled(reconcileErr)
+	if reconcileErr == nil || stalled || errors.As(reconcileErr, &pe) {
+		// This generation was acted on: the server is down, or the spec needs a change.
+		// Only transient errors (the API server) leave it unobserved.
 		obj.Status.ObservedGeneration = gen
 	}
 }
