@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -34,9 +36,46 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external schema reference %q is not allowed", clip(url, 128))
 }
 
+// schemaCache remembers compiled schemas by content: servers are re-listed every
+// health check with the same schemas, and compiling is the dominant cost of a listing.
+var schemaCache = struct {
+	sync.Mutex
+	m map[[sha256.Size]byte]compiled
+}{m: map[[sha256.Size]byte]compiled{}}
+
+type compiled struct {
+	s   *Schema
+	err error
+}
+
+// maxCachedSchemas bounds the cache; it is emptied when full.
+const maxCachedSchemas = 4096
+
 // CompileSchema compiles a JSON schema for tool arguments. Schemas without
-// $schema are read as draft 2020-12, the version MCP specifies.
+// $schema are read as draft 2020-12, the version MCP specifies. The result is
+// immutable and safe for concurrent use.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	if len(raw) > maxSchemaBytes {
+		return nil, fmt.Errorf("input schema is %d bytes, more than %d", len(raw), maxSchemaBytes)
+	}
+	key := sha256.Sum256(raw)
+	schemaCache.Lock()
+	c, ok := schemaCache.m[key]
+	schemaCache.Unlock()
+	if ok {
+		return c.s, c.err
+	}
+	s, err := compileSchema(raw)
+	schemaCache.Lock()
+	if len(schemaCache.m) >= maxCachedSchemas {
+		clear(schemaCache.m)
+	}
+	schemaCache.m[key] = compiled{s: s, err: err}
+	schemaCache.Unlock()
+	return s, err
+}
+
+func compileSchema(raw json.RawMessage) (*Schema, error) {
 	if len(raw) > maxSchemaBytes {
 		return nil, fmt.Errorf("input schema is %d bytes, more than %d", len(raw), maxSchemaBytes)
 	}

@@ -1,0 +1,46 @@
+package mcpbench_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	kmcp "github.com/kubage/kubage/internal/tools/mcp"
+	"github.com/kubage/kubage/internal/tools/mcp/mcpbench"
+)
+
+// TestFigures runs the measurements small so they cannot rot; with KUBAGE_BENCH=1 it
+// runs them at full size and prints the figures (make bench).
+func TestFigures(t *testing.T) {
+	tools, runs, calls := 1000, 2, 50
+	if os.Getenv("KUBAGE_BENCH") != "" {
+		runs, calls = 10, 1000
+	}
+	ctx := context.Background()
+	for _, tr := range []kmcp.Transport{kmcp.TransportStreamableHTTP, kmcp.TransportSSE} {
+		d, err := mcpbench.MeasureDiscovery(ctx, tr, tools, runs)
+		if err != nil {
+			t.Fatalf("discovery over %s: %v", tr, err)
+		}
+		if d.Tools != tools || d.Pages < 10 || d.Pages > 11 || d.P50 <= 0 || d.Max < d.P50 {
+			t.Fatalf("implausible discovery figures: %+v", d)
+		}
+		t.Log(d)
+	}
+	c, err := mcpbench.MeasureCallOverhead(ctx, calls)
+	if err != nil {
+		t.Fatalf("call overhead: %v", err)
+	}
+	if c.DirectP50 <= 0 || c.RegistryP50 <= 0 || c.DirectP95 < c.DirectP50 || c.RegistryP95 < c.RegistryP50 {
+		t.Fatalf("implausible call figures: %+v", c)
+	}
+	t.Log(c)
+}
+
+func BenchmarkDiscovery1000Tools(b *testing.B) {
+	for b.Loop() {
+		if _, err := mcpbench.MeasureDiscovery(context.Background(), kmcp.TransportStreamableHTTP, 1000, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
