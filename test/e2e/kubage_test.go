@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,16 +70,12 @@ func installKubage(ctx context.Context) error {
 		return err
 	}
 	// Retried: another process may be regenerating config/crd at this very moment.
-	for attempt := 0; ; attempt++ {
-		_, err := kubectl(ctx, "apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, "config", "crd", "bases"))
-		if err == nil {
-			break
-		}
-		if attempt == 2 {
-			return err
-		}
-		GinkgoWriter.Printf("installing CRDs failed, retrying: %v\n", err)
-		time.Sleep(2 * time.Second)
+	var applyErr error
+	if err := wait.PollUntilContextTimeout(ctx, 2*time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, applyErr = kubectl(ctx, "apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, "config", "crd", "bases"))
+		return applyErr == nil, nil
+	}); err != nil {
+		return fmt.Errorf("installing CRDs: %w (last: %v)", err, applyErr)
 	}
 	if _, err := kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s",
 		"crd/troubleshoots.kubage.io", "crd/knowledgesources.kubage.io", "crd/toolservers.kubage.io"); err != nil {
