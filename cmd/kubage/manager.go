@@ -45,6 +45,7 @@ type managerOptions struct {
 	defaultTaskRunner       string
 	agentImage              string
 	agentServiceAccount     string
+	alerts                  alertOptions
 }
 
 // newManagerCommand returns `kubage manager`, which runs the operator.
@@ -67,6 +68,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.defaultTaskRunner, "default-task-runner", string(kubagev1alpha1.TaskRunnerInProcess), "Task runner of sessions without spec.taskRunner: InProcess or Job.")
 	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (kubage agent task); the Job runner is available only when set.")
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
+	o.alerts.bindFlags(f)
 	return cmd
 }
 
@@ -125,6 +127,9 @@ func runManager(o managerOptions) error {
 		DefaultTaskRunner:       def,
 		Clientset:               cs,
 	}); err != nil {
+		return err
+	}
+	if err := o.alerts.setup(mgr); err != nil {
 		return err
 	}
 
