@@ -688,7 +688,8 @@ func (w *work) finish(ctx context.Context, phase kubagev1alpha1.TroubleshootPhas
 
 // awaitingApproval applies the decisions in spec.approvals.
 func (w *work) awaitingApproval(ctx context.Context) (time.Duration, error) {
-	if w.st.Remediation == nil || len(w.st.Remediation.Actions) == 0 {
+	if w.st.Remediation == nil || len(w.st.Remediation.Actions) == 0 || w.ts.Spec.Mode != kubagev1alpha1.ModeRemediate {
+		// Switching to Diagnose (which the API allows only without approvals) ends the wait.
 		return w.complete(ctx)
 	}
 	decisions := map[string]kubagev1alpha1.ApprovalDecision{}
