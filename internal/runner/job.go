@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/spf13/pflag"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -93,16 +93,16 @@ type JobOptions struct {
 	StartTimeout time.Duration
 }
 
-// BindFlags registers the options as flags of the manager (--agent-image, ...).
-func (o *JobOptions) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Image, "agent-image", o.Image, "Image of task Jobs (taskRunner: Job); the operator's own image. Empty: the Job runner refuses to start tasks.")
+// BindFlags registers the tuning options as flags (--agent-start-timeout, ...). Image and
+// ServiceAccount come from the manager's own --agent-image and --agent-service-account.
+func (o *JobOptions) BindFlags(fs *flag.FlagSet) {
+	o.ManageAccess = true
+	fs.BoolVar(&o.ManageAccess, "agent-manage-access", o.ManageAccess, "Create the agent ServiceAccount and its read-only bindings in session namespaces when missing (Job runner).")
 	fs.StringVar((*string)(&o.ImagePullPolicy), "agent-image-pull-policy", string(corev1.PullIfNotPresent), "Pull policy of task Jobs.")
-	fs.StringVar(&o.ServiceAccount, "agent-service-account", "kubage-agent", "ServiceAccount of task Jobs, in each session's namespace.")
-	fs.BoolVar(&o.ManageAccess, "agent-manage-access", true, "Create the agent ServiceAccount and its read-only bindings in session namespaces when missing.")
 	fs.StringVar(&o.ReadRole, "agent-read-role", "kubage-agent", "ClusterRole bound (RoleBinding) to the agent in session namespaces: read-only.")
 	fs.StringVar(&o.ResultRole, "agent-result-role", "kubage-agent-result", "ClusterRole bound (RoleBinding) to the agent in session namespaces: write result ConfigMaps.")
 	fs.StringVar(&o.ClusterReadRole, "agent-cluster-read-role", "kubage-agent-cluster", "ClusterRole bound cluster-wide to each namespace's agent: read Nodes, PersistentVolumes, StorageClasses.")
-	fs.DurationVar(&o.DefaultDeadline, "agent-job-deadline", 5*time.Minute, "activeDeadlineSeconds of a task Job when the session has no timeout.")
+	fs.DurationVar(&o.DefaultDeadline, "agent-job-deadline", 5*time.Minute, "activeDeadlineSeconds of a task Job when the session passes no deadline.")
 	fs.DurationVar(&o.MaxDeadline, "agent-job-max-deadline", 15*time.Minute, "Upper bound of a task Job's activeDeadlineSeconds.")
 	fs.DurationVar(&o.TTLAfterFinished, "agent-job-ttl", time.Hour, "ttlSecondsAfterFinished of task Jobs.")
 	fs.DurationVar(&o.StartTimeout, "agent-start-timeout", time.Minute, "How long a task pod may fail to start (image pull, config) before its task fails.")
