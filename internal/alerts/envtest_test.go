@@ -329,3 +329,38 @@ func TestEnvtestRateLimited(t *testing.T) {
 		t.Fatalf("%d sessions", n)
 	}
 }
+
+func TestEnvtestAlertFieldIsImmutableAndHintsBounded(t *testing.T) {
+	_, c := apiServer(t)
+	createNamespace(t, c, "immutable")
+	ctx := context.Background()
+	p := parseFile(t, "crashloop_firing.json")
+	p.Alerts[0].Labels["namespace"] = "immutable"
+	ts, rej := BuildSession(&p.Alerts[0], p.Receiver, mustPolicy(t, DefaultPolicy()), time.Now())
+	if rej != nil {
+		t.Fatal(rej)
+	}
+	if err := c.Create(ctx, ts); err != nil {
+		t.Fatal(err)
+	}
+	changed := ts.DeepCopy()
+	changed.Spec.Alert.Fingerprint = "ffff"
+	if err := c.Update(ctx, changed); err == nil || !strings.Contains(err.Error(), "alert is immutable") {
+		t.Fatalf("changing spec.alert: %v", err)
+	}
+	tooMany := ts.DeepCopy()
+	tooMany.Name, tooMany.ResourceVersion = "too-many-hints", ""
+	tooMany.Spec.Hints = make([]string, maxHints+1)
+	for i := range tooMany.Spec.Hints {
+		tooMany.Spec.Hints[i] = "hint"
+	}
+	if err := c.Create(ctx, tooMany); err == nil || !strings.Contains(err.Error(), "spec.hints") {
+		t.Fatalf("17 hints: %v", err)
+	}
+	long := ts.DeepCopy()
+	long.Name, long.ResourceVersion = "long-hint", ""
+	long.Spec.Hints = []string{strings.Repeat("h", maxHintBytes+1)}
+	if err := c.Create(ctx, long); err == nil || !strings.Contains(err.Error(), "spec.hints[0]") {
+		t.Fatalf("a %d-byte hint: %v", maxHintBytes+1, err)
+	}
+}
