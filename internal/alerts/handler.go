@@ -183,6 +183,7 @@ func (h *Handler) process(w http.ResponseWriter, r *http.Request, payload *Paylo
 		writeError(w, http.StatusServiceUnavailable, ReasonBusy, "too many requests in progress")
 		return
 	case <-r.Context().Done():
+		writeError(w, http.StatusServiceUnavailable, ReasonBusy, "the client went away while waiting")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)

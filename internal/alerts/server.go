@@ -25,9 +25,14 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/net/netutil"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 )
+
+// maxConnections bounds open connections, so slow or idle clients cannot exhaust the
+// process's file descriptors; requests being processed are bounded separately.
+const maxConnections = 512
 
 // ServerOptions say where and how the receiver listens.
 type ServerOptions struct {
@@ -75,6 +80,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("alert receiver: %w", err)
 	}
+	ln = netutil.LimitListener(ln, maxConnections)
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
