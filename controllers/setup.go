@@ -17,19 +17,13 @@ limitations under the License.
 package controllers
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/internal/agent"
-	"github.com/kubage/kubage/internal/metrics"
-	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
 )
@@ -51,6 +45,9 @@ type Options struct {
 	Clientset kubernetes.Interface
 	// TaskPollInterval is how often running tasks are checked (2s when zero).
 	TaskPollInterval time.Duration
+	// Shard is the value of the label kubage.io/shard of the Troubleshoots this manager
+	// handles; empty means those without the label.
+	Shard string
 }
 
 // eventRecorderName is the reporting controller of every Event the manager emits.
@@ -61,18 +58,13 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 1
 	}
-	engine, err := newSessionEngine(mgr, opts)
-	if err != nil {
+	if err := SetupTroubleshoot(mgr, opts); err != nil {
 		return err
-	}
-	if err := metrics.Register(ctrlmetrics.Registry, phaseCounter(mgr)); err != nil {
-		return fmt.Errorf("registering metrics: %w", err)
 	}
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 	reconcilers := []interface {
 		SetupWithManager(ctrl.Manager, Options) error
 	}{
-		&TroubleshootReconciler{Client: mgr.GetClient(), Recorder: recorder, Engine: engine},
 		&KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: recorder},
 		&ToolServerReconciler{Client: mgr.GetClient(), Recorder: recorder},
 	}
@@ -82,75 +74,4 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	return nil
-}
-
-// newSessionEngine fills in the defaults of opts: a clientset, the rule engine, and the
-// in-process runner, which stops with the manager.
-func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
-	cs := opts.Clientset
-	if cs == nil {
-		var err error
-		if cs, err = kubernetes.NewForConfig(mgr.GetConfig()); err != nil {
-			return nil, fmt.Errorf("building a clientset: %w", err)
-		}
-	}
-	ruleEngine := agent.NewRuleEngine(cs)
-	brains := opts.Brains
-	if brains == nil {
-		brains = func(context.Context, *kubagev1alpha1.Troubleshoot) (agent.Brain, error) { return ruleEngine, nil }
-	}
-	runners := make(map[kubagev1alpha1.TaskRunner]runner.Runner, len(opts.TaskRunners)+1)
-	for name, r := range opts.TaskRunners {
-		runners[name] = r
-	}
-	if _, ok := runners[kubagev1alpha1.TaskRunnerInProcess]; !ok {
-		inproc := runner.NewInProcess(cs, ruleEngine, runner.InProcessOptions{})
-		runners[kubagev1alpha1.TaskRunnerInProcess] = inproc
-		stop := manager.RunnableFunc(func(ctx context.Context) error {
-			<-ctx.Done()
-			inproc.Stop()
-			return nil
-		})
-		if err := mgr.Add(stop); err != nil {
-			return nil, err
-		}
-	}
-	def := opts.DefaultTaskRunner
-	if def == "" {
-		def = kubagev1alpha1.TaskRunnerInProcess
-	}
-	if _, ok := runners[def]; !ok {
-		return nil, fmt.Errorf("the default task runner %q is not configured", def)
-	}
-	return &session.Engine{
-		Client: cs, Brains: brains, Runners: runners, DefaultRunner: def,
-		Executor: &remediate.Executor{Client: cs}, PollInterval: opts.TaskPollInterval,
-	}, nil
-}
-
-// phaseCounter counts Troubleshoots by phase from the manager's cache, for the
-// scrape-time sessions gauge.
-func phaseCounter(mgr ctrl.Manager) metrics.PhaseLister {
-	return func(ctx context.Context) (map[string]int, error) {
-		list := &kubagev1alpha1.TroubleshootList{}
-		if err := mgr.GetClient().List(ctx, list); err != nil {
-			return nil, err
-		}
-		counts := map[string]int{}
-		for _, p := range []kubagev1alpha1.TroubleshootPhase{
-			kubagev1alpha1.PhasePending, kubagev1alpha1.PhasePlanning, kubagev1alpha1.PhaseInvestigating,
-			kubagev1alpha1.PhaseRegulating, kubagev1alpha1.PhaseSummarizing, kubagev1alpha1.PhaseAwaitingApproval,
-			kubagev1alpha1.PhaseRemediating, kubagev1alpha1.PhaseCompleted, kubagev1alpha1.PhaseFailed,
-		} {
-			counts[string(p)] = 0
-		}
-		for _, ts := range list.Items {
-			phase := string(ts.Status.Phase)
-			if phase == "" {
-				phase = string(kubagev1alpha1.PhasePending)
-			}
-			counts[phase]++
-		}
-		return counts, nil
-	}
 }

@@ -309,6 +309,18 @@ var _ = Describe("ToolServer", func() {
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
 	})
 
+	It("cuts a 50 MB tools/list with the size cap", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "tsv-huge")
+		srv := startMCP(mcpfake.Options{})
+		srv.AddTextTool("verbose", strings.Repeat("d", 50<<20), "x")
+		ts := newToolServer(ns, "huge-list", srv.URL)
+		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		expectReady(ctx, ts, metav1.ConditionFalse, string(kmcp.ReasonResponseTooLarge))
+		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("size cap"))
+		// Stop the retries, which would build the 50 MB answer again.
+		Expect(k8sClient.Delete(ctx, ts)).To(Succeed())
+	})
+
 	It("reports an untrusted certificate as TLSError", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "tsv-tls")
 		srv := startMCP(mcpfake.Options{TLS: true})

@@ -188,6 +188,17 @@ func TestHugeResultIsCutBySizeCap(t *testing.T) {
 	}
 }
 
+func TestHugeToolsListIsCutBySizeCap(t *testing.T) {
+	g := NewWithT(t)
+	s := startFake(t, mcpfake.Options{})
+	s.AddTextTool("verbose", strings.Repeat("d", 50<<20), "x")
+	start := time.Now()
+	_, err := kmcp.Discover(context.Background(), kmcp.Config{URL: s.URL, Timeout: 10 * time.Second, MaxResponseBytes: 2 << 20})
+	g.Expect(kmcp.ReasonOf(err)).To(Equal(kmcp.ReasonResponseTooLarge), "%v", err)
+	g.Expect(err.Error()).To(ContainSubstring("tools/list"))
+	g.Expect(time.Since(start)).To(BeNumerically("<", 8*time.Second))
+}
+
 func TestCallTool(t *testing.T) {
 	g := NewWithT(t)
 	s := startFake(t, mcpfake.Options{})
