@@ -18,7 +18,24 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -26,24 +43,175 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/kbbuild"
+	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/retrieval"
+	"github.com/kubage/kubage/internal/retrieval/milvus"
 )
 
-// KnowledgeSourceReconciler fetches, chunks and indexes a KnowledgeSource.
+const (
+	// KnowledgeSourceFinalizer removes a source's chunks from its store before the object goes.
+	KnowledgeSourceFinalizer = "kubage.io/knowledge-index"
+
+	// knowledgeSecretIndex and knowledgeConfigMapIndex index KnowledgeSources by the
+	// Secrets and ConfigMaps they read, so a change of one re-reconciles only its users.
+	knowledgeSecretIndex    = "kubage.io/knowledge-secrets"
+	knowledgeConfigMapIndex = "kubage.io/knowledge-configmaps"
+
+	// defaultRefreshInterval applies when spec.refreshInterval is unset.
+	defaultRefreshInterval = time.Hour
+	// indexTimeout bounds one fetch-and-index run, so a hung remote cannot hold a worker.
+	indexTimeout = 10 * time.Minute
+	// gitFetchTimeout bounds one git fetch.
+	gitFetchTimeout = 3 * time.Minute
+	// firstIndexRetry is the wait after the first failed run; it doubles per failure up
+	// to maxIndexRetry (or the refresh interval, when shorter).
+	firstIndexRetry = 5 * time.Second
+	maxIndexRetry   = 10 * time.Minute
+	// cleanupGracePeriod is how long deletion waits for an unreachable store before it
+	// lets the object go and leaves its chunks behind.
+	cleanupGracePeriod = 10 * time.Minute
+	// maxFailedDocuments bounds status.failedDocuments (the API allows 20).
+	maxFailedDocuments = 20
+)
+
+// Keys read from the Secrets a KnowledgeSource refers to.
+const (
+	secretUsernameKey   = "username"
+	secretPasswordKey   = "password"
+	secretTokenKey      = "token"
+	secretIdentityKey   = "identity"
+	secretKnownHostsKey = "known_hosts"
+	secretPassphraseKey = "passphrase"
+)
+
+var (
+	knowledgeIndexRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubage_knowledge_index_runs_total",
+		Help: "KnowledgeSource indexing runs by outcome (Indexed, UpToDate or the failure reason).",
+	}, []string{"reason"})
+	knowledgeIndexSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "kubage_knowledge_index_duration_seconds",
+		Help:    "Time to fetch a KnowledgeSource and bring its index up to date.",
+		Buckets: prometheus.ExponentialBuckets(0.01, 3, 12),
+	})
+	knowledgeDocuments = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubage_knowledge_documents_total",
+		Help: "Documents seen by indexing runs, by what happened to them (added, updated, removed, unchanged, failed).",
+	}, []string{"action"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(knowledgeIndexRuns, knowledgeIndexSeconds, knowledgeDocuments)
+}
+
+// KnowledgeSourceReconciler fetches, chunks and indexes a KnowledgeSource into the
+// operator's knowledge service. The embedded index lives in memory: after a restart the
+// service knows no source, so the first reconcile of each one re-indexes it in full.
 type KnowledgeSourceReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+	// APIReader reads Secrets and ConfigMaps without a cache; set from the manager when nil.
+	APIReader client.Reader
+	// Knowledge is the shared knowledge service the sources are indexed into; required.
+	Knowledge *knowledge.Service
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	mu    sync.Mutex
+	state map[types.NamespacedName]*sourceState
 }
 
-// SetupWithManager registers the reconciler; status writes do not retrigger it.
+// sourceState is what the reconciler keeps between runs of one source.
+type sourceState struct {
+	// httpKey and http keep an HTTP source (with its ETags) while its URLs stay the same.
+	httpKey string
+	http    *kbbuild.HTTPSource
+	// embedderKey and embedder keep an embedder (with its vector cache) while its settings stay the same.
+	embedderKey string
+	embedder    retrieval.Embedder
+	// failures counts consecutive failed runs, for the retry backoff.
+	failures int
+}
+
+// SetupWithManager registers the reconciler. Spec changes, ReconcileRequestedAnnotation
+// (to pick up a new commit before the refresh interval) and changes of referenced Secrets
+// and ConfigMaps trigger it; status writes do not.
 func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if r.Knowledge == nil {
+		return errors.New("the KnowledgeSource reconciler needs a knowledge service")
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	ctx := context.Background()
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(ctx, &kubagev1alpha1.KnowledgeSource{}, knowledgeSecretIndex, func(o client.Object) []string {
+		return knowledgeSourceSecrets(o.(*kubagev1alpha1.KnowledgeSource))
+	}); err != nil {
+		return fmt.Errorf("indexing KnowledgeSources by Secret: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &kubagev1alpha1.KnowledgeSource{}, knowledgeConfigMapIndex, func(o client.Object) []string {
+		if ref := o.(*kubagev1alpha1.KnowledgeSource).Spec.ConfigMapRef; ref != nil {
+			return []string{ref.Name}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("indexing KnowledgeSources by ConfigMap: %w", err)
+	}
+	chunks := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "kubage_knowledge_embedded_chunks",
+		Help: "Chunks held by the operator's embedded knowledge store.",
+	}, func() float64 { return float64(r.Knowledge.Embedded().Len()) })
+	if err := metrics.Registry.Register(chunks); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+		return fmt.Errorf("registering the embedded chunks gauge: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.KnowledgeSource{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&kubagev1alpha1.KnowledgeSource{}, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, reconcileRequested{}))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(knowledgeSecretIndex)), builder.OnlyMetadata).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(knowledgeConfigMapIndex)), builder.OnlyMetadata).
 		Named("knowledgesource").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
+}
+
+// knowledgeSourceSecrets lists the Secrets a KnowledgeSource reads.
+func knowledgeSourceSecrets(ks *kubagev1alpha1.KnowledgeSource) []string {
+	var names []string
+	if g := ks.Spec.Git; g != nil && g.SecretRef != nil {
+		names = append(names, g.SecretRef.Name)
+	}
+	if e := ks.Spec.Embedding; e != nil {
+		names = append(names, e.SecretRef.Name)
+	}
+	if m := ks.Spec.Store.Milvus; m != nil && m.SecretRef != nil {
+		names = append(names, m.SecretRef.Name)
+	}
+	return names
+}
+
+// usersOf maps a Secret or ConfigMap to the KnowledgeSources of its namespace that read it.
+func (r *KnowledgeSourceReconciler) usersOf(index string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &kubagev1alpha1.KnowledgeSourceList{}
+		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: obj.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing KnowledgeSources that use a changed object", "index", index, "name", obj.GetName())
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for i := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+		return reqs
+	}
 }
 
 // Reconcile loads the object, runs the steps and patches the status once at the end.
@@ -52,39 +220,531 @@ func (r *KnowledgeSourceReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 
 	obj := &kubagev1alpha1.KnowledgeSource{}
 	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !obj.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.finalize(ctx, obj)
 	}
-	before := obj.DeepCopy()
+	if !controllerutil.ContainsFinalizer(obj, KnowledgeSourceFinalizer) {
+		base := obj.DeepCopy()
+		controllerutil.AddFinalizer(obj, KnowledgeSourceFinalizer)
+		if err := r.Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+	run := &knowledgeSourceRun{r: r, before: obj.DeepCopy(), now: r.now()}
 
 	defer func() {
 		summarizeKnowledgeSource(obj, retErr)
-		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
+		if err := patchStatus(ctx, r.Client, run.before, obj, &run.before.Status, &obj.Status); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}
-		recordReadyTransition(r.Recorder, obj, before.Status.Conditions, obj.Status.Conditions)
+		recordReadyTransition(r.Recorder, obj, run.before.Status.Conditions, obj.Status.Conditions)
+		var ie *indexError
+		if errors.As(retErr, &ie) {
+			// A failed fetch is weather, not a bug: retry on our own backoff, not
+			// controller-runtime's, which starts at milliseconds.
+			result, retErr = ctrl.Result{RequeueAfter: run.retryAfter}, nil
+			return
+		}
 		result, retErr = resultFor(result, retErr)
 	}()
 
-	log.V(1).Info("Reconciling", "KnowledgeSource", klog.KObj(obj), "phase", obj.Status.Phase)
-	return runSteps(ctx, obj, r.steps())
+	log.V(1).Info("Reconciling", "KnowledgeSource", klog.KObj(obj), "phase", obj.Status.Phase, "revision", obj.Status.Revision)
+	return runSteps(ctx, obj, []step[*kubagev1alpha1.KnowledgeSource]{
+		run.initialize,
+		run.resolve,
+		run.markIndexing,
+		run.index,
+	})
 }
 
-// steps is the ordered work of one reconcile. Later issues add fetching, indexing and scheduling the next refresh
-// here.
-func (r *KnowledgeSourceReconciler) steps() []step[*kubagev1alpha1.KnowledgeSource] {
-	return []step[*kubagev1alpha1.KnowledgeSource]{
-		r.initialize,
+func (r *KnowledgeSourceReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
 	}
+	return time.Now()
+}
+
+// stateOf returns the kept state of one source, creating it.
+func (r *KnowledgeSourceReconciler) stateOf(key types.NamespacedName) *sourceState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		r.state = map[types.NamespacedName]*sourceState{}
+	}
+	st := r.state[key]
+	if st == nil {
+		st = &sourceState{}
+		r.state[key] = st
+	}
+	return st
+}
+
+func (r *KnowledgeSourceReconciler) forget(key types.NamespacedName) {
+	r.mu.Lock()
+	delete(r.state, key)
+	r.mu.Unlock()
+}
+
+// finalize removes the source's chunks from its store and then the finalizer. A store
+// that stays unreachable for cleanupGracePeriod does not block the deletion forever.
+func (r *KnowledgeSourceReconciler) finalize(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if !controllerutil.ContainsFinalizer(obj, KnowledgeSourceFinalizer) {
+		r.forget(client.ObjectKeyFromObject(obj))
+		return ctrl.Result{}, nil
+	}
+	var milvusCfg *milvus.Config
+	if obj.Spec.Store.Type == kubagev1alpha1.StoreMilvus && obj.Spec.Store.Milvus != nil {
+		// Credentials may already be gone with the namespace; try without them then.
+		milvusCfg, _ = r.milvusConfig(ctx, obj, 0)
+		if milvusCfg == nil {
+			milvusCfg = &milvus.Config{Address: obj.Spec.Store.Milvus.Address, DBName: obj.Spec.Store.Milvus.Database, Collection: obj.Spec.Store.Milvus.Collection}
+		}
+	}
+	log.Info("Removing the source from the knowledge store", "KnowledgeSource", klog.KObj(obj))
+	if err := r.Knowledge.Remove(ctx, obj.Namespace, obj.Name, milvusCfg); err != nil {
+		if r.now().Sub(obj.DeletionTimestamp.Time) < cleanupGracePeriod {
+			return ctrl.Result{}, fmt.Errorf("removing the source from its store: %w", err)
+		}
+		log.Error(err, "Giving up removing the source from its store; its chunks stay behind", "KnowledgeSource", klog.KObj(obj))
+		if r.Recorder != nil {
+			r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, "CleanupFailed", "Delete", "%s", truncate(err.Error(), maxConditionMessage))
+		}
+	}
+	base := obj.DeepCopy()
+	controllerutil.RemoveFinalizer(obj, KnowledgeSourceFinalizer)
+	if err := r.Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	r.forget(client.ObjectKeyFromObject(obj))
+	return ctrl.Result{}, nil
+}
+
+// knowledgeSourceRun carries what one reconcile learns from step to step.
+type knowledgeSourceRun struct {
+	r *KnowledgeSourceReconciler
+	// before is the status as last written, the base of the final status patch.
+	before     *kubagev1alpha1.KnowledgeSource
+	now        time.Time
+	cfg        knowledge.SourceConfig
+	retryAfter time.Duration
 }
 
 // initialize puts a new source in Pending.
-func (r *KnowledgeSourceReconciler) initialize(_ context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
+func (run *knowledgeSourceRun) initialize(_ context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
 	if obj.Status.Phase == "" {
 		obj.Status.Phase = kubagev1alpha1.KnowledgePending
 	}
 	return ctrl.Result{}, nil
+}
+
+// resolve turns the spec and the objects it refers to into what the knowledge service
+// indexes. Missing Secrets or ConfigMaps and unusable settings stall the source until
+// they change (the watches bring it back).
+func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
+	r := run.r
+	key := client.ObjectKeyFromObject(obj)
+	state := r.stateOf(key)
+	spec := &obj.Spec
+	cfg := knowledge.SourceConfig{
+		Namespace:  obj.Namespace,
+		Name:       obj.Name,
+		Labels:     obj.Labels,
+		Domain:     spec.Domain,
+		TrustLevel: int(spec.TrustLevel),
+		Format:     kbbuild.Format(spec.Format),
+		Chunking: kbbuild.ChunkOptions{
+			MinTokens: int(spec.Chunking.MinTokens), TargetTokens: int(spec.Chunking.TargetTokens), MaxTokens: int(spec.Chunking.MaxTokens),
+		},
+	}
+	if cfg.Format == "" {
+		cfg.Format = kbbuild.FormatMarkdown
+	}
+	if err := cfg.Chunking.WithDefaults().Validate(); err != nil {
+		return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("chunking: %w", err))
+	}
+
+	var fp any
+	switch {
+	case spec.Git != nil:
+		src, err := run.gitSource(ctx, obj)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		cfg.Source = src
+		fp = struct {
+			URL, Ref string
+			Paths    []string
+		}{spec.Git.URL, spec.Git.Ref, src.primary().Filter.Include}
+	case spec.HTTP != nil:
+		urls := append([]string(nil), spec.HTTP.URLs...)
+		sort.Strings(urls)
+		fp = urls
+		httpKey := hashOf(urls)
+		if state.http == nil || state.httpKey != httpKey {
+			state.http, state.httpKey = &kbbuild.HTTPSource{URLs: urls}, httpKey
+		}
+		cfg.Source = state.http
+	case spec.ConfigMapRef != nil:
+		cm := &corev1.ConfigMap{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: obj.Namespace, Name: spec.ConfigMapRef.Name}, cm)
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, Stalled(ConfigMapNotFoundReason, fmt.Errorf("ConfigMap %s not found", spec.ConfigMapRef.Name))
+		}
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("reading ConfigMap %s: %w", spec.ConfigMapRef.Name, err)
+		}
+		cfg.Source = &kbbuild.ConfigMapSource{Data: cm.Data}
+		fp = "configmap/" + spec.ConfigMapRef.Name
+	case len(spec.Inline) > 0:
+		data := make(map[string]string, len(spec.Inline))
+		for _, d := range spec.Inline {
+			data[d.Name] = d.Content
+		}
+		cfg.Source = &kbbuild.ConfigMapSource{Data: data}
+		fp = "inline"
+	default:
+		return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason, errors.New("set exactly one of git, http, configMapRef or inline"))
+	}
+	cfg.Fingerprint = hashOf(fp)
+
+	if spec.Embedding != nil {
+		emb, err := run.embedder(ctx, obj, state)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		cfg.Embedder = emb
+	}
+	if spec.Store.Type == kubagev1alpha1.StoreMilvus {
+		if spec.Store.Milvus == nil {
+			return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason, errors.New("store.milvus is required when store.type is Milvus"))
+		}
+		dim := 0
+		if spec.Embedding != nil {
+			dim = int(spec.Embedding.Dimensions)
+		}
+		mcfg, err := run.r.milvusConfig(ctx, obj, dim)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		cfg.Milvus = mcfg
+	}
+	run.cfg = cfg
+	return ctrl.Result{}, nil
+}
+
+// gitSource maps spec.git onto a kbbuild git source, with credentials from its Secret.
+func (run *knowledgeSourceRun) gitSource(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (*gitRefSource, error) {
+	g := obj.Spec.Git
+	filter := kbbuild.PathFilter{Include: g.Paths}
+	if len(filter.Include) == 0 {
+		filter.Include = defaultPaths(obj.Spec.Format)
+	}
+	if err := filter.Validate(); err != nil {
+		return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("git.paths: %w", err))
+	}
+	var auth kbbuild.GitAuth
+	if g.SecretRef != nil {
+		data, err := run.r.secretData(ctx, obj.Namespace, g.SecretRef.Name)
+		if err != nil {
+			return nil, err
+		}
+		auth = kbbuild.GitAuth{
+			Username:      string(data[secretUsernameKey]),
+			Password:      string(data[secretPasswordKey]),
+			Token:         string(data[secretTokenKey]),
+			SSHPrivateKey: data[secretIdentityKey],
+			SSHKnownHosts: data[secretKnownHostsKey],
+			SSHPassphrase: string(data[secretPassphraseKey]),
+		}
+		if auth.Username == "" && auth.Password == "" && auth.Token == "" && len(auth.SSHPrivateKey) == 0 {
+			return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("Secret %s has none of the keys %s, %s, %s or %s",
+				g.SecretRef.Name, secretUsernameKey, secretPasswordKey, secretTokenKey, secretIdentityKey))
+		}
+	}
+	base := kbbuild.GitSource{URL: g.URL, Filter: filter, Auth: auth, Timeout: gitFetchTimeout}
+	src := &gitRefSource{}
+	ref := strings.TrimSpace(g.Ref)
+	switch {
+	case ref == "":
+		src.sources = []*kbbuild.GitSource{&base}
+	case fullCommit.MatchString(ref):
+		s := base
+		s.Ref.Commit = strings.ToLower(ref)
+		src.sources = []*kbbuild.GitSource{&s}
+	case strings.HasPrefix(ref, "refs/heads/"):
+		s := base
+		s.Ref.Branch = strings.TrimPrefix(ref, "refs/heads/")
+		src.sources = []*kbbuild.GitSource{&s}
+	case strings.HasPrefix(ref, "refs/tags/"):
+		s := base
+		s.Ref.Tag = strings.TrimPrefix(ref, "refs/tags/")
+		src.sources = []*kbbuild.GitSource{&s}
+	default:
+		// A bare name is a branch or a tag; branches win, as in git itself.
+		branch, tag := base, base
+		branch.Ref.Branch, tag.Ref.Tag = ref, ref
+		src.sources = []*kbbuild.GitSource{&branch, &tag}
+	}
+	return src, nil
+}
+
+// fullCommit matches a full commit hash.
+var fullCommit = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+
+// gitRefSource tries a bare ref name as a branch and then as a tag.
+type gitRefSource struct {
+	sources []*kbbuild.GitSource
+}
+
+func (g *gitRefSource) primary() *kbbuild.GitSource { return g.sources[0] }
+
+// Fetch implements kbbuild.Source.
+func (g *gitRefSource) Fetch(ctx context.Context, previousRevision string) (*kbbuild.Snapshot, error) {
+	var err error
+	for _, s := range g.sources {
+		var snap *kbbuild.Snapshot
+		if snap, err = s.Fetch(ctx, previousRevision); err == nil || !errors.Is(err, kbbuild.ErrRefNotFound) {
+			return snap, err
+		}
+	}
+	return nil, err
+}
+
+// defaultPaths selects the files of a format when spec.git.paths is unset.
+func defaultPaths(f kubagev1alpha1.DocumentFormat) []string {
+	switch f {
+	case kubagev1alpha1.FormatHTML:
+		return []string{"**/*.html", "**/*.htm"}
+	case kubagev1alpha1.FormatText:
+		return []string{"**/*.txt", "**/*.text"}
+	default:
+		return []string{"**/*.md", "**/*.markdown"}
+	}
+}
+
+// embedder builds the OpenAI-compatible embedder of spec.embedding, reusing the previous
+// one (and its vector cache) while the Secret's settings stay the same.
+func (run *knowledgeSourceRun) embedder(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource, state *sourceState) (retrieval.Embedder, error) {
+	e := obj.Spec.Embedding
+	data, err := run.r.secretData(ctx, obj.Namespace, e.SecretRef.Name)
+	if err != nil {
+		return nil, err
+	}
+	cfg := retrieval.OpenAIEmbedderConfig{
+		BaseURL:    strings.TrimSpace(string(data[kubagev1alpha1.ModelSecretBaseURLKey])),
+		Model:      strings.TrimSpace(string(data[kubagev1alpha1.ModelSecretModelKey])),
+		APIKey:     strings.TrimSpace(string(data[kubagev1alpha1.ModelSecretAPIKeyKey])),
+		Dimensions: int(e.Dimensions),
+	}
+	if cfg.BaseURL == "" || cfg.Model == "" {
+		return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding Secret %s needs the keys %s and %s",
+			e.SecretRef.Name, kubagev1alpha1.ModelSecretBaseURLKey, kubagev1alpha1.ModelSecretModelKey))
+	}
+	key := hashOf(cfg)
+	if state.embedder != nil && state.embedderKey == key {
+		return state.embedder, nil
+	}
+	emb, err := retrieval.NewOpenAIEmbedder(cfg)
+	if err != nil {
+		return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding: %w", err))
+	}
+	state.embedder, state.embedderKey = emb, key
+	return emb, nil
+}
+
+// milvusConfig maps spec.store.milvus and its credentials Secret onto a Milvus config.
+func (r *KnowledgeSourceReconciler) milvusConfig(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource, dim int) (*milvus.Config, error) {
+	m := obj.Spec.Store.Milvus
+	cfg := &milvus.Config{
+		Address:    m.Address,
+		DBName:     m.Database,
+		Collection: m.Collection,
+		Dimension:  dim,
+		TLS:        strings.HasPrefix(m.Address, "https://"),
+	}
+	if m.SecretRef != nil {
+		data, err := r.secretData(ctx, obj.Namespace, m.SecretRef.Name)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Username, cfg.Password, cfg.APIKey = string(data[secretUsernameKey]), string(data[secretPasswordKey]), string(data[secretTokenKey])
+	}
+	return cfg, nil
+}
+
+// secretData reads a Secret of the source's namespace; a missing one stalls the source.
+func (r *KnowledgeSourceReconciler) secretData(ctx context.Context, namespace, name string) (map[string][]byte, error) {
+	s := &corev1.Secret{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
+	if apierrors.IsNotFound(err) {
+		return nil, Stalled(SecretNotFoundReason, fmt.Errorf("Secret %s not found", name))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading Secret %s: %w", name, err)
+	}
+	return s.Data, nil
+}
+
+// markIndexing shows phase Indexing while a new or changed spec is fetched for the first
+// time; refreshes and retries of the same generation do not write the status twice.
+func (run *knowledgeSourceRun) markIndexing(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
+	if obj.Status.ObservedGeneration == obj.Generation && obj.Status.Phase != kubagev1alpha1.KnowledgePending {
+		return ctrl.Result{}, nil
+	}
+	obj.Status.Phase = kubagev1alpha1.KnowledgeIndexing
+	meta.SetStatusCondition(&obj.Status.Conditions, metav1.Condition{
+		Type:               kubagev1alpha1.ReconcilingCondition,
+		Status:             metav1.ConditionTrue,
+		Reason:             kubagev1alpha1.ProgressingReason,
+		Message:            "Fetching and indexing the source",
+		ObservedGeneration: obj.Generation,
+	})
+	if err := patchStatus(ctx, run.r.Client, run.before, obj, &run.before.Status, &obj.Status); err != nil {
+		return ctrl.Result{}, err
+	}
+	run.before = obj.DeepCopy()
+	return ctrl.Result{}, nil
+}
+
+// index brings the source's index up to date and schedules the next check.
+func (run *knowledgeSourceRun) index(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	key := client.ObjectKeyFromObject(obj)
+	state := run.r.stateOf(key)
+	interval := defaultRefreshInterval
+	if obj.Spec.RefreshInterval != nil && obj.Spec.RefreshInterval.Duration > 0 {
+		interval = obj.Spec.RefreshInterval.Duration
+	}
+
+	log.V(1).Info("Indexing", "KnowledgeSource", klog.KObj(obj), "previousRevision", obj.Status.Revision)
+	ictx, cancel := context.WithTimeout(ctx, indexTimeout)
+	stats, err := run.r.Knowledge.Index(ictx, run.cfg)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctrl.Result{}, ctx.Err()
+		}
+		state.failures++
+		run.retryAfter = indexRetry(state.failures, interval)
+		ie := classifyIndexError(err)
+		knowledgeIndexRuns.WithLabelValues(ie.Reason).Inc()
+		log.Info("Indexing failed; the last good index keeps serving", "KnowledgeSource", klog.KObj(obj),
+			"reason", ie.Reason, "error", err.Error(), "retryAfter", run.retryAfter)
+		run.reflectServedIndex(obj)
+		next := metav1.NewTime(run.now.Add(run.retryAfter))
+		obj.Status.NextIndexTime = &next
+		return ctrl.Result{}, ie
+	}
+	state.failures = 0
+	knowledgeIndexSeconds.Observe(stats.Duration.Seconds())
+	recordDocumentCounts(stats)
+	if stats.RevisionUnchanged {
+		knowledgeIndexRuns.WithLabelValues(kubagev1alpha1.UpToDateReason).Inc()
+	} else {
+		knowledgeIndexRuns.WithLabelValues(IndexedReason).Inc()
+		log.Info("Indexed", "KnowledgeSource", klog.KObj(obj), "revision", stats.Revision, "documents", stats.Docs,
+			"chunks", stats.Chunks, "added", stats.Added, "updated", stats.Updated, "removed", stats.Removed,
+			"failed", len(stats.Failed), "duration", stats.Duration)
+	}
+
+	st := &obj.Status
+	st.Phase = kubagev1alpha1.KnowledgeReady
+	st.Revision = truncate(stats.Revision, 128)
+	st.DocumentCount = clampInt32(stats.Docs)
+	st.ChunkCount = clampInt32(stats.Chunks)
+	last := metav1.NewTime(run.now)
+	st.LastIndexTime = &last
+	if !stats.RevisionUnchanged {
+		// An unchanged revision read nothing: the failures of the last full run still stand.
+		st.FailedDocuments = failedDocuments(stats.Failed)
+	}
+	next := metav1.NewTime(run.now.Add(interval))
+	st.NextIndexTime = &next
+	return ctrl.Result{RequeueAfter: interval}, nil
+}
+
+// reflectServedIndex makes the counts say what is searchable after a failed run: the
+// last good index if this process holds one, nothing if the embedded store lost it.
+func (run *knowledgeSourceRun) reflectServedIndex(obj *kubagev1alpha1.KnowledgeSource) {
+	info, ok := run.r.Knowledge.Source(obj.Namespace, obj.Name)
+	switch {
+	case ok:
+		obj.Status.Revision = truncate(info.Revision, 128)
+		obj.Status.DocumentCount = clampInt32(info.Stats.Docs)
+		obj.Status.ChunkCount = clampInt32(info.Stats.Chunks)
+	case obj.Spec.Store.Type != kubagev1alpha1.StoreMilvus:
+		obj.Status.Revision, obj.Status.DocumentCount, obj.Status.ChunkCount = "", 0, 0
+		obj.Status.FailedDocuments = nil
+	}
+}
+
+// indexRetry is the wait before retrying after n consecutive failures.
+func indexRetry(n int, interval time.Duration) time.Duration {
+	limit := min(maxIndexRetry, interval)
+	d := firstIndexRetry
+	for i := 1; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+// classifyIndexError names why a run failed, for the Ready condition.
+func classifyIndexError(err error) *indexError {
+	var se *knowledge.StoreError
+	switch {
+	case errors.As(err, &se):
+		return &indexError{Reason: StoreErrorReason, Err: err}
+	case errors.Is(err, kbbuild.ErrRefNotFound):
+		return &indexError{Reason: RefNotFoundReason, Err: err}
+	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
+		strings.Contains(err.Error(), "unable to authenticate"):
+		return &indexError{Reason: AuthFailedReason, Err: err}
+	default:
+		return &indexError{Reason: kubagev1alpha1.FetchFailedReason, Err: err}
+	}
+}
+
+func recordDocumentCounts(s *kbbuild.Stats) {
+	for action, n := range map[string]int{"added": s.Added, "updated": s.Updated, "removed": s.Removed, "unchanged": s.Unchanged, "failed": len(s.Failed)} {
+		if n > 0 {
+			knowledgeDocuments.WithLabelValues(action).Add(float64(n))
+		}
+	}
+}
+
+// failedDocuments keeps the first few per-document failures within the API's bounds.
+func failedDocuments(errs []kbbuild.DocumentError) []kubagev1alpha1.FailedDocument {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]kubagev1alpha1.FailedDocument, 0, min(len(errs), maxFailedDocuments))
+	for _, e := range errs[:min(len(errs), maxFailedDocuments)] {
+		p := truncate(e.Path, 1024)
+		if p == "" {
+			p = "(unknown)"
+		}
+		out = append(out, kubagev1alpha1.FailedDocument{Path: p, Error: truncate(e.Err, 1024)})
+	}
+	return out
+}
+
+func clampInt32(n int) int32 {
+	return int32(min(max(n, 0), 1<<31-1))
+}
+
+// hashOf fingerprints a value by its JSON encoding.
+func hashOf(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		raw = []byte(fmt.Sprintf("%#v", v))
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:12])
 }

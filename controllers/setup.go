@@ -24,6 +24,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
 )
@@ -48,6 +49,9 @@ type Options struct {
 	// Shard is the value of the label kubage.io/shard of the Troubleshoots this manager
 	// handles; empty means those without the label.
 	Shard string
+	// Knowledge is the shared knowledge service KnowledgeSources are indexed into and
+	// sessions search; SetupAll creates one when nil.
+	Knowledge *knowledge.Service
 }
 
 // eventRecorderName is the reporting controller of every Event the manager emits.
@@ -58,6 +62,9 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 1
 	}
+	if opts.Knowledge == nil {
+		opts.Knowledge = knowledge.NewService(knowledge.Options{})
+	}
 	if err := SetupTroubleshoot(mgr, opts); err != nil {
 		return err
 	}
@@ -65,7 +72,7 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 	reconcilers := []interface {
 		SetupWithManager(ctrl.Manager, Options) error
 	}{
-		&KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: recorder},
+		&KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: recorder, Knowledge: opts.Knowledge},
 		&ToolServerReconciler{Client: mgr.GetClient(), Recorder: recorder},
 	}
 	for _, r := range reconcilers {

@@ -87,7 +87,7 @@ var _ = BeforeSuite(func() {
 		HealthProbeBindAddress: "0",
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: 2})).To(Succeed())
+	Expect(controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: 2, Knowledge: knowledgeService})).To(Succeed())
 
 	var ctx context.Context
 	ctx, stopMgr = context.WithCancel(context.Background())

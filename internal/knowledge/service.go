@@ -18,6 +18,9 @@ import (
 	"github.com/kubage/kubage/internal/retrieval/milvus"
 )
 
+// connectTimeout bounds dialling Milvus, so an unreachable address fails a run instead of holding it.
+const connectTimeout = 30 * time.Second
+
 // embeddedStoreKey names the process-wide Embedded store among the store handles.
 const embeddedStoreKey = "embedded"
 
@@ -317,7 +320,9 @@ func (s *Service) acquire(ctx context.Context, cfg *milvus.Config) (*storeHandle
 		return h, nil
 	}
 	s.mu.Unlock()
-	st, err := s.opts.ConnectMilvus(ctx, *cfg)
+	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	st, err := s.opts.ConnectMilvus(cctx, *cfg)
+	cancel()
 	if err != nil {
 		return nil, &StoreError{Err: err}
 	}
