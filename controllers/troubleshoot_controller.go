@@ -73,14 +73,23 @@ type TroubleshootReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
 	Engine   *session.Engine
+	// Shard is the value of ShardLabel this reconciler handles ("" for unlabelled objects).
+	Shard string
 }
+
+// ShardLabel assigns a Troubleshoot to one operator shard: a manager started with
+// Options.Shard (--shard) handles exactly the Troubleshoots whose label has that value,
+// and a manager without a shard handles those without the label. Shards split many
+// sessions over several operator replicas without leader election between them.
+const ShardLabel = "kubage.io/shard"
 
 // SetupWithManager registers the reconciler. Status writes do not retrigger it; spec
 // changes (approvals) and annotation changes (the rerun gesture) do, and so do runners
 // that report finished tasks.
 func (r *TroubleshootReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	inShard := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[ShardLabel] == opts.Shard })
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.Troubleshoot{}, builder.WithPredicates(predicate.Or(
+		For(&kubagev1alpha1.Troubleshoot{}, builder.WithPredicates(inShard, predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Named("troubleshoot").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
@@ -132,6 +141,10 @@ func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	if !obj.DeletionTimestamp.IsZero() {
 		r.cleanupDeleted(ctx, req.Namespace, req.Name)
+		return ctrl.Result{}, nil
+	}
+	if obj.Labels[ShardLabel] != r.Shard {
+		// Moved to another shard (or a request from a runner notice): not ours.
 		return ctrl.Result{}, nil
 	}
 	before := obj.DeepCopy()

@@ -47,19 +47,15 @@ import (
 	fx "github.com/kubage/kubage/internal/tools/fixtures"
 )
 
-// These specs run their own managers (a custom brain, a runner they can kill), so the
-// suite's manager is stopped for the duration of the container and started again after.
+// These specs run their own managers (a custom brain, a runner they can kill) on their
+// own shard: their Troubleshoots carry the shard label, which the suite's manager ignores.
 var _ = Describe("Troubleshoot sessions", Ordered, func() {
 	var cs kubernetes.Interface
 
 	BeforeAll(func() {
-		stopSuiteManager()
 		var err error
 		cs, err = kubernetes.NewForConfig(cfg)
 		Expect(err).NotTo(HaveOccurred())
-	})
-	AfterAll(func() {
-		startSuiteManager()
 	})
 
 	It("investigates a crash-looping Deployment through every phase to its root cause, read-only", func(ctx SpecContext) {
@@ -187,6 +183,17 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 		Expect(degraded.Status).To(Equal(metav1.ConditionTrue))
 		Expect(ts.Status.RootCause).NotTo(BeNil(), "what was found is summarized")
 		Expect(ts.Status.Iteration).To(Equal(int32(1)))
+	})
+
+	It("leaves Troubleshoots of another shard alone", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "shard")
+		startManager(ctx, controllers.Options{Clientset: cs})
+		ts := newSession(ns, "elsewhere", func(ts *kubagev1alpha1.Troubleshoot) { ts.Labels[controllers.ShardLabel] = "elsewhere" })
+		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ts), ts)).To(Succeed())
+			g.Expect(ts.Status.Phase).To(BeEmpty())
+		}).WithTimeout(time.Second).Should(Succeed())
 	})
 
 	It("rejects zero budgets at the API", func(ctx SpecContext) {
@@ -326,45 +333,28 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 	})
 })
 
-// stopSuiteManager stops the manager started in BeforeSuite.
-func stopSuiteManager() {
-	if stopMgr != nil {
-		stopMgr()
-		Eventually(mgrDone).Should(Receive(BeNil()))
-		stopMgr = nil
-	}
-}
-
-// startSuiteManager starts a manager like the one of BeforeSuite again.
-func startSuiteManager() {
-	mgr := newManager()
-	Expect(controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: 2})).To(Succeed())
-	var ctx context.Context
-	ctx, stopMgr = context.WithCancel(context.Background())
-	mgrDone = make(chan error, 1)
-	go func() {
-		defer GinkgoRecover()
-		mgrDone <- mgr.Start(ctx)
-	}()
-}
-
 func newManager() ctrl.Manager {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 k8sClient.Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		// Several managers with the same controllers run one after the other in this process.
+		// The suite's manager and these run controllers of the same names in one process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return mgr
 }
 
-// startManager runs a manager with opts until the spec ends or stop is called.
+// testShard is the shard of the managers these specs start.
+const testShard = "troubleshoot-specs"
+
+// startManager runs a Troubleshoot manager with opts on testShard until the spec ends or
+// stop is called.
 func startManager(ctx context.Context, opts controllers.Options) (stop func()) {
 	mgr := newManager()
 	opts.MaxConcurrentReconciles = 2
-	Expect(controllers.SetupAll(mgr, opts)).To(Succeed())
+	opts.Shard = testShard
+	Expect(controllers.SetupTroubleshoot(mgr, opts)).To(Succeed())
 	mctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -384,7 +374,7 @@ func startManager(ctx context.Context, opts controllers.Options) (stop func()) {
 
 func newSession(ns, name string, mutate func(*kubagev1alpha1.Troubleshoot)) *kubagev1alpha1.Troubleshoot {
 	ts := &kubagev1alpha1.Troubleshoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{controllers.ShardLabel: testShard}},
 		Spec:       kubagev1alpha1.TroubleshootSpec{Problem: "Pods of web keep restarting"},
 	}
 	if mutate != nil {
@@ -532,4 +522,3 @@ func (p *proposingBrain) Summarize(ctx context.Context, s agent.Session, pr agen
 	c.Remediation.Actions = p.actions
 	return c, err
 }
-
