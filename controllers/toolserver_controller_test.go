@@ -60,6 +60,16 @@ func newToolServer(ns, name, url string, mutate ...func(*kubagev1alpha1.ToolServ
 	return ts
 }
 
+// createToolServer creates ts and deletes it when the spec ends, so that its health
+// checks do not run on in the background of later specs.
+func createToolServer(ctx context.Context, ts *kubagev1alpha1.ToolServer) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, ts))).To(Succeed())
+	})
+}
+
 // readyOf fetches ts and returns its Ready condition (nil before the first reconcile).
 func readyOf(g Gomega, ctx context.Context, ts *kubagev1alpha1.ToolServer) *metav1.Condition {
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ts), ts)).To(Succeed())
@@ -124,7 +134,7 @@ var _ = Describe("ToolServer", func() {
 				ts.Spec.Headers = []kubagev1alpha1.HeaderSource{{Name: "X-Tenant",
 					ConfigMapKeyRef: &kubagev1alpha1.ConfigMapKeyReference{Name: "tenant", Key: "id"}}}
 			})
-			Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+			createToolServer(ctx, ts)
 
 			expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
 			Expect(ts.Status.ObservedGeneration).To(Equal(ts.Generation))
@@ -160,7 +170,7 @@ var _ = Describe("ToolServer", func() {
 		ts := newToolServer(ns, "grows", srv.URL, func(ts *kubagev1alpha1.ToolServer) {
 			ts.Spec.HealthCheckInterval = &metav1.Duration{Duration: 10 * time.Second}
 		})
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
 		Expect(ts.Status.ToolCount).To(Equal(int32(5)))
 
@@ -191,7 +201,7 @@ var _ = Describe("ToolServer", func() {
 			ts.Spec.Headers = []kubagev1alpha1.HeaderSource{{Name: "Authorization",
 				SecretKeyRef: &kubagev1alpha1.SecretKeyReference{Name: "prom-token", Key: "authorization"}}}
 		})
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 
 		By("stalling on the missing Secret")
 		expectReady(ctx, ts, metav1.ConditionFalse, controllers.SecretNotFoundReason)
@@ -234,7 +244,7 @@ var _ = Describe("ToolServer", func() {
 		ts := newToolServer(ns, "flaky", srv.URL, func(ts *kubagev1alpha1.ToolServer) {
 			ts.Spec.Transport = kubagev1alpha1.TransportSSE
 		})
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
 		lastSeen := ts.Status.LastSeenTime
 
@@ -269,7 +279,7 @@ var _ = Describe("ToolServer", func() {
 		ts := newToolServer(ns, "huge", srv.URL, func(ts *kubagev1alpha1.ToolServer) {
 			ts.Spec.Tools.Allow = []string{"tool_2999", "echo"}
 		})
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
 		Expect(ts.Status.ToolCount).To(Equal(int32(3005)))
 		Expect(ts.Status.DiscoveredTools).To(HaveLen(256))
@@ -285,7 +295,7 @@ var _ = Describe("ToolServer", func() {
 		srv := startMCP(mcpfake.Options{})
 		srv.AddRawTool("broken", json.RawMessage(`{"type":"object","properties":{"q":{"type":"strnig"}}}`))
 		ts := newToolServer(ns, "schemas", srv.URL)
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
 		broken := toolByName(ts, "broken")
 		Expect(broken.Allowed).To(BeFalse())
@@ -302,7 +312,7 @@ var _ = Describe("ToolServer", func() {
 		ts := newToolServer(ns, "hangs", srv.URL, func(ts *kubagev1alpha1.ToolServer) {
 			ts.Spec.Timeout = &metav1.Duration{Duration: time.Second}
 		})
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 		expectReady(ctx, ts, metav1.ConditionFalse, string(kmcp.ReasonTimeout))
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("tools/list"))
 		Expect(ts.Status.DiscoveredTools).To(BeEmpty())
@@ -314,7 +324,7 @@ var _ = Describe("ToolServer", func() {
 		srv := startMCP(mcpfake.Options{})
 		srv.AddTextTool("verbose", strings.Repeat("d", 50<<20), "x")
 		ts := newToolServer(ns, "huge-list", srv.URL)
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 		expectReady(ctx, ts, metav1.ConditionFalse, string(kmcp.ReasonResponseTooLarge))
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("size cap"))
 		// Stop the retries, which would build the 50 MB answer again.
@@ -326,7 +336,7 @@ var _ = Describe("ToolServer", func() {
 		srv := startMCP(mcpfake.Options{TLS: true})
 		Expect(srv.URL).To(HavePrefix("https://"))
 		ts := newToolServer(ns, "tls", srv.URL)
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		createToolServer(ctx, ts)
 		expectReady(ctx, ts, metav1.ConditionFalse, string(kmcp.ReasonTLSError))
 		Expect(strings.ToLower(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition).Message)).To(ContainSubstring("certificate"))
 	})

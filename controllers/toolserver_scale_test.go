@@ -79,5 +79,6 @@ var _ = Describe("ToolServer at scale", func() {
 			fmt.Println("BENCH", figure)
 		}
 		Expect(srv.Lists()).To(BeNumerically(">=", servers))
+		Expect(k8sClient.DeleteAllOf(ctx, &kubagev1alpha1.ToolServer{}, client.InNamespace(ns))).To(Succeed())
 	})
 })
