@@ -86,7 +86,8 @@ type Snippet struct {
 	Title string `json:"title,omitempty"`
 	// Text is the chunk text, at most MaxSnippetBytes.
 	Text string `json:"text"`
-	// Score is the fused retrieval score; higher is better, comparable within one answer only.
+	// Score is the fused retrieval score weighed by the source's trust level; higher is
+	// better, comparable within one answer only.
 	Score float64 `json:"score"`
 }
 
@@ -164,6 +165,10 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 			continue
 		}
 		ans.Warnings = append(ans.Warnings, resp.Warnings...)
+		for i := range resp.Results {
+			resp.Results[i].Score *= trustFactor(trust[resp.Results[i].Source])
+		}
+		sort.SliceStable(resp.Results, func(i, j int) bool { return resp.Results[i].Score > resp.Results[j].Score })
 		for i, res := range resp.Results {
 			all = append(all, ranked{res: res, rank: i})
 		}
@@ -182,6 +187,16 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		ans.Snippets = append(ans.Snippets, snippetOf(r.res, trust))
 	}
 	return ans, nil
+}
+
+// trustFactor weighs a fused score by the source's trust level: ±10% per level around
+// the default 3, enough to order near-ties (the same advice in a vetted runbook and in
+// someone's notes) without letting trust outrank relevance.
+func trustFactor(level int) float64 {
+	if level < 1 || level > 5 {
+		level = 3
+	}
+	return 1 + 0.1*float64(level-3)
 }
 
 // groups selects the searchable sources and splits them by store and embedding model.

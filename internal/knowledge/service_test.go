@@ -309,3 +309,21 @@ func TestBenchIndexRunbooks(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 }
+
+func TestTrustOrdersEquallyRelevantSources(t *testing.T) {
+	s := NewService(Options{})
+	for name, trust := range map[string]int{"notes": 1, "vetted": 5, "default": 3} {
+		mustIndex(t, s, SourceConfig{Namespace: "ns", Name: name, TrustLevel: trust, Source: docs("crash.md", crashLoop)})
+	}
+	ans, err := s.Search(context.Background(), Query{Namespace: "ns", Text: "CrashLoopBackOff restarts", PerDocument: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, sn := range ans.Snippets {
+		order = append(order, sn.Citation.Source)
+	}
+	if strings.Join(order, ",") != "vetted,default,notes" {
+		t.Fatalf("order = %v", order)
+	}
+}
