@@ -35,10 +35,11 @@ type InProcess struct {
 
 // inflight is one task the runner started and has not handed over yet.
 type inflight struct {
-	owner  Owner
-	taskID string
-	done   bool
-	reason string // why the task ended without a result
+	owner   Owner
+	taskID  string
+	timeout time.Duration
+	done    bool
+	reason  string // why the task ended without a result
 }
 
 // ownerScope lets Cleanup cancel every task of one Troubleshoot at once.
@@ -116,7 +117,11 @@ func (r *InProcess) Start(ctx context.Context, owner Owner, req agent.TaskReques
 		r.owners[string(owner.UID)] = scope
 	}
 	scope.running++
-	t := &inflight{owner: owner, taskID: req.Task.ID}
+	t := &inflight{owner: owner, taskID: req.Task.ID, timeout: r.taskTimeout}
+	if dl, ok := taskDeadline(ctx); ok {
+		// A task never outlives its session's deadline by much.
+		t.timeout = min(t.timeout, max(time.Until(dl), time.Second))
+	}
 	r.tasks[key] = t
 	r.wg.Add(1)
 	go r.run(scope, t, req)
@@ -136,14 +141,14 @@ func (r *InProcess) run(scope *ownerScope, t *inflight, req agent.TaskRequest) {
 	reason := ""
 	select {
 	case r.slots <- struct{}{}:
-		ctx, cancel := context.WithTimeout(scope.ctx, r.taskTimeout)
+		ctx, cancel := context.WithTimeout(scope.ctx, t.timeout)
 		res := agent.RunTask(ctx, r.investigator, req.Session, req.Task)
 		<-r.slots
 		switch {
 		case scope.ctx.Err() != nil:
 			reason = "cancelled"
 		case ctx.Err() != nil && res.Error == "":
-			res.Error = fmt.Sprintf("task timed out after %s", r.taskTimeout)
+			res.Error = fmt.Sprintf("task timed out after %s", t.timeout)
 			fallthrough
 		default:
 			reason = r.write(scope.ctx, t.owner, res)

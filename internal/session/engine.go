@@ -337,7 +337,7 @@ func (w *work) investigating(ctx context.Context) (time.Duration, error) {
 				err = w.failTask(ctx, t, fmt.Sprintf("the task was lost %d times", t.Attempts))
 			default:
 				running++
-				if err = r.Start(ctx, w.owner, agent.TaskRequest{Session: w.ck.Session, Task: def}); err == nil {
+				if err = r.Start(runner.WithTaskDeadline(ctx, w.deadline()), w.owner, agent.TaskRequest{Session: w.ck.Session, Task: def}); err == nil {
 					w.started(r, t)
 				}
 			}
@@ -377,7 +377,7 @@ func (w *work) investigating(ctx context.Context) (time.Duration, error) {
 			}
 			continue
 		}
-		if err := r.Start(ctx, w.owner, agent.TaskRequest{Session: w.ck.Session, Task: def}); err != nil {
+		if err := r.Start(runner.WithTaskDeadline(ctx, w.deadline()), w.owner, agent.TaskRequest{Session: w.ck.Session, Task: def}); err != nil {
 			errs = append(errs, fmt.Errorf("starting task %s: %w", t.ID, err))
 			continue
 		}
