@@ -74,8 +74,11 @@ type Options struct {
 	BreakerCooldown   time.Duration
 	BuiltinTimeout    time.Duration
 	MaxCallLog        int
-	Now               func() time.Time
-	Logger            *slog.Logger
+	// Redact, when set, cleans the arguments and errors kept in the call log, which
+	// ends up in evidence that anyone reading the Troubleshoot sees.
+	Redact func(string) string
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -108,6 +111,9 @@ func (o *Options) defaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Redact == nil {
+		o.Redact = func(s string) string { return s }
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -431,12 +437,12 @@ func (r *Registry) Close() {
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	start := r.opts.Now()
 	rec := CallRecord{ID: fmt.Sprintf("call-%d", r.seq.Add(1)), Name: clip(name, 256), Tool: clip(name, 256),
-		Args: clip(string(args), maxLoggedArgs), Start: start}
+		Args: clip(r.opts.Redact(string(args)), maxLoggedArgs), Start: start}
 	res, err := r.call(ctx, name, args, &rec)
 	rec.Duration = r.opts.Now().Sub(start)
 	res.CallID = rec.ID
 	if err != nil {
-		rec.Error = clip(err.Error(), 512)
+		rec.Error = clip(r.opts.Redact(err.Error()), 512)
 		if rec.Outcome == "" {
 			rec.Outcome = OutcomeFailed
 		}

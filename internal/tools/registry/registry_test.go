@@ -22,6 +22,7 @@ import (
 	"github.com/kubage/kubage/internal/tools"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 	"github.com/kubage/kubage/internal/tools/mcp/mcpfake"
+	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/internal/tools/registry"
 )
 
@@ -164,6 +165,7 @@ func TestCallValidatesArgumentsAndLogs(t *testing.T) {
 		Namespace: "team-a",
 		Cluster:   cluster(t, toolServer("team-a", "logs", srv.URL, true)),
 		Builtin:   tools.Builtin(cs, tools.Scope{Namespace: "team-a"}),
+		Redact:    redact.Default().Redact,
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer r.Close()
@@ -192,6 +194,10 @@ func TestCallValidatesArgumentsAndLogs(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.IsError).To(BeTrue())
 
+	res, err = r.Call(ctx, "echo", json.RawMessage(`{"message":"password=hunter2"}`))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.Text).To(Equal("password=hunter2"), "results are the brain's to redact at the model boundary")
+
 	res, err = r.Call(ctx, "k8s_list", json.RawMessage(`{"kind":"pods"}`))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.Text).To(ContainSubstring("web-1"))
@@ -206,10 +212,11 @@ func TestCallValidatesArgumentsAndLogs(t *testing.T) {
 	}
 	g.Expect(outcomes).To(Equal([]registry.Outcome{
 		registry.OutcomeInvalidArguments, registry.OutcomeInvalidArguments, registry.OutcomeUnknownTool,
-		registry.OutcomeOK, registry.OutcomeOK, registry.OutcomeToolError, registry.OutcomeOK, registry.OutcomeToolError,
+		registry.OutcomeOK, registry.OutcomeOK, registry.OutcomeToolError, registry.OutcomeOK, registry.OutcomeOK, registry.OutcomeToolError,
 	}))
+	g.Expect(log[6].Args).NotTo(ContainSubstring("hunter2"), "the call log is redacted")
 	g.Expect(log[3]).To(recordOf("call-4", "team-a/logs", "echo", `{"message":"ab","repeat":2}`, 4))
-	g.Expect(log[6].Server).To(BeEmpty(), "built-in")
+	g.Expect(log[7].Server).To(BeEmpty(), "built-in")
 }
 
 // recordOf matches the evidence-relevant fields of a call record.
