@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +25,9 @@ import (
 
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 )
+
+// quiet drops the SDK's server logs: tests provoke failures on purpose.
+var quiet = slog.New(slog.DiscardHandler)
 
 // Options configure a fake server.
 type Options struct {
@@ -86,7 +90,8 @@ func Start(opts Options) (*Server, error) {
 	s.mcp = server.NewMCPServer(opts.Name, opts.Version,
 		server.WithToolCapabilities(true),
 		server.WithPaginationLimit(opts.PageSize),
-		server.WithRecovery())
+		server.WithRecovery(),
+		server.WithLogger(quiet))
 	if !opts.NoStandardTools {
 		s.addStandardTools()
 	}
@@ -108,7 +113,7 @@ func Start(opts Options) (*Server, error) {
 		path = "/sse"
 		mcpHandler = server.NewSSEServer(s.mcp)
 	} else {
-		mcpHandler = server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath(path))
+		mcpHandler = server.NewStreamableHTTPServer(s.mcp, server.WithEndpointPath(path), server.WithStreamableHTTPLogger(quiet))
 	}
 	s.handler = s.wrap(mcpHandler)
 
