@@ -94,8 +94,8 @@ func TestBackoffIsJitteredAndBounded(t *testing.T) {
 
 func TestExtractJSON(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"a":1}`:                          `{"a":1}`,
-		"```json\n{\"a\":1}\n```":          `{"a":1}`,
+		`{"a":1}`:                           `{"a":1}`,
+		"```json\n{\"a\":1}\n```":           `{"a":1}`,
 		"Here you go: {\"a\":{\"b\":2}} :)": `{"a":{"b":2}}`,
 	} {
 		got, err := extractJSON(in)
