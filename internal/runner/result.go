@@ -22,6 +22,9 @@ import (
 // task counts as Failed.
 var ErrMalformedResult = errors.New("malformed task result")
 
+// ErrNotManaged marks an object in the way that KubAge did not create.
+var ErrNotManaged = errors.New("name taken")
+
 // maxListedResults bounds the results read back for one session (32 tasks per plan,
 // 20 iterations).
 const maxListedResults = 1000
@@ -66,9 +69,21 @@ func WriteResult(ctx context.Context, cs kubernetes.Interface, owner Owner, res 
 	if err != nil {
 		return fmt.Errorf("reading previous result of task %s of %s: %w", res.TaskID, owner, err)
 	}
+	if err := CheckManaged(old, ComponentTaskResult); err != nil {
+		return err
+	}
 	old.Labels, old.OwnerReferences, old.Data, old.BinaryData = cm.Labels, cm.OwnerReferences, cm.Data, nil
 	if _, err := cms.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("replacing result of task %s of %s: %w", res.TaskID, owner, err)
+	}
+	return nil
+}
+
+// CheckManaged refuses to overwrite a ConfigMap that KubAge did not create for this
+// purpose, so that a user's ConfigMap that happens to have a derived name is never clobbered.
+func CheckManaged(cm *corev1.ConfigMap, component string) error {
+	if cm.Labels[LabelManagedBy] != "kubage" || cm.Labels[LabelComponent] != component {
+		return fmt.Errorf("%w: ConfigMap %s/%s exists and is not a KubAge %s; rename or delete it", ErrNotManaged, cm.Namespace, cm.Name, component)
 	}
 	return nil
 }

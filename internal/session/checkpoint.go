@@ -114,6 +114,9 @@ func loadCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.O
 	if err != nil {
 		return nil, false, fmt.Errorf("reading session checkpoint: %w", err)
 	}
+	if err := runner.CheckManaged(cm, ComponentSession); err != nil {
+		return nil, false, err
+	}
 	ck := &Checkpoint{resourceVersion: cm.ResourceVersion, exists: true}
 	if !owner.Owns(cm.OwnerReferences) {
 		return ck, false, nil

@@ -49,6 +49,9 @@ const (
 	ReasonTargetNotFound = "TargetNotFound"
 	// ReasonRunnerUnavailable: the task runner asked for is not configured in the operator.
 	ReasonRunnerUnavailable = "RunnerUnavailable"
+	// ReasonNameConflict: a ConfigMap KubAge needs (checkpoint, report, result) exists and
+	// belongs to someone else; the session waits until it is renamed or deleted.
+	ReasonNameConflict = "NameConflict"
 	// ReasonSummarizeFailed: the brain could not write a conclusion before the deadline.
 	ReasonSummarizeFailed = "SummarizeFailed"
 )
@@ -118,6 +121,9 @@ const (
 func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (Step, error) {
 	owner := runner.Owner{Namespace: ts.Namespace, Name: ts.Name, UID: ts.UID}
 	ck, found, err := loadCheckpoint(ctx, e.Client, owner)
+	if errors.Is(err, runner.ErrNotManaged) {
+		return Step{}, &SpecError{Reason: ReasonNameConflict, Err: err}
+	}
 	if err != nil {
 		return Step{}, err
 	}
@@ -137,10 +143,13 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	default:
 		after, err = w.advance(ctx)
 	}
-	if err != nil {
-		return Step{}, err
+	if err == nil {
+		err = saveCheckpoint(ctx, e.Client, w.owner, ck)
 	}
-	if err := saveCheckpoint(ctx, e.Client, w.owner, ck); err != nil {
+	if errors.Is(err, runner.ErrNotManaged) {
+		return Step{}, &SpecError{Reason: ReasonNameConflict, Err: err}
+	}
+	if err != nil {
 		return Step{}, err
 	}
 	ts.Status = *w.st

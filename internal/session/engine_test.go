@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -419,8 +420,6 @@ func TestConvertBoundsUntrustedOutput(t *testing.T) {
 	g.Expect(rem.Actions[0].Risk).To(Equal(kubagev1alpha1.RiskHigh))
 }
 
-var _ = corev1.Pod{}
-
 // scriptedRunner reports what the test tells it, like a Job runner whose Jobs fail or vanish.
 type scriptedRunner struct {
 	mu      sync.Mutex
@@ -479,4 +478,19 @@ func TestFailedAndLostTasksReachTheRegulator(t *testing.T) {
 	h2.drive(g, ts2, kubagev1alpha1.PhaseCompleted)
 	g.Expect(lost.starts["i1-t1"]).To(Equal(3), By)
 	g.Expect(ts2.Status.Plan.Tasks[0].Summary).To(ContainSubstring("lost 3 times"))
+}
+
+func TestForeignConfigMapsAreNeverOverwritten(t *testing.T) {
+	g := NewWithT(t)
+	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-restarts-session"}, Data: map[string]string{"k": "user data"}}
+	h := newHarness(t, append(crashLoopApp(), mine)...)
+	ts := troubleshoot(webTarget)
+	_, err := h.engine.Advance(context.Background(), ts)
+	g.Expect(err).To(MatchError(ContainSubstring("is not a KubAge session")))
+	var se *SpecError
+	g.Expect(errors.As(err, &se)).To(BeTrue())
+	g.Expect(se.Reason).To(Equal(ReasonNameConflict))
+	cm, err := h.cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "web-restarts-session", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cm.Data).To(Equal(map[string]string{"k": "user data"}))
 }

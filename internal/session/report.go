@@ -40,8 +40,10 @@ func (w *work) writeReport(ctx context.Context) error {
 	if apierrors.IsAlreadyExists(err) {
 		var old *corev1.ConfigMap
 		if old, err = cms.Get(ctx, cm.Name, metav1.GetOptions{}); err == nil {
-			old.Labels, old.OwnerReferences, old.Data = cm.Labels, cm.OwnerReferences, cm.Data
-			_, err = cms.Update(ctx, old, metav1.UpdateOptions{})
+			if err = runner.CheckManaged(old, ComponentReport); err == nil {
+				old.Labels, old.OwnerReferences, old.Data = cm.Labels, cm.OwnerReferences, cm.Data
+				_, err = cms.Update(ctx, old, metav1.UpdateOptions{})
+			}
 		}
 	}
 	if err != nil {
