@@ -18,6 +18,8 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
+	"hash/fnv"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -27,6 +29,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -227,6 +230,58 @@ func ksSearch(ctx context.Context, ns, text string) *knowledge.Answer {
 	ans, err := knowledgeService.Search(ctx, knowledge.Query{Namespace: ns, Text: text})
 	Expect(err).NotTo(HaveOccurred())
 	return ans
+}
+
+// fakeEmbeddings serves an OpenAI-compatible /v1/embeddings endpoint with hashed
+// bag-of-words vectors; status, when set, is returned instead (400 is not retried).
+func fakeEmbeddings(status int, calls *atomic.Int32) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if status != 0 {
+			http.Error(w, `{"error":{"message":"model not found"}}`, status)
+			return
+		}
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		data := make([]map[string]any, len(req.Input))
+		for i, in := range req.Input {
+			v := make([]float32, 16)
+			for _, word := range strings.Fields(strings.ToLower(in)) {
+				h := fnv.New32a()
+				_, _ = h.Write([]byte(word))
+				v[h.Sum32()%16]++
+			}
+			v[0] += 0.01
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+	}))
+	DeferCleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+func embeddingSecret(ctx context.Context, ns, name, baseURL, model string) {
+	Expect(k8sClient.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		StringData: map[string]string{"baseURL": baseURL, "model": model, "apiKey": "k"},
+	})).To(Succeed())
+}
+
+func inlineWithEmbedding(ns, name, secret string) *kubagev1alpha1.KnowledgeSource {
+	return &kubagev1alpha1.KnowledgeSource{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: kubagev1alpha1.KnowledgeSourceSpec{
+			Inline: []kubagev1alpha1.InlineDocument{
+				{Name: "disk.md", Content: "# Disk pressure\n\nThe kubelet evicts pods when the node disk fills up; prune images.\n"},
+			},
+			Embedding: &kubagev1alpha1.EmbeddingSpec{SecretRef: kubagev1alpha1.LocalSecretReference{Name: secret}},
+		},
+	}
 }
 
 var _ = Describe("KnowledgeSource", func() {
@@ -452,5 +507,39 @@ var _ = Describe("KnowledgeSource", func() {
 		}
 		Expect(k8sClient.Create(ctx, emptyKS)).To(Succeed())
 		ksExpectReason(ctx, client.ObjectKeyFromObject(emptyKS), metav1.ConditionFalse, controllers.NoDocumentsReason)
+	})
+
+	It("embeds chunks with the model of its Secret and reports an embedding endpoint that fails", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "ks-embed")
+		var good, bad atomic.Int32
+		embeddingSecret(ctx, ns, "embed-ok", fakeEmbeddings(0, &good), "fake-embed")
+		embeddingSecret(ctx, ns, "embed-broken", fakeEmbeddings(http.StatusBadRequest, &bad), "no-such-model")
+		embeddingSecret(ctx, ns, "embed-no-model", "https://llm.example.com/v1", "")
+
+		By("indexing with dense vectors and embedding queries")
+		ok := inlineWithEmbedding(ns, "dense", "embed-ok")
+		Expect(k8sClient.Create(ctx, ok)).To(Succeed())
+		ksExpectReason(ctx, client.ObjectKeyFromObject(ok), metav1.ConditionTrue, controllers.IndexedReason)
+		indexCalls := good.Load()
+		Expect(indexCalls).To(BeNumerically(">=", 1))
+		ans := ksSearch(ctx, ns, "node disk fills up")
+		Expect(ans.Snippets).NotTo(BeEmpty())
+		Expect(ans.Snippets[0].Citation.Path).To(Equal("disk.md"))
+		Expect(good.Load()).To(BeNumerically(">", indexCalls), "the query was embedded too")
+
+		By("failing every document when the endpoint refuses")
+		broken := inlineWithEmbedding(ns, "broken", "embed-broken")
+		Expect(k8sClient.Create(ctx, broken)).To(Succeed())
+		got := ksExpectReason(ctx, client.ObjectKeyFromObject(broken), metav1.ConditionFalse, kubagev1alpha1.IndexFailedReason)
+		Expect(got.Status.FailedDocuments).To(HaveLen(1))
+		Expect(got.Status.FailedDocuments[0].Path).To(Equal("disk.md"))
+		Expect(got.Status.FailedDocuments[0].Error).To(ContainSubstring("embed"))
+		Expect(bad.Load()).To(BeNumerically(">=", 1))
+
+		By("stalling on an embedding Secret without a model")
+		noModel := inlineWithEmbedding(ns, "no-model", "embed-no-model")
+		Expect(k8sClient.Create(ctx, noModel)).To(Succeed())
+		stalled := ksExpectReason(ctx, client.ObjectKeyFromObject(noModel), metav1.ConditionFalse, kubagev1alpha1.InvalidSpecReason)
+		Expect(meta.FindStatusCondition(stalled.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("model"))
 	})
 })
