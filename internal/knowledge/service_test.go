@@ -2,7 +2,9 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -326,4 +328,18 @@ func TestTrustOrdersEquallyRelevantSources(t *testing.T) {
 	if strings.Join(order, ",") != "vetted,default,notes" {
 		t.Fatalf("order = %v", order)
 	}
+}
+
+// TestBenchReport prints the indexing cost of both shared corpora through the Service as
+// JSON. It runs only with KUBAGE_BENCH=1, for `make bench`.
+func TestBenchReport(t *testing.T) {
+	if os.Getenv("KUBAGE_BENCH") == "" {
+		t.Skip("set KUBAGE_BENCH=1 to run the knowledge indexing benchmark")
+	}
+	rep, err := BenchIndex(context.Background(), corpusRoot(t), []string{"runbooks", "k8s-docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(rep, "", "  ")
+	fmt.Println(string(b))
 }
