@@ -1,0 +1,31 @@
+package llm
+
+import (
+	"strings"
+	"testing"
+)
+
+// The demo responder drives a whole session without degrading: the conclusion is the
+// model's, in its own words, on the rule engine's candidate.
+func TestDemoResponderSession(t *testing.T) {
+	for _, investigate := range []bool{false, true} {
+		e := newEnv(t)
+		e.srv.SetAuto(DemoResponder(DemoOptions{PlanInvestigation: investigate}))
+		c, tr := e.run()
+		if !strings.HasPrefix(c.RootCause.Summary, "Model assessment: ") || c.RootCause.Category != "CrashLoopBackOff" || c.RootCause.Culprit.Name != "web" {
+			t.Fatalf("conclusion %+v", c.RootCause)
+		}
+		if d := e.brain.Degradations(); len(d) != 0 {
+			t.Fatalf("degraded: %+v", d)
+		}
+		if len(c.Remediation.Actions) != 1 || len(c.Evidence) == 0 {
+			t.Fatalf("conclusion %+v", c)
+		}
+		if investigate {
+			inv := tr.Iterations[0].Results[1]
+			if len(inv.Evidence) != 1 || !strings.Contains(inv.Summary, "["+inv.Evidence[0].ID+"]") {
+				t.Fatalf("investigation %+v", inv)
+			}
+		}
+	}
+}
