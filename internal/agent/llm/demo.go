@@ -61,7 +61,7 @@ func demoPlan(user string, opts DemoOptions) map[string]any {
 		}
 		tasks = append(tasks, map[string]any{"id": "events", "type": planInvestigate,
 			"description": "Read the recent warning events of the namespace and say which object they implicate.",
-			"tool": "", "args": []any{}, "dependsOn": deps})
+			"tool":        "", "args": []any{}, "dependsOn": deps})
 	}
 	return map[string]any{"reasoning": "The rule-engine analysis covers the target; events may add context.", "tasks": tasks}
 }
