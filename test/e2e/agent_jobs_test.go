@@ -171,7 +171,11 @@ var _ = Describe("Task Jobs", Ordered, func() {
 
 	It("reruns a failed task in a fresh Job on the next Start", func(ctx SpecContext) {
 		owner, req := session(ctx)
-		bad := jobRunner(func(o *runner.JobOptions) { o.Image = "kubage:does-not-exist"; o.StartTimeout = time.Hour; o.MinDeadline, o.MaxDeadline = 2*time.Second, 2*time.Second })
+		bad := jobRunner(func(o *runner.JobOptions) {
+			o.Image = "kubage:does-not-exist"
+			o.StartTimeout = time.Hour
+			o.MinDeadline, o.MaxDeadline = 2*time.Second, 2*time.Second
+		})
 		Expect(bad.Start(ctx, owner, req)).To(Succeed())
 		Eventually(func(g Gomega) {
 			out, err := bad.Check(ctx, owner, req.Task.ID)
