@@ -61,3 +61,19 @@ func (s *Service) CiteForConclusion(ctx context.Context, namespace string, selec
 	}
 	return out
 }
+
+// Evidence turns a citation into a Troubleshoot evidence entry of kind Knowledge, for the
+// session to list next to what the brains observed. id must be a DNS label (e.g. "kb-1").
+func (c Citation) Evidence(id string, at *metav1.Time) kubagev1alpha1.Evidence {
+	ref := c.API()
+	summary := "Runbook " + c.String()
+	if len(c.HeadingPath) > 0 {
+		summary += " (" + strings.Join(c.HeadingPath, " > ") + ")"
+	}
+	return kubagev1alpha1.Evidence{
+		ID:        id,
+		Summary:   clip(summary, 512),
+		Source:    kubagev1alpha1.EvidenceSource{Kind: kubagev1alpha1.EvidenceFromKnowledge, Knowledge: &ref},
+		Timestamp: at,
+	}
+}

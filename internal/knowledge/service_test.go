@@ -343,3 +343,19 @@ func TestBenchReport(t *testing.T) {
 	b, _ := json.MarshalIndent(rep, "", "  ")
 	fmt.Println(string(b))
 }
+
+func TestCitationEvidenceFitsTheAPI(t *testing.T) {
+	c := Citation{Namespace: "shop", Source: "runbooks", Path: strings.Repeat("p/", 700) + "x.md", Anchor: "diagnosis",
+		HeadingPath: []string{"KubePodCrashLooping", strings.Repeat("Diagnosis ", 100)}, ChunkID: strings.Repeat("c", 300), TrustLevel: 4}
+	ev := c.Evidence("kb-1", nil)
+	if ev.ID != "kb-1" || ev.Source.Kind != "Knowledge" || ev.Source.Knowledge == nil || ev.Source.Knowledge.Source != "runbooks" {
+		t.Fatalf("evidence = %+v", ev)
+	}
+	k := ev.Source.Knowledge
+	if len(ev.Summary) > 512 || len(k.Document) > 1024 || len(k.HeadingPath) > 512 || len(k.ChunkID) > 128 {
+		t.Fatalf("bounds: summary %d, document %d, heading %d, chunk %d", len(ev.Summary), len(k.Document), len(k.HeadingPath), len(k.ChunkID))
+	}
+	if !strings.HasPrefix(ev.Summary, "Runbook runbooks:p/p/") {
+		t.Fatalf("summary = %q", ev.Summary)
+	}
+}
