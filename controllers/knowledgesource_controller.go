@@ -141,9 +141,10 @@ type sourceState struct {
 	failures int
 }
 
-// SetupWithManager registers the reconciler. Spec changes, ReconcileRequestedAnnotation
-// (to pick up a new commit before the refresh interval) and changes of referenced Secrets
-// and ConfigMaps trigger it; status writes do not.
+// SetupWithManager registers the reconciler. Spec and label changes (labels select
+// sources for sessions), ReconcileRequestedAnnotation (to pick up a new commit before the
+// refresh interval) and changes of referenced Secrets and ConfigMaps trigger it; status
+// writes do not.
 func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if r.Knowledge == nil {
 		return errors.New("the KnowledgeSource reconciler needs a knowledge service")
@@ -175,7 +176,7 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&kubagev1alpha1.KnowledgeSource{}, builder.WithPredicates(
-			predicate.Or(predicate.GenerationChangedPredicate{}, reconcileRequested{}))).
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, reconcileRequested{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(knowledgeSecretIndex)), builder.OnlyMetadata).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(knowledgeConfigMapIndex)), builder.OnlyMetadata).
 		Named("knowledgesource").
@@ -248,7 +249,7 @@ func (r *KnowledgeSourceReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		if errors.As(retErr, &ie) {
 			// A failed fetch is weather, not a bug: retry on our own backoff, not
 			// controller-runtime's, which starts at milliseconds.
-			result, retErr = ctrl.Result{RequeueAfter: run.retryAfter}, nil
+			result, retErr = ctrl.Result{RequeueAfter: max(run.retryAfter, firstIndexRetry)}, nil
 			return
 		}
 		result, retErr = resultFor(result, retErr)
@@ -302,9 +303,14 @@ func (r *KnowledgeSourceReconciler) finalize(ctx context.Context, obj *kubagev1a
 	var milvusCfg *milvus.Config
 	if obj.Spec.Store.Type == kubagev1alpha1.StoreMilvus && obj.Spec.Store.Milvus != nil {
 		// Credentials may already be gone with the namespace; try without them then.
-		milvusCfg, _ = r.milvusConfig(ctx, obj, 0)
+		dim := 0
+		if obj.Spec.Embedding != nil {
+			dim = int(obj.Spec.Embedding.Dimensions)
+		}
+		milvusCfg, _ = r.milvusConfig(ctx, obj, dim)
 		if milvusCfg == nil {
-			milvusCfg = &milvus.Config{Address: obj.Spec.Store.Milvus.Address, DBName: obj.Spec.Store.Milvus.Database, Collection: obj.Spec.Store.Milvus.Collection}
+			m := obj.Spec.Store.Milvus
+			milvusCfg = &milvus.Config{Address: m.Address, DBName: m.Database, Collection: m.Collection, Dimension: dim, TLS: strings.HasPrefix(m.Address, "https://")}
 		}
 	}
 	log.Info("Removing the source from the knowledge store", "KnowledgeSource", klog.KObj(obj))
@@ -428,6 +434,18 @@ func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.
 		dim := 0
 		if spec.Embedding != nil {
 			dim = int(spec.Embedding.Dimensions)
+		}
+		if dim == 0 && cfg.Embedder != nil {
+			// Milvus needs the vector size up front: ask the model (the answer is cached).
+			vecs, err := cfg.Embedder.Embed(ctx, []string{"dimension probe"})
+			if err != nil || len(vecs) != 1 || len(vecs[0]) == 0 {
+				if err == nil {
+					err = errors.New("the endpoint returned no vector")
+				}
+				return ctrl.Result{}, run.fail(ctx, obj, &indexError{Reason: EmbeddingFailedReason,
+					Err: fmt.Errorf("learning the embedding size for Milvus (set embedding.dimensions to skip this): %w", err)})
+			}
+			dim = len(vecs[0])
 		}
 		mcfg, err := run.r.milvusConfig(ctx, obj, dim)
 		if err != nil {
@@ -616,12 +634,8 @@ func (run *knowledgeSourceRun) markIndexing(ctx context.Context, obj *kubagev1al
 // index brings the source's index up to date and schedules the next check.
 func (run *knowledgeSourceRun) index(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
-	key := client.ObjectKeyFromObject(obj)
-	state := run.r.stateOf(key)
-	interval := defaultRefreshInterval
-	if obj.Spec.RefreshInterval != nil && obj.Spec.RefreshInterval.Duration > 0 {
-		interval = obj.Spec.RefreshInterval.Duration
-	}
+	state := run.r.stateOf(client.ObjectKeyFromObject(obj))
+	interval := refreshInterval(obj)
 
 	log.V(1).Info("Indexing", "KnowledgeSource", klog.KObj(obj), "previousRevision", obj.Status.Revision)
 	ictx, cancel := context.WithTimeout(ctx, indexTimeout)
@@ -631,16 +645,7 @@ func (run *knowledgeSourceRun) index(ctx context.Context, obj *kubagev1alpha1.Kn
 		if ctx.Err() != nil {
 			return ctrl.Result{}, ctx.Err()
 		}
-		state.failures++
-		run.retryAfter = indexRetry(state.failures, interval)
-		ie := classifyIndexError(err)
-		knowledgeIndexRuns.WithLabelValues(ie.Reason).Inc()
-		log.Info("Indexing failed; the last good index keeps serving", "KnowledgeSource", klog.KObj(obj),
-			"reason", ie.Reason, "error", err.Error(), "retryAfter", run.retryAfter)
-		run.reflectServedIndex(obj)
-		next := metav1.NewTime(run.now.Add(run.retryAfter))
-		obj.Status.NextIndexTime = &next
-		return ctrl.Result{}, ie
+		return ctrl.Result{}, run.fail(ctx, obj, classifyIndexError(err))
 	}
 	state.failures = 0
 	knowledgeIndexSeconds.Observe(stats.Duration.Seconds())
@@ -668,6 +673,29 @@ func (run *knowledgeSourceRun) index(ctx context.Context, obj *kubagev1alpha1.Kn
 	next := metav1.NewTime(run.now.Add(interval))
 	st.NextIndexTime = &next
 	return ctrl.Result{RequeueAfter: interval}, nil
+}
+
+// fail records a failed run: the retry backoff, the metric, and status counts that say
+// what is still served. It returns ie for the Ready condition.
+func (run *knowledgeSourceRun) fail(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource, ie *indexError) error {
+	state := run.r.stateOf(client.ObjectKeyFromObject(obj))
+	state.failures++
+	run.retryAfter = indexRetry(state.failures, refreshInterval(obj))
+	knowledgeIndexRuns.WithLabelValues(ie.Reason).Inc()
+	ctrl.LoggerFrom(ctx).Info("Indexing failed; the last good index keeps serving", "KnowledgeSource", klog.KObj(obj),
+		"reason", ie.Reason, "error", ie.Err.Error(), "retryAfter", run.retryAfter)
+	run.reflectServedIndex(obj)
+	next := metav1.NewTime(run.now.Add(run.retryAfter))
+	obj.Status.NextIndexTime = &next
+	return ie
+}
+
+// refreshInterval is how often the source is checked for a new revision.
+func refreshInterval(obj *kubagev1alpha1.KnowledgeSource) time.Duration {
+	if obj.Spec.RefreshInterval != nil && obj.Spec.RefreshInterval.Duration > 0 {
+		return obj.Spec.RefreshInterval.Duration
+	}
+	return defaultRefreshInterval
 }
 
 // reflectServedIndex makes the counts say what is searchable after a failed run: the

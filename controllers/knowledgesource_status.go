@@ -42,6 +42,8 @@ const (
 	RefNotFoundReason = "RefNotFound"
 	// StoreErrorReason: the index store (Milvus) could not be reached or refused a write.
 	StoreErrorReason = "StoreError"
+	// EmbeddingFailedReason: the embedding endpoint could not be used before indexing started.
+	EmbeddingFailedReason = "EmbeddingFailed"
 	// ServingLastIndexReason: the latest run failed and the previous index keeps serving.
 	ServingLastIndexReason = "ServingLastIndex"
 )
