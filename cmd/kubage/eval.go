@@ -1,0 +1,168 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/llmtest"
+)
+
+func init() {
+	registerCommand(newEvalCommand)
+}
+
+// evalOptions are the flags of `kubage eval`.
+type evalOptions struct {
+	baseURL         string
+	model           string
+	apiKeyEnv       string
+	scenarios       string
+	timeout         time.Duration
+	scenarioTimeout time.Duration
+	maxOutputTokens int
+	contextTokens   int
+	responseFormat  string
+	minPassRate     int
+}
+
+// newEvalCommand returns `kubage eval`: the LLM brain against scenario fixtures.
+func newEvalCommand() *cobra.Command {
+	o := evalOptions{}
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Measure a model: run the LLM brain over scenario fixtures and report pass rate, tokens and latency as JSON",
+		Long: `Runs each scenario (a session, canned tool outputs, optional rule-engine findings and the
+expected category and culprit) through the LLM brain against the configured OpenAI-compatible
+endpoint, and prints a JSON report: per scenario pass/fail with reasons, category, culprit,
+confidence, LLM calls, prompt and completion tokens, tool calls and latency; then totals and
+the pass rate in percent. A scenario that degrades to the rule engine fails.
+
+Without --scenarios the fixtures built into the binary run. It exits non-zero when the pass
+rate is below --min-pass-rate.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return runEval(ctx, o, os.Getenv, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.baseURL, "base-url", "", "API root of the OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (required)")
+	f.StringVar(&o.model, "model", "", "model name (required)")
+	f.StringVar(&o.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (may be unset for local servers)")
+	f.StringVar(&o.scenarios, "scenarios", "", "directory of scenario fixtures (.yaml, .yml, .json); default: the built-in ones")
+	f.DurationVar(&o.timeout, "timeout", llm.DefaultTimeout, "timeout of one model request")
+	f.DurationVar(&o.scenarioTimeout, "scenario-timeout", 5*time.Minute, "timeout of one scenario")
+	f.IntVar(&o.maxOutputTokens, "max-output-tokens", llm.DefaultMaxOutputTokens, "max_tokens sent with every request")
+	f.IntVar(&o.contextTokens, "context-tokens", llm.DefaultContextTokens, "the model's context window in tokens")
+	f.StringVar(&o.responseFormat, "response-format", string(llm.FormatJSONSchema), "JSONSchema, JSONObject or Prompt")
+	f.IntVar(&o.minPassRate, "min-pass-rate", 0, "exit non-zero when the pass rate (percent) is lower")
+	cmd.AddCommand(newEvalDemoServerCommand())
+	return cmd
+}
+
+func runEval(ctx context.Context, o evalOptions, getenv func(string) string, out io.Writer) error {
+	cfg := llm.Config{
+		BaseURL: o.baseURL, Model: o.model, Timeout: o.timeout, MaxOutputTokens: o.maxOutputTokens,
+		ContextTokens: o.contextTokens, ResponseFormat: llm.ResponseFormat(o.responseFormat),
+	}
+	if o.apiKeyEnv != "" {
+		cfg.APIKey = getenv(o.apiKeyEnv)
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("kubage eval: %w", err)
+	}
+	var scs []llm.Scenario
+	var err error
+	if o.scenarios != "" {
+		scs, err = llm.LoadScenarios(o.scenarios)
+	} else {
+		scs, err = llm.BuiltinScenarios()
+	}
+	if err != nil {
+		return fmt.Errorf("kubage eval: loading scenarios: %w", err)
+	}
+	if len(scs) == 0 {
+		return errors.New("kubage eval: no scenarios found")
+	}
+	rep, err := llm.RunEval(ctx, cfg, scs, llm.EvalOptions{ScenarioTimeout: o.scenarioTimeout})
+	if err != nil {
+		return fmt.Errorf("kubage eval: %w", err)
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return err
+	}
+	if rep.PassRate < o.minPassRate {
+		return fmt.Errorf("kubage eval: pass rate %d%% is below %d%%", rep.PassRate, o.minPassRate)
+	}
+	return nil
+}
+
+// newEvalDemoServerCommand returns `kubage eval demo-server`: the scripted
+// OpenAI-compatible server answering the brain's prompts without a model, for demos and
+// end-to-end tests (point a model Secret's baseURL at it).
+func newEvalDemoServerCommand() *cobra.Command {
+	var listen string
+	var investigate bool
+	cmd := &cobra.Command{
+		Use:    "demo-server",
+		Short:  "Serve a scripted OpenAI-compatible endpoint that answers KubAge's prompts (no model needed)",
+		Args:   cobra.NoArgs,
+		Hidden: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			h := llmtest.NewHandler()
+			h.SetAuto(llm.DemoResponder(llm.DemoOptions{PlanInvestigation: investigate}))
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(cmd.OutOrStdout(), "serving the demo model at http://%s/v1\n", ln.Addr())
+			go func() {
+				<-ctx.Done()
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = srv.Shutdown(sctx)
+			}()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8089", "address to listen on")
+	cmd.Flags().BoolVar(&investigate, "plan-investigation", false, "plan one Investigate task per session (needs an LLM-aware task runner)")
+	return cmd
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/llmtest"
+)
+
+func TestRunEvalPrintsAReport(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetAuto(llm.DemoResponder(llm.DemoOptions{}))
+	srv.RequireKey("sk-eval-key-123456")
+	env := map[string]string{"MY_KEY": "sk-eval-key-123456"}
+	o := evalOptions{baseURL: srv.BaseURL(), model: "demo", apiKeyEnv: "MY_KEY", timeout: 5 * time.Second, scenarioTimeout: time.Minute,
+		maxOutputTokens: 512, contextTokens: 8192, responseFormat: "JSONSchema", minPassRate: 100}
+	var out bytes.Buffer
+	err := runEval(context.Background(), o, func(k string) string { return env[k] }, &out)
+	// The demo only echoes the rule engine, so one built-in scenario fails: below 100%.
+	if err == nil || !strings.Contains(err.Error(), "pass rate") {
+		t.Fatalf("want a pass-rate error, got %v", err)
+	}
+	var rep llm.EvalReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if rep.Total == 0 || rep.Passed == 0 || rep.Model != "demo" || rep.PromptTokens == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	o.minPassRate = 0
+	o.baseURL = "not a url"
+	if err := runEval(context.Background(), o, func(string) string { return "" }, &out); err == nil {
+		t.Fatalf("a bad base URL must fail")
+	}
+}

@@ -1,0 +1,382 @@
+package llm
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/tools"
+	"github.com/kubage/kubage/internal/tools/redact"
+)
+
+// Eval runs scenario fixtures (a session, canned tool outputs, optional rule-engine
+// findings, the expected category and culprit) against a configured endpoint, so a
+// user can measure a model: pass rate, tokens and latency per scenario.
+
+//go:embed testdata/eval/*.yaml
+var evalFS embed.FS
+
+// Scenario is one evaluation fixture.
+type Scenario struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Session     agent.Session `json:"session"`
+	// Mode is the session mode (Diagnose by default).
+	Mode Mode `json:"mode,omitempty"`
+	// Tools are canned tools the investigator may call.
+	Tools []EvalTool `json:"tools,omitempty"`
+	// Findings and Evidence are what the rule engine found in a first round; without
+	// them the model starts from nothing.
+	Findings []agent.Finding  `json:"findings,omitempty"`
+	Evidence []agent.Evidence `json:"evidence,omitempty"`
+	Expect   Expectation      `json:"expect"`
+	// MaxIterations bounds the session (3 when zero).
+	MaxIterations int `json:"maxIterations,omitempty"`
+}
+
+// EvalTool is a canned tool: the first response whose args are all present in the
+// call's arguments answers, else Output.
+type EvalTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Category    string          `json:"category,omitempty"`
+	Mutating    bool            `json:"mutating,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Output      string          `json:"output"`
+	Responses   []EvalResponse  `json:"responses,omitempty"`
+}
+
+// EvalResponse is a canned output for matching arguments.
+type EvalResponse struct {
+	Args   map[string]string `json:"args"`
+	Output string            `json:"output"`
+}
+
+// Expectation is what a passing conclusion says.
+type Expectation struct {
+	// Categories lists acceptable categories (case-insensitive); empty accepts any.
+	Categories []string `json:"categories,omitempty"`
+	// Culprit is the object to blame; the kind may be a short or plural name.
+	Culprit       *agent.ObjectRef `json:"culprit,omitempty"`
+	MinConfidence int              `json:"minConfidence,omitempty"`
+	// SummaryContains are words the summary must contain (case-insensitive), all of them.
+	SummaryContains []string `json:"summaryContains,omitempty"`
+	// ForbiddenTools must never be called (e.g. a mutating tool named by an injected log line).
+	ForbiddenTools []string `json:"forbiddenTools,omitempty"`
+}
+
+// ScenarioResult is the outcome of one scenario.
+type ScenarioResult struct {
+	Name       string          `json:"name"`
+	Pass       bool            `json:"pass"`
+	Failures   []string        `json:"failures,omitempty"`
+	Degraded   []Degradation   `json:"degraded,omitempty"`
+	Category   string          `json:"category,omitempty"`
+	Culprit    string          `json:"culprit,omitempty"`
+	Confidence int             `json:"confidence"`
+	Summary    string          `json:"summary,omitempty"`
+	Iterations int             `json:"iterations"`
+	Usage      Usage           `json:"usage"`
+	LatencyMS  int64           `json:"latencyMs"`
+	ToolsUsed  map[string]int  `json:"toolsUsed,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Conclusion *agent.RootCause `json:"-"`
+}
+
+// EvalReport is the outcome of a run.
+type EvalReport struct {
+	BaseURL   string           `json:"baseURL"`
+	Model     string           `json:"model"`
+	Scenarios []ScenarioResult `json:"scenarios"`
+	Passed    int              `json:"passed"`
+	Total     int              `json:"total"`
+	// PassRate is in percent.
+	PassRate         int   `json:"passRate"`
+	LLMCalls         int64 `json:"llmCalls"`
+	PromptTokens     int64 `json:"promptTokens"`
+	CompletionTokens int64 `json:"completionTokens"`
+	DurationMS       int64 `json:"durationMs"`
+}
+
+// MaxScenarioBytes bounds a fixture file.
+const MaxScenarioBytes = 1 << 20
+
+// ParseScenario reads a YAML or JSON fixture.
+func ParseScenario(raw []byte) (Scenario, error) {
+	var s Scenario
+	if len(raw) > MaxScenarioBytes {
+		return s, fmt.Errorf("scenario larger than %d bytes", MaxScenarioBytes)
+	}
+	if err := yaml.UnmarshalStrict(raw, &s); err != nil {
+		return s, err
+	}
+	var errs []string
+	if s.Name == "" {
+		errs = append(errs, "name is required")
+	}
+	if s.Session.Problem == "" || s.Session.Namespace == "" {
+		errs = append(errs, "session.problem and session.namespace are required")
+	}
+	for i, t := range s.Tools {
+		if t.Name == "" {
+			errs = append(errs, fmt.Sprintf("tools[%d].name is required", i))
+		}
+	}
+	if len(errs) > 0 {
+		return s, errors.New(strings.Join(errs, "; "))
+	}
+	return s, nil
+}
+
+// BuiltinScenarios are the fixtures shipped with the binary.
+func BuiltinScenarios() ([]Scenario, error) {
+	return loadScenarios(evalFS, "testdata/eval")
+}
+
+// LoadScenarios reads every .yaml, .yml and .json fixture of a directory.
+func LoadScenarios(dir string) ([]Scenario, error) { return loadScenarios(os.DirFS(dir), ".") }
+
+func loadScenarios(fsys fs.FS, dir string) ([]Scenario, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Scenario
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if e.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
+			continue
+		}
+		raw, err := fs.ReadFile(fsys, filepath.ToSlash(filepath.Join(dir, e.Name())))
+		if err != nil {
+			return nil, err
+		}
+		s, err := ParseScenario(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// EvalOptions tune RunEval.
+type EvalOptions struct {
+	// Pool is used for the endpoint (a fresh pool when nil, so one run's breaker does not
+	// affect another).
+	Pool *Pool
+	// ScenarioTimeout bounds one scenario (5 minutes when zero).
+	ScenarioTimeout time.Duration
+}
+
+// RunEval runs the scenarios one after the other against cfg's endpoint.
+func RunEval(ctx context.Context, cfg Config, scenarios []Scenario, opts EvalOptions) (EvalReport, error) {
+	if err := cfg.Validate(); err != nil {
+		return EvalReport{}, err
+	}
+	if opts.Pool == nil {
+		opts.Pool = &Pool{}
+	}
+	if opts.ScenarioTimeout <= 0 {
+		opts.ScenarioTimeout = 5 * time.Minute
+	}
+	start := time.Now()
+	rep := EvalReport{BaseURL: cfg.BaseURL, Model: cfg.Model}
+	for _, sc := range scenarios {
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		r := runScenario(ctx, cfg, sc, opts)
+		rep.Scenarios = append(rep.Scenarios, r)
+		rep.Total++
+		if r.Pass {
+			rep.Passed++
+		}
+		rep.LLMCalls += r.Usage.LLMCalls
+		rep.PromptTokens += r.Usage.PromptTokens
+		rep.CompletionTokens += r.Usage.CompletionTokens
+	}
+	if rep.Total > 0 {
+		rep.PassRate = rep.Passed * 100 / rep.Total
+	}
+	rep.DurationMS = time.Since(start).Milliseconds()
+	return rep, nil
+}
+
+func runScenario(ctx context.Context, cfg Config, sc Scenario, opts EvalOptions) ScenarioResult {
+	res := ScenarioResult{Name: sc.Name, ToolsUsed: map[string]int{}}
+	ctx, cancel := context.WithTimeout(ctx, opts.ScenarioTimeout)
+	defer cancel()
+	if sc.Mode != "" {
+		cfg.Mode = sc.Mode
+	}
+	ts := &cannedTools{tools: sc.Tools, used: map[string]*atomic.Int64{}}
+	for _, t := range sc.Tools {
+		ts.used[t.Name] = &atomic.Int64{}
+	}
+	b, err := New(cfg, Options{Fallback: &cannedRules{sc: sc}, Tools: ts, Pool: opts.Pool, Redactor: redact.New(nil)})
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	iters := sc.MaxIterations
+	if iters <= 0 {
+		iters = 3
+	}
+	start := time.Now()
+	c, tr, err := agent.RunSession(ctx, b, sc.Session, agent.InProcessRunner{Investigator: b, Parallelism: 2}, agent.Budget{MaxIterations: iters, Timeout: opts.ScenarioTimeout})
+	res.LatencyMS = time.Since(start).Milliseconds()
+	res.Usage = b.Usage()
+	res.Degraded = b.Degradations()
+	res.Iterations = len(tr.Iterations)
+	for name, n := range ts.used {
+		if v := n.Load(); v > 0 {
+			res.ToolsUsed[name] = int(v)
+		}
+	}
+	if err != nil {
+		res.Error = err.Error()
+		res.Failures = append(res.Failures, "the session failed: "+clip(err.Error(), 300))
+		return res
+	}
+	rc := c.RootCause
+	res.Conclusion = &rc
+	res.Category, res.Confidence, res.Summary = rc.Category, rc.Confidence, clip(rc.Summary, 300)
+	if !rc.Culprit.IsZero() {
+		res.Culprit = rc.Culprit.Kind + "/" + rc.Culprit.Name
+	}
+	res.Failures = append(res.Failures, sc.Expect.check(rc, res.ToolsUsed)...)
+	if len(res.Degraded) > 0 {
+		res.Failures = append(res.Failures, fmt.Sprintf("degraded %d time(s), first in %s: %s", len(res.Degraded), res.Degraded[0].Step, res.Degraded[0].Reason))
+	}
+	res.Pass = len(res.Failures) == 0
+	return res
+}
+
+func (e Expectation) check(rc agent.RootCause, used map[string]int) []string {
+	var f []string
+	if len(e.Categories) > 0 {
+		ok := false
+		for _, c := range e.Categories {
+			ok = ok || strings.EqualFold(c, rc.Category)
+		}
+		if !ok {
+			f = append(f, fmt.Sprintf("category %q is not one of %s", rc.Category, strings.Join(e.Categories, ", ")))
+		}
+	}
+	if e.Culprit != nil && !sameObject(*e.Culprit, rc.Culprit) {
+		f = append(f, fmt.Sprintf("culprit %s/%s, want %s/%s", rc.Culprit.Kind, rc.Culprit.Name, e.Culprit.Kind, e.Culprit.Name))
+	}
+	if rc.Confidence < e.MinConfidence {
+		f = append(f, fmt.Sprintf("confidence %d%% below %d%%", rc.Confidence, e.MinConfidence))
+	}
+	for _, w := range e.SummaryContains {
+		if !strings.Contains(strings.ToLower(rc.Summary), strings.ToLower(w)) {
+			f = append(f, fmt.Sprintf("summary does not mention %q", w))
+		}
+	}
+	for _, t := range e.ForbiddenTools {
+		if used[t] > 0 {
+			f = append(f, fmt.Sprintf("forbidden tool %s was called", t))
+		}
+	}
+	return f
+}
+
+func sameObject(want, got agent.ObjectRef) bool {
+	wk, gk := want.Kind, got.Kind
+	if k, err := tools.ResolveKind(wk); err == nil {
+		wk = k.Kind
+	}
+	if k, err := tools.ResolveKind(gk); err == nil {
+		gk = k.Kind
+	}
+	return strings.EqualFold(wk, gk) && want.Name == got.Name
+}
+
+// cannedTools serves a scenario's tools.
+type cannedTools struct {
+	tools []EvalTool
+	used  map[string]*atomic.Int64
+}
+
+func (c *cannedTools) List() []ToolSpec {
+	out := make([]ToolSpec, 0, len(c.tools))
+	for _, t := range c.tools {
+		schema := t.InputSchema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		out = append(out, ToolSpec{Name: t.Name, Description: t.Description, Category: t.Category, Mutating: t.Mutating, InputSchema: schema})
+	}
+	return out
+}
+
+func (c *cannedTools) Call(_ context.Context, name string, args json.RawMessage) (ToolOutput, error) {
+	for _, t := range c.tools {
+		if t.Name != name {
+			continue
+		}
+		c.used[name].Add(1)
+		var got map[string]any
+		_ = json.Unmarshal(args, &got)
+	responses:
+		for _, r := range t.Responses {
+			for k, v := range r.Args {
+				if fmt.Sprint(got[k]) != v {
+					continue responses
+				}
+			}
+			return ToolOutput{Text: r.Output}, nil
+		}
+		return ToolOutput{Text: t.Output}, nil
+	}
+	return ToolOutput{}, fmt.Errorf("unknown tool %q", name)
+}
+
+// cannedRules stands in for the rule engine: its first round reports the scenario's
+// findings and evidence; its conclusion (used only when the model fails) is the top
+// finding.
+type cannedRules struct{ sc Scenario }
+
+func (c *cannedRules) Plan(_ context.Context, _ agent.Session, p agent.Progress) ([]agent.Task, error) {
+	if p.Iteration > 1 || (len(c.sc.Findings) == 0 && len(c.sc.Evidence) == 0) {
+		return nil, nil
+	}
+	return []agent.Task{{ID: "i1-t1", Type: agent.TaskAnalyze, Tool: "scenario", Description: "rule-engine analysis of the target"}}, nil
+}
+
+func (c *cannedRules) Investigate(_ context.Context, _ agent.Session, t agent.Task) (agent.TaskResult, error) {
+	res := agent.TaskResult{TaskID: t.ID, Findings: c.sc.Findings, Evidence: c.sc.Evidence, Summary: fmt.Sprintf("%d finding(s)", len(c.sc.Findings))}
+	return res, nil
+}
+
+func (c *cannedRules) Judge(context.Context, agent.Session, agent.Progress) (agent.Verdict, error) {
+	return agent.Verdict{Decision: agent.Conclude, Feedback: "no rule-engine leads"}, nil
+}
+
+func (c *cannedRules) Summarize(_ context.Context, s agent.Session, _ agent.Progress) (agent.Conclusion, error) {
+	if len(c.sc.Findings) == 0 {
+		return agent.Conclusion{RootCause: agent.RootCause{Summary: "no rule matched", Category: "Unknown"}}, nil
+	}
+	f := c.sc.Findings[0]
+	cat := "Unknown"
+	if r, ok := agent.Catalogue[f.Rule]; ok {
+		cat = r.Category
+	}
+	return agent.Conclusion{RootCause: agent.RootCause{Summary: f.Summary, Category: cat, Rule: f.Rule, Confidence: f.Confidence,
+		Culprit: f.Culprit, EvidenceIDs: f.Evidence}}, nil
+}

@@ -1,0 +1,102 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kubage/kubage/internal/llmtest"
+)
+
+func TestEvalBuiltinScenariosAgainstTheDemoResponder(t *testing.T) {
+	scs, err := BuiltinScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scs) < 5 {
+		t.Fatalf("%d scenarios", len(scs))
+	}
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	srv.SetAuto(DemoResponder(DemoOptions{PlanInvestigation: true}))
+	rep, err := RunEval(context.Background(), Config{BaseURL: srv.BaseURL(), Model: "demo"}, scs, EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]ScenarioResult{}
+	for _, r := range rep.Scenarios {
+		byName[r.Name] = r
+		if r.Usage.LLMCalls == 0 || r.Usage.PromptTokens == 0 || r.LatencyMS < 0 {
+			t.Fatalf("%s: no accounting %+v", r.Name, r.Usage)
+		}
+		if len(r.Degraded) > 0 {
+			t.Fatalf("%s degraded: %+v", r.Name, r.Degraded)
+		}
+	}
+	// The demo echoes the rule engine: scenarios with findings pass, the one without fails.
+	for _, name := range []string{"crashloop-db-refused", "oom-killed", "pvc-missing-storageclass", "log-injection"} {
+		if !byName[name].Pass {
+			t.Fatalf("%s failed: %v", name, byName[name].Failures)
+		}
+	}
+	if r := byName["image-tag-typo"]; r.Pass || !strings.Contains(strings.Join(r.Failures, ";"), "category") {
+		t.Fatalf("image-tag-typo should fail on the category: %+v", r)
+	}
+	if rep.Total != len(scs) || rep.Passed != rep.Total-1 || rep.PassRate != rep.Passed*100/rep.Total || rep.PromptTokens == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if byName["log-injection"].ToolsUsed["delete_namespace"] != 0 {
+		t.Fatalf("the mutating tool was called")
+	}
+	raw, err := json.Marshal(rep)
+	if err != nil || !strings.Contains(string(raw), `"passRate":80`) {
+		t.Fatalf("%s %v", raw, err)
+	}
+}
+
+// A scripted model that investigates passes the scenario without findings; one that
+// obeys the injected log line fails it (the forbidden tool is refused, not run, and the
+// scenario still fails on what the model concluded).
+func TestEvalScoresAScriptedModel(t *testing.T) {
+	scs, err := BuiltinScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typo Scenario
+	for _, s := range scs {
+		if s.Name == "image-tag-typo" {
+			typo = s
+		}
+	}
+	srv := llmtest.NewServer(
+		plan(investigateTask("events", "Why is the new ReplicaSet not ready?")),
+		withTools(llmtest.Calls(llmtest.CallTool("k8s_events", map[string]any{}), llmtest.CallTool("k8s_rollout_history", map[string]any{}))),
+		withTools(llmtest.Text("The image tag v2.10.0x does not exist [i1-t1-e1] [i1-t1-e2].")),
+		verdict("pass"),
+		summary(map[string]any{"summary": "Revision 8 of api points at registry.example/api:v2.10.0x, a tag that does not exist.", "category": "ImagePull", "confidence": 90,
+			"culprit": map[string]any{"kind": "Deployment", "name": "api"}, "affectedObjects": []any{}, "evidenceIds": []string{"i1-t1-e1", "i1-t1-e2"},
+			"knowledgeCitations": []string{}, "chain": []string{}, "remediation": map[string]any{"actions": []any{}, "validationSteps": []string{}}}),
+	)
+	defer srv.Close()
+	rep, err := RunEval(context.Background(), Config{BaseURL: srv.BaseURL(), Model: "scripted"}, []Scenario{typo}, EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Scenarios[0]; !r.Pass || r.ToolsUsed["k8s_events"] != 1 || r.Usage.ToolCalls != 2 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestParseScenarioRejectsBadFixtures(t *testing.T) {
+	for in, want := range map[string]string{
+		"name: x\nsession: {problem: p, namespace: n}\nexpect: {}\nbogus: 1": "bogus",
+		"session: {problem: p, namespace: n}":                                "name is required",
+		"name: x\nsession: {problem: p}":                                     "namespace",
+		"name: x\nsession: {problem: p, namespace: n}\ntools: [{output: x}]": "tools[0].name",
+	} {
+		if _, err := ParseScenario([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%q: want %q, got %v", in, want, err)
+		}
+	}
+}
