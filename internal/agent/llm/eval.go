@@ -79,19 +79,19 @@ type Expectation struct {
 
 // ScenarioResult is the outcome of one scenario.
 type ScenarioResult struct {
-	Name       string          `json:"name"`
-	Pass       bool            `json:"pass"`
-	Failures   []string        `json:"failures,omitempty"`
-	Degraded   []Degradation   `json:"degraded,omitempty"`
-	Category   string          `json:"category,omitempty"`
-	Culprit    string          `json:"culprit,omitempty"`
-	Confidence int             `json:"confidence"`
-	Summary    string          `json:"summary,omitempty"`
-	Iterations int             `json:"iterations"`
-	Usage      Usage           `json:"usage"`
-	LatencyMS  int64           `json:"latencyMs"`
-	ToolsUsed  map[string]int  `json:"toolsUsed,omitempty"`
-	Error      string          `json:"error,omitempty"`
+	Name       string           `json:"name"`
+	Pass       bool             `json:"pass"`
+	Failures   []string         `json:"failures,omitempty"`
+	Degraded   []Degradation    `json:"degraded,omitempty"`
+	Category   string           `json:"category,omitempty"`
+	Culprit    string           `json:"culprit,omitempty"`
+	Confidence int              `json:"confidence"`
+	Summary    string           `json:"summary,omitempty"`
+	Iterations int              `json:"iterations"`
+	Usage      Usage            `json:"usage"`
+	LatencyMS  int64            `json:"latencyMs"`
+	ToolsUsed  map[string]int   `json:"toolsUsed,omitempty"`
+	Error      string           `json:"error,omitempty"`
 	Conclusion *agent.RootCause `json:"-"`
 }
 
