@@ -75,6 +75,9 @@ type TroubleshootReconciler struct {
 	Engine   *session.Engine
 	// Shard is the value of ShardLabel this reconciler handles ("" for unlabelled objects).
 	Shard string
+	// APIReader reads the Troubleshoot uncached: a step must start from the status the
+	// previous step wrote, which the cache may not have seen yet.
+	APIReader client.Reader
 }
 
 // ShardLabel assigns a Troubleshoot to one operator shard: a manager started with
@@ -131,8 +134,12 @@ func forwardFinished(n runner.Notifier, ch chan<- event.GenericEvent) manager.Ru
 func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	log := ctrl.LoggerFrom(ctx)
 
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
 	obj := &kubagev1alpha1.Troubleshoot{}
-	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+	if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			// Deleted: stop what still runs in this process; owned objects go with the GC.
 			r.cleanupDeleted(ctx, req.Namespace, req.Name)

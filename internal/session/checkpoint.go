@@ -40,6 +40,8 @@ type Checkpoint struct {
 	Tasks []agent.Task `json:"tasks,omitempty"`
 	// Verdict is the regulator's last verdict.
 	Verdict *agent.Verdict `json:"verdict,omitempty"`
+	// VerdictIteration is the round Verdict judged.
+	VerdictIteration int `json:"verdictIteration,omitempty"`
 	// Stop says why the loop ended early or the session failed.
 	Stop *Stop `json:"stop,omitempty"`
 	// Conclusion is the summarizer's answer, kept for re-rendering the report.
@@ -169,6 +171,11 @@ func saveCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.O
 // mark appends a phase change to the timeline, keeping it bounded.
 func (ck *Checkpoint) mark(phase string, iteration int, at time.Time, note string) {
 	m := Mark{Phase: phase, Iteration: iteration, At: at.UTC().Truncate(time.Second), Note: clean(note, 300)}
+	if n := len(ck.Timeline); n > 0 && ck.Timeline[n-1].Phase == phase && ck.Timeline[n-1].Iteration == iteration {
+		// A redone step (its status write was lost) replaces its own mark.
+		ck.Timeline[n-1] = m
+		return
+	}
 	if len(ck.Timeline) >= maxTimeline {
 		ck.Timeline[len(ck.Timeline)-1] = m
 		return

@@ -141,6 +141,11 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	case !found && ts.Status.Phase != "" && ts.Status.Phase != kubagev1alpha1.PhasePending:
 		after, err = w.restart(ctx, token, "session checkpoint lost; starting over")
 	default:
+		if ts.Status.Iteration > 0 {
+			// The status is the authority on the round: a checkpoint saved by a step whose
+			// status write was lost is one step ahead, and the step is simply redone.
+			ck.Iteration = int(ts.Status.Iteration)
+		}
 		after, err = w.advance(ctx)
 	}
 	if err == nil {
@@ -250,7 +255,7 @@ func (w *work) pending(ctx context.Context) (time.Duration, error) {
 	w.st.Usage = kubagev1alpha1.Usage{}
 	w.ck.Generation, w.ck.Runner, w.ck.Session = w.ts.Generation, string(name), SessionFor(w.ts, w.now)
 	w.ck.SpecHash = SpecHash(w.ts.Spec)
-	w.ck.Iteration, w.ck.Tasks, w.ck.Verdict, w.ck.Stop, w.ck.Conclusion, w.ck.Rounds = 1, nil, nil, nil, nil, nil
+	w.ck.Iteration, w.ck.Tasks, w.ck.Verdict, w.ck.VerdictIteration, w.ck.Stop, w.ck.Conclusion, w.ck.Rounds = 1, nil, nil, 0, nil, nil, nil
 	w.enter(kubagev1alpha1.PhasePlanning, "runner "+string(name))
 	return soon, nil
 }
@@ -574,12 +579,18 @@ func (w *work) regulating(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := brain.Judge(ctx, w.ck.Session, agent.Progress{Iteration: w.ck.Iteration, Results: results, Verdict: w.ck.Verdict})
-	w.account(brain)
-	if err != nil {
-		return 0, fmt.Errorf("judging iteration %d: %w", w.ck.Iteration, err)
+	var v agent.Verdict
+	if w.ck.Verdict != nil && w.ck.VerdictIteration == w.ck.Iteration {
+		// Judged already; only the status write of that step was lost.
+		v = *w.ck.Verdict
+	} else {
+		v, err = brain.Judge(ctx, w.ck.Session, agent.Progress{Iteration: w.ck.Iteration, Results: results, Verdict: w.ck.Verdict})
+		w.account(brain)
+		if err != nil {
+			return 0, fmt.Errorf("judging iteration %d: %w", w.ck.Iteration, err)
+		}
+		w.ck.Verdict, w.ck.VerdictIteration = &v, w.ck.Iteration
 	}
-	w.ck.Verdict = &v
 	note := clean(string(v.Decision)+": "+v.Feedback, 300)
 	for i := range w.ck.Rounds {
 		if w.ck.Rounds[i].Iteration == w.ck.Iteration {
@@ -592,7 +603,7 @@ func (w *work) regulating(ctx context.Context) (time.Duration, error) {
 			return w.stopLoop(&Stop{Reason: kubagev1alpha1.BudgetExhaustedReason,
 				Message: clean(fmt.Sprintf("iteration budget of %d used; left unexplored: %s", max, v.Feedback), 500)}), nil
 		}
-		w.ck.Iteration++
+		w.ck.Iteration = int(w.st.Iteration) + 1
 		w.ck.Tasks = nil
 		w.st.Iteration = int32(w.ck.Iteration)
 		w.enter(kubagev1alpha1.PhasePlanning, note)

@@ -494,3 +494,41 @@ func TestForeignConfigMapsAreNeverOverwritten(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(cm.Data).To(Equal(map[string]string{"k": "user data"}))
 }
+
+func TestLostStatusWritesAreRedoneNotRepeated(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	judged := &countingJudge{Brain: h.brain}
+	h.brain = judged
+	ts := troubleshoot(webTarget)
+	ctx := context.Background()
+	// Every step runs twice from the same status, as when the status write of the first
+	// attempt is lost (or a reconcile reads a stale cache).
+	g.Eventually(func(g Gomega) {
+		stale := ts.DeepCopy()
+		_, err := h.engine.Advance(ctx, stale)
+		g.Expect(err).NotTo(HaveOccurred())
+		_, err = h.engine.Advance(ctx, ts)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
+	}).WithTimeout(10 * time.Second).WithPolling(time.Millisecond).Should(Succeed())
+	g.Expect(ts.Status.Iteration).To(Equal(int32(2)), "no round is skipped")
+	g.Expect(judged.calls).To(Equal(2), "each round is judged once")
+	step, err := h.engine.Advance(ctx, ts)
+	g.Expect(err).NotTo(HaveOccurred())
+	var phases []string
+	for _, m := range step.Checkpoint.Timeline {
+		phases = append(phases, m.Phase)
+	}
+	g.Expect(phases).To(Equal([]string{"Pending", "Planning", "Investigating", "Regulating", "Planning", "Investigating", "Regulating", "Summarizing", "Completed"}))
+}
+
+type countingJudge struct {
+	agent.Brain
+	calls int
+}
+
+func (c *countingJudge) Judge(ctx context.Context, s agent.Session, p agent.Progress) (agent.Verdict, error) {
+	c.calls++
+	return c.Brain.Judge(ctx, s, p)
+}
