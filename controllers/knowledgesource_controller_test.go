@@ -542,4 +542,38 @@ var _ = Describe("KnowledgeSource", func() {
 		stalled := ksExpectReason(ctx, client.ObjectKeyFromObject(noModel), metav1.ConditionFalse, kubagev1alpha1.InvalidSpecReason)
 		Expect(meta.FindStatusCondition(stalled.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("model"))
 	})
+
+	It("indexes HTTP pages and keeps the source Ready when one page fails", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "ks-http")
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/oom.md":
+				_, _ = w.Write([]byte("# OOMKilled\n\n## Fix {#fix}\n\nRaise the memory limit of the container or fix the leak.\n"))
+			case "/evictions.md":
+				_, _ = w.Write([]byte("# Evictions\n\nThe kubelet evicts pods under node memory pressure.\n"))
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		DeferCleanup(srv.Close)
+		ks := &kubagev1alpha1.KnowledgeSource{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pages"},
+			Spec: kubagev1alpha1.KnowledgeSourceSpec{
+				HTTP: &kubagev1alpha1.HTTPSource{URLs: []string{srv.URL + "/oom.md", srv.URL + "/evictions.md", srv.URL + "/gone.md"}},
+			},
+		}
+		Expect(k8sClient.Create(ctx, ks)).To(Succeed())
+		got := ksExpectReason(ctx, client.ObjectKeyFromObject(ks), metav1.ConditionTrue, controllers.PartiallyIndexedReason)
+		Expect(got.Status.Phase).To(Equal(kubagev1alpha1.KnowledgeReady))
+		Expect(got.Status.DocumentCount).To(Equal(int32(2)))
+		Expect(got.Status.FailedDocuments).To(HaveLen(1))
+		Expect(got.Status.FailedDocuments[0].Path).To(Equal(srv.URL + "/gone.md"))
+		Expect(got.Status.FailedDocuments[0].Error).To(ContainSubstring("404"))
+		degraded := meta.FindStatusCondition(got.Status.Conditions, kubagev1alpha1.DegradedCondition)
+		Expect(degraded).NotTo(BeNil())
+		Expect(degraded.Reason).To(Equal(controllers.PartiallyIndexedReason))
+		ans := ksSearch(ctx, ns, "container OOMKilled memory limit")
+		Expect(ans.Snippets).NotTo(BeEmpty())
+		Expect(ans.Snippets[0].Citation.URL).To(Equal(srv.URL + "/oom.md#fix"))
+	})
 })
