@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -323,14 +324,21 @@ func evictedPod(ctx context.Context, ns, name string) *corev1.Pod {
 	}
 	node, err := clients.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred())
-	// Healthy by now: the memory pressure that caused the eviction has passed.
-	now := metav1.Now()
-	node.Status.Conditions = []corev1.NodeCondition{
-		{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now},
-		{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory", LastHeartbeatTime: now, LastTransitionTime: now},
-	}
-	_, err = clients.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
-	Expect(err).NotTo(HaveOccurred())
+	// Healthy by now: the memory pressure that caused the eviction has passed. The node
+	// controller may touch the new node at the same time, hence the retry.
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := clients.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.Now()
+		cur.Status.Conditions = []corev1.NodeCondition{
+			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now},
+			{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory", LastHeartbeatTime: now, LastTransitionTime: now},
+		}
+		_, err = clients.CoreV1().Nodes().UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})).To(Succeed())
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(clients.CoreV1().Nodes().Delete(ctx, node.Name, metav1.DeleteOptions{})).To(Succeed())
 	})
