@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/scenarios"
+)
+
+var (
+	reRuns      = flag.Int("rule-engine-runs", 5, "ruleEngine: measured sessions per scenario (after one warm-up)")
+	reScenarios = flag.String("rule-engine-scenarios", "", "ruleEngine: comma-separated scenarios (default: the representative subset)")
+	rePods      = flag.Int("rule-engine-pods", 2000, "ruleEngine: pods in the large namespace (0 skips it)")
+	reFleetRuns = flag.Int("rule-engine-fleet-runs", 3, "ruleEngine: measured sessions on the large namespace")
+)
+
+// stats are latency and API-request figures over a set of sessions.
+type stats struct {
+	Sessions       int     `json:"sessions"`
+	P50Ms          float64 `json:"p50Ms"`
+	P95Ms          float64 `json:"p95Ms"`
+	MaxMs          float64 `json:"maxMs"`
+	APIRequestsP50 int64   `json:"apiRequestsP50"`
+	APIRequestsMax int64   `json:"apiRequestsMax"`
+}
+
+type scenarioReport struct {
+	Scenario string `json:"scenario"`
+	Expected string `json:"expected"`
+	Rule     string `json:"rule"`
+	Culprit  string `json:"culprit"`
+	OK       bool   `json:"ok"`
+	Mismatch string `json:"mismatch,omitempty"`
+	Hops     int    `json:"hops"`
+	// FailureVisibleSeconds is how long the cluster took to show the failure after deployment.
+	FailureVisibleSeconds float64 `json:"failureVisibleSeconds"`
+	stats
+}
+
+type ruleEngineReport struct {
+	Scenarios []scenarioReport `json:"scenarios"`
+	// Overall pools every measured session of every scenario.
+	Overall   stats        `json:"overall"`
+	LargeNS   *largeReport `json:"namespace2000Pods,omitempty"`
+	Procedure string       `json:"procedure"`
+}
+
+type largeReport struct {
+	Pods int `json:"pods"`
+	// SetupSeconds is how long the cluster took to run every pod (controllers, scheduler, kwok).
+	SetupSeconds float64 `json:"setupSeconds"`
+	// NamespaceScan is a session without target ("the api pods keep crashing").
+	NamespaceScan largeRun `json:"namespaceScan"`
+	// TargetFleet is a session on the healthy 2,000-replica Deployment itself.
+	TargetFleet largeRun `json:"targetFleetDeployment"`
+}
+
+type largeRun struct {
+	Rule     string `json:"rule"`
+	Culprit  string `json:"culprit"`
+	OK       bool   `json:"ok"`
+	Mismatch string `json:"mismatch,omitempty"`
+	stats
+}
+
+func ruleEngineBench(ctx context.Context, env *Env) (any, error) {
+	list := scenarios.Bench()
+	if *reScenarios != "" {
+		var err error
+		if list, err = scenarios.Named(strings.Split(*reScenarios, ",")...); err != nil {
+			return nil, err
+		}
+	}
+	rep := &ruleEngineReport{Procedure: fmt.Sprintf("scenarios deployed for real on the local kwok cluster; after the failure shows, 1 warm-up then %d measured RunSession calls each with the RuleEngine (in-process runner, default budget); durations are wall time of RunSession, API requests from the tools' request counter", *reRuns)}
+
+	env.Log.Printf("deploying %d scenarios", len(list))
+	ds := scenarios.DeployAll(ctx, env.Client, list, 2*time.Minute)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := scenarios.CleanupAll(cctx, ds); err != nil {
+			env.Log.Printf("cleanup: %v", err)
+		}
+	}()
+	var all []scenarios.Result
+	var errs []error
+	for _, d := range ds {
+		select {
+		case <-d.Done():
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		}
+		if d.Err() != nil {
+			errs = append(errs, d.Err())
+			continue
+		}
+		results, err := measure(ctx, d.Scenario, d.Env, *reRuns)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		all = append(all, results...)
+		last := results[len(results)-1]
+		rep.Scenarios = append(rep.Scenarios, scenarioReport{
+			Scenario: d.Name, Expected: last.Expected, Rule: last.Rule, Culprit: last.Culprit.Kind + "/" + last.Culprit.Name,
+			OK: allOK(results), Mismatch: last.Mismatch, Hops: last.Hops, FailureVisibleSeconds: seconds(d.ReadyAfter()), stats: summarize(results),
+		})
+		env.Log.Printf("%-26s p50 %6.1f ms  p95 %6.1f ms  %3d API requests  %s", d.Name, rep.Scenarios[len(rep.Scenarios)-1].P50Ms, rep.Scenarios[len(rep.Scenarios)-1].P95Ms, last.APIRequests, last.Rule)
+	}
+	rep.Overall = summarize(all)
+
+	if *rePods > 0 {
+		l, err := large(ctx, env, *rePods)
+		rep.LargeNS = l
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return rep, errors.Join(errs...)
+}
+
+// measure runs one warm-up session and then n measured ones.
+func measure(ctx context.Context, s *scenarios.Scenario, e *scenarios.Env, n int) ([]scenarios.Result, error) {
+	if _, err := scenarios.Run(ctx, s, e); err != nil {
+		return nil, err
+	}
+	out := make([]scenarios.Result, 0, n)
+	for i := 0; i < n; i++ {
+		r, err := scenarios.Run(ctx, s, e)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func large(ctx context.Context, env *Env, pods int) (*largeReport, error) {
+	fleet := scenarios.Fleet(pods)
+	env.Log.Printf("deploying %d pods on %s", pods, fleet.Name)
+	start := time.Now()
+	ds := scenarios.DeployAll(ctx, env.Client, []*scenarios.Scenario{fleet}, 4*time.Minute)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := scenarios.CleanupAll(cctx, ds); err != nil {
+			env.Log.Printf("cleanup: %v", err)
+		}
+	}()
+	d := ds[0]
+	select {
+	case <-d.Done():
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if d.Err() != nil {
+		return nil, d.Err()
+	}
+	rep := &largeReport{Pods: pods, SetupSeconds: seconds(time.Since(start))}
+	env.Log.Printf("%d pods running after %.0f s", pods, rep.SetupSeconds)
+
+	var err error
+	if rep.NamespaceScan, err = largeSession(ctx, fleet, d.Env); err != nil {
+		return rep, err
+	}
+	targeted := *fleet
+	targeted.Problem = "is the fleet healthy?"
+	targeted.Target = &agent.Target{Kind: "Deployment", Name: "fleet"}
+	targeted.Want = scenarios.Want{Rule: "no-problem-found", Culprit: scenarios.Ref{Kind: "Deployment", Name: "fleet"}}
+	rep.TargetFleet, err = largeSession(ctx, &targeted, d.Env)
+	return rep, err
+}
+
+func largeSession(ctx context.Context, s *scenarios.Scenario, e *scenarios.Env) (largeRun, error) {
+	results, err := measure(ctx, s, e, *reFleetRuns)
+	if err != nil || len(results) == 0 {
+		return largeRun{}, err
+	}
+	last := results[len(results)-1]
+	return largeRun{Rule: last.Rule, Culprit: last.Culprit.Kind + "/" + last.Culprit.Name, OK: allOK(results), Mismatch: last.Mismatch, stats: summarize(results)}, nil
+}
+
+func allOK(rs []scenarios.Result) bool {
+	for _, r := range rs {
+		if !r.OK() {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+func summarize(rs []scenarios.Result) stats {
+	if len(rs) == 0 {
+		return stats{}
+	}
+	ms := make([]float64, len(rs))
+	reqs := make([]int64, len(rs))
+	for i, r := range rs {
+		ms[i] = float64(r.Duration.Microseconds()) / 1000
+		reqs[i] = r.APIRequests
+	}
+	sort.Float64s(ms)
+	sort.Slice(reqs, func(i, j int) bool { return reqs[i] < reqs[j] })
+	return stats{
+		Sessions: len(rs), P50Ms: round1(percentile(ms, 50)), P95Ms: round1(percentile(ms, 95)), MaxMs: round1(ms[len(ms)-1]),
+		APIRequestsP50: reqs[(len(reqs)-1)/2], APIRequestsMax: reqs[len(reqs)-1],
+	}
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }

@@ -1,0 +1,85 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+)
+
+// Deployed is a scenario whose objects exist, with its precondition awaited in the background.
+type Deployed struct {
+	*Scenario
+	Env *Env
+
+	done  chan struct{}
+	err   error
+	ready time.Duration
+}
+
+// Done is closed once the scenario's failure is visible (or waiting for it gave up).
+func (d *Deployed) Done() <-chan struct{} { return d.done }
+
+// Err is why the precondition was not reached (nil when it was); valid after Done.
+func (d *Deployed) Err() error { return d.err }
+
+// ReadyAfter is how long after deployment the failure became visible; valid after Done.
+func (d *Deployed) ReadyAfter() time.Duration { return d.ready }
+
+// deployParallelism bounds concurrent setups (namespace creation waits for its ServiceAccount).
+const deployParallelism = 8
+
+// DeployAll creates every scenario's objects, then awaits each precondition concurrently in
+// the background (at most waitTimeout each), so slow failures overlap. Scenarios that failed to
+// deploy are returned too (with Err set and Done closed); clean all of them up with CleanupAll.
+func DeployAll(ctx context.Context, cs kubernetes.Interface, list []*Scenario, waitTimeout time.Duration) []*Deployed {
+	out := make([]*Deployed, len(list))
+	sem := make(chan struct{}, deployParallelism)
+	var wg sync.WaitGroup
+	bg := context.WithoutCancel(ctx)
+	for i, s := range list {
+		d := &Deployed{Scenario: s, done: make(chan struct{})}
+		out[i] = d
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			start := time.Now()
+			env, err := Deploy(ctx, cs, s)
+			<-sem
+			d.Env = env
+			if err != nil {
+				d.err = err
+				close(d.done)
+				return
+			}
+			go func() {
+				defer close(d.done)
+				d.err = s.Ready(bg, env, waitTimeout)
+				if d.err != nil {
+					d.err = fmt.Errorf("scenario %s: the failure never showed: %w", s.Name, d.err)
+				}
+				d.ready = time.Since(start)
+			}()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// CleanupAll removes every deployed scenario's objects.
+func CleanupAll(ctx context.Context, ds []*Deployed) error {
+	var errs []error
+	for _, d := range ds {
+		if d == nil || d.Env == nil {
+			continue
+		}
+		if err := d.Env.Cleanup(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", d.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,79 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kubage/kubage/internal/scenarios"
+)
+
+// The rule engine against real failures: every scenario of internal/scenarios is deployed up
+// front in its own namespace (through the real controllers and scheduler, kwok playing the
+// kubelets), each spec waits for its failure to show and runs a rule-engine session scoped to
+// that namespace, and the closing table lists what the engine concluded.
+var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("scenarios"), func() {
+	var (
+		deployed = map[string]*scenarios.Deployed{}
+		mu       sync.Mutex
+		results  []scenarios.Result
+	)
+	list := scenarios.All()
+	// KUBAGE_SCENARIOS=a,b runs only those scenarios (while working on one).
+	if names := os.Getenv("KUBAGE_SCENARIOS"); names != "" {
+		var err error
+		list, err = scenarios.Named(strings.Split(names, ",")...)
+		if err != nil {
+			panic(err)
+		}
+	}
+	// Slow failures (CronJob schedules) last, so their wait overlaps the other specs.
+	sort.SliceStable(list, func(i, j int) bool { return !list[i].Slow && list[j].Slow })
+
+	BeforeAll(func(ctx SpecContext) {
+		start := time.Now()
+		ds := scenarios.DeployAll(ctx, clients, list, 150*time.Second)
+		for _, d := range ds {
+			deployed[d.Name] = d
+		}
+		GinkgoWriter.Printf("deployed %d scenarios in %s\n", len(ds), time.Since(start).Round(time.Millisecond))
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(scenarios.CleanupAll(ctx, ds)).To(Succeed())
+		}, NodeTimeout(time.Minute))
+	}, NodeTimeout(2*time.Minute))
+
+	AfterAll(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		table := scenarios.Table(results)
+		AddReportEntry("rule engine scenario table", table, ReportEntryVisibilityAlways)
+		GinkgoWriter.Println(table)
+	})
+
+	for _, s := range list {
+		It(s.Name+": "+s.Covers, func(ctx SpecContext) {
+			d := deployed[s.Name]
+			Expect(d).NotTo(BeNil())
+			Eventually(d.Done()).WithContext(ctx).WithTimeout(160 * time.Second).Should(BeClosed())
+			Expect(d.Err()).NotTo(HaveOccurred())
+			GinkgoWriter.Printf("%s: failure visible %s after deployment\n", s.Name, d.ReadyAfter().Round(time.Millisecond))
+
+			res, err := scenarios.Run(ctx, s, d.Env)
+			mu.Lock()
+			results = append(results, res)
+			mu.Unlock()
+			Expect(err).NotTo(HaveOccurred())
+			if !res.OK() {
+				trace, _ := json.MarshalIndent(res.Trace, "", "  ")
+				GinkgoWriter.Printf("conclusion: %+v\ntrace: %s\n", res.Conclusion.RootCause, trace)
+			}
+			Expect(res.Mismatch).To(BeEmpty(), "%s concluded %s %s on %s: %s", s.Name, res.Category, res.Rule, res.Culprit, res.Summary)
+		}, SpecTimeout(3*time.Minute))
+	}
+})
