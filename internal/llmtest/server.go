@@ -96,6 +96,9 @@ type Request struct {
 	Chat        ChatRequest
 	DecodeError string
 	At          time.Time
+	// Duration is how long the server took to answer (delays included); zero while the
+	// request is in flight.
+	Duration time.Duration
 }
 
 // Text is every message content, tool argument and tool description of the request,
@@ -272,6 +275,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, At: time.Now()}
+	defer func() { h.finish(req.Seq, time.Since(req.At)) }()
 	if err := json.Unmarshal(body, &req.Chat); err != nil {
 		req.DecodeError = err.Error()
 	}
@@ -345,6 +349,18 @@ func (h *Handler) record(req *Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.recordLocked(req)
+}
+
+// finish stores how long request seq took.
+func (h *Handler) finish(seq int, d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := len(h.reqs) - 1; i >= 0; i-- {
+		if h.reqs[i].Seq == seq {
+			h.reqs[i].Duration = d
+			return
+		}
+	}
 }
 
 func (h *Handler) recordLocked(req *Request) {
