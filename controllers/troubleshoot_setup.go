@@ -94,6 +94,7 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	return &session.Engine{
 		Client: cs, Brains: brains, Runners: runners, DefaultRunner: def,
 		Executor: &remediate.Executor{Client: cs}, PollInterval: opts.TaskPollInterval,
+		Knowledge: opts.Knowledge,
 	}, nil
 }
 

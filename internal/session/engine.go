@@ -29,6 +29,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/metrics"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
@@ -95,6 +96,13 @@ type Engine struct {
 	PollInterval time.Duration
 	// MaxAttempts bounds how often a lost task is started (3 when zero).
 	MaxAttempts int
+	// Knowledge finds runbooks to cite for a root cause (none when nil).
+	Knowledge Citer
+}
+
+// Citer finds the knowledge a conclusion should cite; *knowledge.Service is one.
+type Citer interface {
+	CiteForConclusion(ctx context.Context, namespace string, selector *metav1.LabelSelector, summary, category string) []knowledge.Citation
 }
 
 // Step is the outcome of one Advance.
@@ -636,12 +644,18 @@ func (w *work) summarizing(ctx context.Context) (time.Duration, error) {
 		}
 		return 0, fmt.Errorf("summarizing: %w", err)
 	}
+	cited := w.cite(ctx, &c)
 	w.ck.Conclusion = &c
 	var all []agent.Evidence
 	for _, r := range results {
 		all = append(all, r.Evidence...)
 	}
 	w.st.Evidence = Evidence(c.Evidence, all, metav1.NewTime(w.now))
+	for i := range w.st.Evidence {
+		if ev, ok := cited[w.st.Evidence[i].ID]; ok {
+			w.st.Evidence[i] = ev
+		}
+	}
 	known := make(map[string]bool, len(w.st.Evidence))
 	for _, ev := range w.st.Evidence {
 		known[ev.ID] = true
@@ -664,6 +678,35 @@ func (w *work) summarizing(ctx context.Context) (time.Duration, error) {
 		return soon, nil
 	}
 	return w.complete(ctx)
+}
+
+// maxCitations bounds the runbook citations added to a conclusion.
+const maxCitations = 3
+
+// cite adds the runbooks that match the root cause to the conclusion (so the report lists
+// them) and returns their status form by evidence id, with the full knowledge citation.
+func (w *work) cite(ctx context.Context, c *agent.Conclusion) map[string]kubagev1alpha1.Evidence {
+	rc := c.RootCause
+	if w.e.Knowledge == nil || rc.Summary == "" || rc.Category == "" || rc.Category == kubagev1alpha1.CategoryUnknown {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	at := metav1.NewTime(w.now)
+	out := map[string]kubagev1alpha1.Evidence{}
+	for i, cit := range w.e.Knowledge.CiteForConclusion(cctx, w.ts.Namespace, w.ts.Spec.KnowledgeSources, rc.Summary, rc.Category) {
+		if i >= maxCitations || len(c.RootCause.EvidenceIDs) >= agent.MaxEvidenceIDs {
+			break
+		}
+		ev := cit.Evidence(fmt.Sprintf("kb-%d", i+1), &at)
+		out[ev.ID] = ev
+		c.Evidence = append(c.Evidence, agent.Evidence{
+			ID: ev.ID, Summary: ev.Summary,
+			Source: agent.Source{Kind: agent.SourceKnowledge, Query: cit.String()},
+		})
+		c.RootCause.EvidenceIDs = append(c.RootCause.EvidenceIDs, ev.ID)
+	}
+	return out
 }
 
 // actionID makes a brain's action id unique to this run, so that approvals written for

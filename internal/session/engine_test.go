@@ -16,6 +16,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 	fx "github.com/kubage/kubage/internal/tools/fixtures"
@@ -531,4 +532,44 @@ type countingJudge struct {
 func (c *countingJudge) Judge(ctx context.Context, s agent.Session, p agent.Progress) (agent.Verdict, error) {
 	c.calls++
 	return c.Brain.Judge(ctx, s, p)
+}
+
+// citer is a knowledge service that always finds the same runbook.
+type citer struct{ asked []string }
+
+func (c *citer) CiteForConclusion(_ context.Context, namespace string, _ *metav1.LabelSelector, summary, category string) []knowledge.Citation {
+	c.asked = append(c.asked, namespace+"|"+category+"|"+summary)
+	return []knowledge.Citation{{
+		Namespace: namespace, Source: "runbooks", Path: "kubernetes/KubePodCrashLooping.md",
+		Anchor: "mitigation", HeadingPath: []string{"KubePodCrashLooping", "Mitigation"}, ChunkID: "c1", TrustLevel: 4,
+	}}
+}
+
+func TestRootCauseCitesRunbooks(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	kb := &citer{}
+	h.engine.Knowledge = kb
+	ts := troubleshoot(webTarget)
+	h.drive(g, ts, kubagev1alpha1.PhaseCompleted, kubagev1alpha1.PhaseFailed)
+
+	g.Expect(kb.asked).To(ConsistOf(HavePrefix(ns + "|CrashLoopBackOff|")))
+	st := ts.Status
+	g.Expect(st.RootCause.EvidenceIDs).To(ContainElement("kb-1"))
+	var cited *kubagev1alpha1.Evidence
+	for i := range st.Evidence {
+		if st.Evidence[i].ID == "kb-1" {
+			cited = &st.Evidence[i]
+		}
+	}
+	g.Expect(cited).NotTo(BeNil(), "the citation is in the status evidence")
+	g.Expect(cited.Source.Kind).To(Equal(kubagev1alpha1.EvidenceFromKnowledge))
+	g.Expect(cited.Source.Knowledge).NotTo(BeNil())
+	g.Expect(cited.Source.Knowledge.Source).To(Equal("runbooks"))
+	g.Expect(cited.Source.Knowledge.Document).To(Equal("kubernetes/KubePodCrashLooping.md"))
+
+	cm, err := h.cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "web-restarts-report", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cm.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("Source: Knowledge (runbooks:kubernetes/KubePodCrashLooping.md"))
+	g.Expect(cm.Data[kubagev1alpha1.ReportJSONKey]).To(ContainSubstring("runbooks:kubernetes/KubePodCrashLooping.md#mitigation"))
 }
