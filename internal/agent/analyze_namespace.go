@@ -40,10 +40,10 @@ type podGroup struct {
 }
 
 // groupPods aggregates unhealthy pods so thousands of pods cost one lead per failure mode.
-func groupPods(pods []*corev1.Pod) (groups []*podGroup, unhealthy int) {
+func groupPods(pods []*corev1.Pod, now time.Time) (groups []*podGroup, unhealthy int) {
 	idx := map[string]*podGroup{}
 	for _, p := range pods {
-		if p.Status.Phase == corev1.PodSucceeded || isReady(p) {
+		if p.Status.Phase == corev1.PodSucceeded || !needsLook(p, now) {
 			continue
 		}
 		unhealthy++
@@ -51,7 +51,7 @@ func groupPods(pods []*corev1.Pod) (groups []*podGroup, unhealthy int) {
 		if or := controllerOf(p); or != nil {
 			owner = or.Kind + "/" + or.Name
 		}
-		key := owner + " " + podSignature(p)
+		key := owner + " " + restartSignature(p)
 		g, ok := idx[key]
 		if !ok {
 			g = &podGroup{key: key, rep: p}
@@ -76,7 +76,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	if err != nil {
 		return err
 	}
-	groups, unhealthy := groupPods(pods)
+	groups, unhealthy := groupPods(pods, e.now)
 	var parts []string
 	for i, g := range groups {
 		if i < scanPodGroups {
@@ -275,7 +275,7 @@ func analyzeSelector(ctx context.Context, e *env, _ ObjectRef) error {
 		e.followUp(ObjectRef{Kind: "Namespace", Name: e.s.Namespace})
 		return nil
 	}
-	groups, unhealthy := groupPods(matched)
+	groups, unhealthy := groupPods(matched, e.now)
 	for i, g := range groups {
 		if i >= scanPodGroups {
 			break

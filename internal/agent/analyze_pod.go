@@ -59,6 +59,34 @@ func isReady(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodRunning && c != nil && c.Status == corev1.ConditionTrue
 }
 
+// restartWindow is how recent a failed container's restart must be to count against a Ready pod.
+const restartWindow = time.Hour
+
+// restartedRecently reports a container restarted after a failure (OOM kill, crash, liveness
+// kill) within restartWindow: such a pod is Ready between restarts but not healthy.
+func restartedRecently(p *corev1.Pod, now time.Time) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		t := cs.LastTerminationState.Terminated
+		if cs.RestartCount > 0 && t != nil && (t.ExitCode != 0 || t.Reason == "OOMKilled") && now.Sub(t.FinishedAt.Time) < restartWindow {
+			return true
+		}
+	}
+	return false
+}
+
+// needsLook reports pods worth analyzing: not Ready, or Ready but restarting after failures.
+func needsLook(p *corev1.Pod, now time.Time) bool {
+	return !isReady(p) || restartedRecently(p, now)
+}
+
+// restartSignature is podSignature, marking Ready pods that restart so they group apart.
+func restartSignature(p *corev1.Pod) string {
+	if isReady(p) {
+		return podSignature(p) + "/Restarting"
+	}
+	return podSignature(p)
+}
+
 // podSelector is a label selector for a pod's siblings (without per-revision hashes).
 func podSelector(p *corev1.Pod) string {
 	m := map[string]string{}
@@ -237,7 +265,7 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 			ObjectRef{}, evIDs, map[string]string{"message": "no FailedScheduling event or condition"})
 		return true, nil
 	}
-	v := ParseScheduling(msg)
+	v, fit := pc.e.refineScheduling(ctx, p, ParseScheduling(msg))
 	wl := pc.e.workloadOf(ctx, p)
 	short := tools.Sanitize(msg, 400, true)
 	switch v.Reason {
@@ -265,8 +293,21 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		if i := strings.IndexAny(key, ":="); i > 0 {
 			key = key[:i]
 		}
-		pc.find(ctx, "unschedulable-taint", "", fmt.Sprintf("Pod %s cannot be scheduled: the nodes carry taint {%s} that it does not tolerate. Scheduler: %s", p.Name, taint, short),
+		pc.find(ctx, "unschedulable-taint", "", fmt.Sprintf("Pod %s cannot be scheduled: the nodes carry taint {%s} that it does not tolerate.%s Scheduler: %s", p.Name, taint, fit.summary(), short),
 			wl, evIDs, map[string]string{"taint": taint, "taintKey": strings.TrimSpace(key), "message": short})
+		// Taints the node controller sets for a condition (memory pressure, not ready) are
+		// explained by that condition: look at those nodes next.
+		if len(fit.conditionNodes) > 0 {
+			var follow []ObjectRef
+			for i, n := range fit.conditionNodes {
+				if i == 3 {
+					break
+				}
+				follow = append(follow, pc.e.ref("Node", n))
+			}
+			fs := pc.e.res.Findings
+			fs[len(fs)-1].Follow = cleanRefs(follow)
+		}
 	case SchedAffinity:
 		sel := "node affinity rules"
 		if len(p.Spec.NodeSelector) > 0 {
@@ -275,7 +316,7 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		pc.find(ctx, "unschedulable-node-affinity", "", fmt.Sprintf("Pod %s cannot be scheduled: no node matches its %s. Scheduler: %s", p.Name, sel, short),
 			wl, evIDs, map[string]string{"nodeSelector": sel, "message": short})
 	case SchedCordoned:
-		pc.find(ctx, "unschedulable-nodes-cordoned", "", fmt.Sprintf("Pod %s cannot be scheduled: the candidate nodes are cordoned. Scheduler: %s", p.Name, short),
+		pc.find(ctx, "unschedulable-nodes-cordoned", "", fmt.Sprintf("Pod %s cannot be scheduled: the candidate nodes are cordoned.%s Scheduler: %s", p.Name, fit.summary(), short),
 			wl, evIDs, map[string]string{"message": short})
 	default:
 		low := strings.ToLower(msg)

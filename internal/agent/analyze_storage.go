@@ -102,14 +102,16 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 	}
 	evIDs = append(evIDs, e.objEvidence(scRef, "StorageClass "+sc.Name+": "+tools.Summarize(sc, e.now).Status))
 	facts["provisioner"] = sc.Provisioner
+	// A no-provisioner class never provisions: the PV controller's "no volume plugin matched"
+	// ProvisioningFailed is noise, the question is which pre-created volume could match.
+	if sc.Provisioner == "kubernetes.io/no-provisioner" {
+		return staticClaim(ctx, e, pvc, className, cref, evIDs, facts)
+	}
 	if g := tools.EventsMention(evs, "ProvisioningFailed"); g != nil {
 		facts["message"] = g.Message
 		e.find(Finding{Rule: "pvc-provisioning-failed", Object: cref, Culprit: scRef, Affected: []ObjectRef{cref}, Evidence: evIDs, Facts: facts,
 			Summary: fmt.Sprintf("Provisioner %s of StorageClass %s fails to create a volume for %s: %s", sc.Provisioner, sc.Name, pvc.Name, g.Message)})
 		return nil
-	}
-	if sc.Provisioner == "kubernetes.io/no-provisioner" {
-		return staticClaim(ctx, e, pvc, className, cref, evIDs, facts)
 	}
 	waitForConsumer := sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
 	if waitForConsumer && tools.EventsMention(evs, "WaitForFirstConsumer") != nil && tools.EventsMention(evs, "ExternalProvisioning") == nil {

@@ -210,9 +210,9 @@ func (e *env) workloadPods(ctx context.Context, wref ObjectRef, sel *metav1.Labe
 		if !s.Matches(labels.Set(p.Labels)) || p.Status.Phase == corev1.PodSucceeded {
 			continue
 		}
-		if !isReady(p) {
+		if needsLook(p, e.now) {
 			unhealthy = append(unhealthy, p)
-			groups[podSignature(p)]++
+			groups[restartSignature(p)]++
 		}
 	}
 	counted := fmt.Sprintf("%d pod(s)", len(pods))

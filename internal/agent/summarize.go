@@ -213,7 +213,22 @@ func noFinding(s Session, p Progress, examined int, errs []string) Conclusion {
 	if p.StopReason != "" {
 		rc.Summary = clipString(rc.Summary+" (stopped early: "+p.StopReason+")", MaxRootSummary)
 	}
-	return Conclusion{RootCause: rc, Remediation: remediationOf(s, &candidate{Finding: Finding{Rule: rc.Rule, Culprit: culprit}})}
+	c := Conclusion{RootCause: rc, Remediation: remediationOf(s, &candidate{Finding: Finding{Rule: rc.Rule, Culprit: culprit}})}
+	// Cite what was seen on the target itself (its status, a deletion in progress), so "nothing
+	// found" still says what the engine looked at.
+	if !culprit.IsZero() {
+		for _, res := range p.Results {
+			for _, ev := range res.Evidence {
+				o := ev.Source.Object
+				if o == nil || o.Kind != culprit.Kind || o.Name != culprit.Name || len(c.Evidence) >= 5 {
+					continue
+				}
+				c.Evidence = append(c.Evidence, ev)
+				c.RootCause.EvidenceIDs = append(c.RootCause.EvidenceIDs, ev.ID)
+			}
+		}
+	}
+	return c
 }
 
 func clampPercent(n int) int {
