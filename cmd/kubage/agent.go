@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -182,13 +183,17 @@ func taskIDOf(raw []byte) string {
 	return partial.Task.ID
 }
 
-// writeResult writes the result ConfigMap, retrying transient API errors briefly.
+// writeResult writes the result ConfigMap, retrying transient API errors briefly; a refusal
+// (RBAC, validation) is final.
 func writeResult(ctx context.Context, cs kubernetes.Interface, owner runner.Owner, res agent.TaskResult) error {
 	var err error
 	backoff := 250 * time.Millisecond
 	for attempt := 0; attempt < 5; attempt++ {
 		if err = runner.WriteResult(ctx, cs, owner, res); err == nil {
 			return nil
+		}
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+			return err
 		}
 		select {
 		case <-ctx.Done():

@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/runner"
@@ -118,5 +123,21 @@ func TestAgentTaskReportsUnusableRequests(t *testing.T) {
 				t.Errorf("want an error result for %s, got %+v (%v)", tc.resultFor, res, rerr)
 			}
 		})
+	}
+}
+
+func TestAgentTaskGivesUpAtOnceWhenRefused(t *testing.T) {
+	cs := fake.NewClientset(crashingPod())
+	calls := 0
+	cs.PrependReactor("create", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		calls++
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("RBAC says no"))
+	})
+	err := runAgentTask(context.Background(), agentTaskOptions{}, agentEnv(request(t, "i1-t1")), &bytes.Buffer{}, clientOf(cs))
+	if err == nil || !strings.Contains(err.Error(), "forbidden") {
+		t.Fatalf("error = %v, want the refusal", err)
+	}
+	if calls != 1 {
+		t.Errorf("a refused write was tried %d times, want 1", calls)
 	}
 }

@@ -169,6 +169,29 @@ var _ = Describe("Task Jobs", Ordered, func() {
 		}).WithContext(ctx).Should(Succeed())
 	})
 
+	It("fails a task whose agent crashes, with the agent's last words", func(ctx SpecContext) {
+		owner, req := session(ctx)
+		// A misconfigured install: the agent runs as the namespace's default account, which may
+		// not write the result, so `kubage agent task` exits non-zero (twice: backoffLimit 1).
+		r := jobRunner(func(o *runner.JobOptions) { o.ManageAccess = false; o.ServiceAccount = "default" })
+		Expect(r.Start(ctx, owner, req)).To(Succeed())
+		Eventually(func(g Gomega) {
+			out, err := r.Check(ctx, owner, req.Task.ID)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(out.State).To(Equal(runner.StateFailed))
+			g.Expect(out.Reason).To(ContainSubstring("failed 2 time(s)"))
+			g.Expect(out.Reason).To(ContainSubstring("exit code 1"))
+			g.Expect(out.Reason).To(ContainSubstring("forbidden"))
+		}).WithContext(ctx).Should(Succeed())
+		var crashed int
+		for _, run := range kubelet.Runs() {
+			if run.Namespace == owner.Namespace && run.Reason == "Error" {
+				crashed++
+			}
+		}
+		Expect(crashed).To(Equal(2), "the Job controller retried the crashed pod once")
+	})
+
 	It("reruns a failed task in a fresh Job on the next Start", func(ctx SpecContext) {
 		owner, req := session(ctx)
 		bad := jobRunner(func(o *runner.JobOptions) {
