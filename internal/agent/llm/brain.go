@@ -125,7 +125,8 @@ func (b *LLMBrain) degrade(step string, err error) error {
 func noFallback(step string, err error) error {
 	var de *DegradedError
 	if errors.As(err, &de) {
-		de.Reason = ReasonNoFallback + "/" + de.Reason
+		de.Message = clip(de.Reason+": "+de.Message, 300)
+		de.Reason = ReasonNoFallback
 		return de
 	}
 	return &DegradedError{Degradation: Degradation{Step: step, Reason: ReasonNoFallback, Message: err.Error()}, Err: err}

@@ -254,7 +254,7 @@ func TestNoFallbackReturnsDegradedError(t *testing.T) {
 	}
 	_, err = b.Summarize(context.Background(), e.session(), agent.Progress{})
 	var de *DegradedError
-	if !errors.As(err, &de) || !strings.HasPrefix(de.Reason, ReasonNoFallback) {
+	if !errors.As(err, &de) || de.Reason != ReasonNoFallback {
 		t.Fatalf("want a DegradedError, got %v", err)
 	}
 }

@@ -35,6 +35,7 @@ func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage
 		}
 		sent[i] = m
 	}
+	tools = append([]openai.Tool(nil), tools...)
 	for i, t := range tools {
 		if t.Function != nil {
 			f := *t.Function

@@ -165,7 +165,7 @@ func (b *LLMBrain) TakeDegraded() (reason, message string, degraded bool) {
 	for _, d := range recent {
 		parts = append(parts, d.Step+": "+d.Message)
 	}
-	return last.Reason, clip("The model was not used, the rule engine answered instead. "+strings.Join(parts, "; "), 1000), true
+	return last.Reason, clip("The model failed or answered unusably; the rule engine's answer was used instead. "+strings.Join(parts, "; "), 1000), true
 }
 
 var _ session.UsageReporter = (*LLMBrain)(nil)
