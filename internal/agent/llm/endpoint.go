@@ -77,6 +77,13 @@ func (b *breaker) record(failed bool) {
 	}
 }
 
+// release ends an allowed call without a verdict (the caller gave up).
+func (b *breaker) release() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.trial = false
+}
+
 // Pool shares endpoints (HTTP client, circuit breaker, learnt capabilities) between
 // brains, which are built per session step; the breaker is per base URL.
 type Pool struct {
@@ -198,8 +205,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := t.once(req, body)
 		t.attempts.Add(1)
 		if req.Context().Err() != nil {
-			// The caller gave up: not the endpoint's fault.
-			t.breaker.record(false)
+			// The caller gave up: says nothing about the endpoint's health.
+			t.breaker.release()
 			return nil, req.Context().Err()
 		}
 		retryable, wait := t.classify(resp, err, attempt)
@@ -212,7 +219,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, err
 		}
 		if sleepErr := t.sleep(req.Context(), wait); sleepErr != nil {
-			t.breaker.record(false)
+			t.breaker.release()
 			return nil, sleepErr
 		}
 	}
