@@ -109,7 +109,7 @@ uninstall: manifests $(KUBECTL) ## Remove CRDs.
 
 .PHONY: deploy
 deploy: manifests $(KUBECTL) ## Deploy the operator (IMG=...) to the current cluster.
-	$(KUSTOMIZE) config/default | sed 's|image: controller:latest|image: $(IMG)|' | $(KUBECTL) apply --server-side -f -
+	$(KUSTOMIZE) config/default | sed 's|controller:latest|$(IMG)|g' | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
 undeploy: $(KUBECTL) ## Remove the operator.
