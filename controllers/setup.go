@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -39,8 +40,12 @@ type Options struct {
 	TaskRunners map[kubagev1alpha1.TaskRunner]runner.Runner
 	// DefaultTaskRunner serves sessions without spec.taskRunner (InProcess when empty).
 	DefaultTaskRunner kubagev1alpha1.TaskRunner
-	// Brains returns the brain of a session; the rule engine when nil.
+	// Brains returns the brain of a session; when nil, an LLM brain for sessions with a
+	// model Secret (spec.model or DefaultModelSecret) and the rule engine for the others.
 	Brains session.BrainFactory
+	// DefaultModelSecret is the model Secret of sessions without spec.model (none when
+	// its Name is empty).
+	DefaultModelSecret types.NamespacedName
 	// Clientset reads the cluster for the tools and writes results, reports and approved
 	// remediations; built from the manager's config when nil.
 	Clientset kubernetes.Interface

@@ -31,6 +31,7 @@ import (
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
+	"github.com/kubage/kubage/internal/tools/registry"
 )
 
 // SetupTroubleshoot registers the Troubleshoot reconciler, its session engine and the
@@ -53,8 +54,9 @@ func SetupTroubleshoot(mgr ctrl.Manager, opts Options) error {
 	return nil
 }
 
-// newSessionEngine fills in the defaults of opts: a clientset, the rule engine, and the
-// in-process runner, which stops with the manager.
+// newSessionEngine fills in the defaults of opts: a clientset, the brain factory (the rule
+// engine, or an LLM brain when a model Secret is configured), and the in-process runner,
+// which investigates with the rule engine and stops with the manager.
 func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	cs := opts.Clientset
 	if cs == nil {
@@ -66,7 +68,9 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	ruleEngine := agent.NewRuleEngine(cs)
 	brains := opts.Brains
 	if brains == nil {
-		brains = func(context.Context, *kubagev1alpha1.Troubleshoot) (agent.Brain, error) { return ruleEngine, nil }
+		// Secrets are read uncached (RBAC grants get only); ToolServers from the cache.
+		cluster := registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader())
+		brains = newBrainFactory(ruleEngine, mgr.GetAPIReader(), cluster, cs, opts.Knowledge, opts.DefaultModelSecret).Brain
 	}
 	runners := make(map[kubagev1alpha1.TaskRunner]runner.Runner, len(opts.TaskRunners)+1)
 	for name, r := range opts.TaskRunners {

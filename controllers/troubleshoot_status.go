@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"fmt"
+	"regexp"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -98,19 +99,26 @@ func rootCauseFound(obj *kubagev1alpha1.Troubleshoot) *metav1.Condition {
 	return c
 }
 
-// degraded is True when the loop stopped at a budget: the conclusion rests on less than
-// the investigation wanted to look at.
+// degraded is True when the loop stopped at a budget (the conclusion rests on less than
+// the investigation wanted to look at) or when the brain fell back from the model to the
+// rule engine; a budget stop is reported first.
 func degraded(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) *metav1.Condition {
-	if ck.Stop == nil {
-		return nil
+	if ck.Stop != nil {
+		switch ck.Stop.Reason {
+		case kubagev1alpha1.BudgetExhaustedReason, kubagev1alpha1.TimedOutReason:
+			return &metav1.Condition{Status: metav1.ConditionTrue, Reason: ck.Stop.Reason,
+				Message: truncate(ck.Stop.Message, maxConditionMessage), ObservedGeneration: obj.Generation}
+		}
 	}
-	switch ck.Stop.Reason {
-	case kubagev1alpha1.BudgetExhaustedReason, kubagev1alpha1.TimedOutReason:
-		return &metav1.Condition{Status: metav1.ConditionTrue, Reason: ck.Stop.Reason,
-			Message: truncate(ck.Stop.Message, maxConditionMessage), ObservedGeneration: obj.Generation}
+	if d := ck.Degraded; d != nil && conditionReason.MatchString(d.Reason) {
+		return &metav1.Condition{Status: metav1.ConditionTrue, Reason: d.Reason,
+			Message: truncate(d.Message, maxConditionMessage), ObservedGeneration: obj.Generation}
 	}
 	return nil
 }
+
+// conditionReason is the API server's rule for condition reasons.
+var conditionReason = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
 
 // outdated is True on a finished session whose question changed since the run started.
 func outdated(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) *metav1.Condition {

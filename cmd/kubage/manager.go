@@ -18,9 +18,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,6 +47,7 @@ type managerOptions struct {
 	defaultTaskRunner       string
 	agentImage              string
 	agentServiceAccount     string
+	defaultModelSecret      string
 	alerts                  alertOptions
 }
 
@@ -68,6 +71,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.defaultTaskRunner, "default-task-runner", string(kubagev1alpha1.TaskRunnerInProcess), "Task runner of sessions without spec.taskRunner: InProcess or Job.")
 	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (kubage agent task); the Job runner is available only when set.")
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
+	f.StringVar(&o.defaultModelSecret, "default-model-secret", "", "Model Secret <namespace>/<name> (keys baseURL, model, apiKey) of sessions without spec.model; without it such sessions use the rule engine alone.")
 	o.alerts.bindFlags(f)
 	return cmd
 }
@@ -121,7 +125,12 @@ func runManager(o managerOptions) error {
 	if err := checkDefaultTaskRunner(def, runners); err != nil {
 		return err
 	}
+	defaultModel, err := parseModelSecret(o.defaultModelSecret)
+	if err != nil {
+		return err
+	}
 	if err := controllers.SetupAll(mgr, controllers.Options{
+		DefaultModelSecret:      defaultModel,
 		MaxConcurrentReconciles: o.maxConcurrentReconciles,
 		TaskRunners:             runners,
 		DefaultTaskRunner:       def,
@@ -135,4 +144,16 @@ func runManager(o managerOptions) error {
 
 	log.Info("Starting manager", "metrics", o.metricsAddr, "probes", o.probeAddr, "leaderElection", o.leaderElect)
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// parseModelSecret reads --default-model-secret: empty, or <namespace>/<name>.
+func parseModelSecret(v string) (types.NamespacedName, error) {
+	if v == "" {
+		return types.NamespacedName{}, nil
+	}
+	ns, name, ok := strings.Cut(v, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return types.NamespacedName{}, fmt.Errorf("--default-model-secret must be <namespace>/<name>, not %q", v)
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}, nil
 }

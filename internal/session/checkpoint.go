@@ -44,6 +44,8 @@ type Checkpoint struct {
 	VerdictIteration int `json:"verdictIteration,omitempty"`
 	// Stop says why the loop ended early or the session failed.
 	Stop *Stop `json:"stop,omitempty"`
+	// Degraded is the latest step where the brain fell back from the model.
+	Degraded *Degradation `json:"degraded,omitempty"`
 	// Conclusion is the summarizer's answer, kept for re-rendering the report.
 	Conclusion *agent.Conclusion `json:"conclusion,omitempty"`
 	// Rounds records each finished round for the report.
@@ -64,6 +66,13 @@ type Stop struct {
 	Message string `json:"message"`
 	// Failed is true when the session ends in phase Failed.
 	Failed bool `json:"failed,omitempty"`
+}
+
+// Degradation is why the brain answered without the model, as a condition reason
+// (ModelUnreachable, ModelCircuitOpen, ModelSecretInvalid, ...) and message.
+type Degradation struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // Round is one finished plan → investigate → regulate round.

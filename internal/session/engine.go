@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strconv"
@@ -70,6 +71,13 @@ type Usage struct {
 // report after each call to status.usage and checks it against spec.budget.maxTokens.
 type UsageReporter interface {
 	TakeUsage() Usage
+}
+
+// DegradationReporter is implemented by brains that may fall back from a model to the
+// rule engine; the engine keeps the latest degradation in the checkpoint, for the
+// Degraded condition. Plain types let brains implement it without importing session.
+type DegradationReporter interface {
+	TakeDegraded() (reason, message string, degraded bool)
 }
 
 // SpecError means the session cannot progress until the spec or the operator's
@@ -137,6 +145,7 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	}
 	owner.Run = ck.Run
 	w := &work{e: e, ts: ts, st: ts.Status.DeepCopy(), ck: ck, owner: owner, now: e.now()}
+	defer w.closeBrain()
 
 	token := runner.RunToken(ts.Annotations[RerunAnnotation])
 	var after time.Duration
@@ -184,6 +193,16 @@ type work struct {
 	ck    *Checkpoint
 	owner runner.Owner
 	now   time.Time
+	// brain is this step's brain, built once and closed when the step ends.
+	brain agent.Brain
+}
+
+// closeBrain releases what the step's brain holds (an LLM brain's tool connections).
+func (w *work) closeBrain() {
+	if c, ok := w.brain.(io.Closer); ok {
+		_ = c.Close()
+	}
+	w.brain = nil
 }
 
 func (w *work) advance(ctx context.Context) (time.Duration, error) {
@@ -264,6 +283,7 @@ func (w *work) pending(ctx context.Context) (time.Duration, error) {
 	w.ck.Generation, w.ck.Runner, w.ck.Session = w.ts.Generation, string(name), SessionFor(w.ts, w.now)
 	w.ck.SpecHash = SpecHash(w.ts.Spec)
 	w.ck.Iteration, w.ck.Tasks, w.ck.Verdict, w.ck.VerdictIteration, w.ck.Stop, w.ck.Conclusion, w.ck.Rounds = 1, nil, nil, 0, nil, nil, nil
+	w.ck.Degraded = nil
 	w.enter(kubagev1alpha1.PhasePlanning, "runner "+string(name))
 	return soon, nil
 }
@@ -866,10 +886,14 @@ func (w *work) brainAndResults(ctx context.Context) (agent.Brain, []agent.TaskRe
 	if w.e.Brains == nil {
 		return nil, nil, errors.New("no brain configured")
 	}
-	brain, err := w.e.Brains(ctx, w.ts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating the brain: %w", err)
+	if w.brain == nil {
+		brain, err := w.e.Brains(ctx, w.ts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("creating the brain: %w", err)
+		}
+		w.brain = brain
 	}
+	brain := w.brain
 	byID, err := runner.ReadResults(ctx, w.e.Client, w.owner)
 	if err != nil {
 		return nil, nil, err
@@ -900,8 +924,14 @@ func taskLess(a, b string) bool {
 	return false
 }
 
-// account adds what a model-backed brain consumed to status.usage.
+// account adds what a model-backed brain consumed to status.usage and keeps its latest
+// fallback from the model in the checkpoint.
 func (w *work) account(brain agent.Brain) {
+	if dr, ok := brain.(DegradationReporter); ok {
+		if reason, msg, degraded := dr.TakeDegraded(); degraded {
+			w.ck.Degraded = &Degradation{Reason: clean(reason, 128), Message: clean(msg, 1024)}
+		}
+	}
 	ur, ok := brain.(UsageReporter)
 	if !ok {
 		return
