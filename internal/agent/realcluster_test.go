@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/internal/tools/fixtures"
@@ -69,6 +70,15 @@ func TestRealClusterShapes(t *testing.T) {
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, restartedReady("Error", 137, ""))
 				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 500", 4, 5*time.Second))
+			}},
+		{name: "Service whose pods are Ready between crashes", target: &agent.Target{Kind: "Service", Name: "web"},
+			rule: "crash-loop", culprit: "Deployment/web",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(2, func(p *corev1.Pod) {
+					restartedReady("Error", 1, "")(p)
+					p.Status.ContainerStatuses[0].RestartCount = 4
+				})
+				return append(o, fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http")))
 			}},
 		{name: "pinned to a tainted pool (1.36 message names no taint)", target: deploy("web"),
 			rule: "unschedulable-taint", culprit: "Deployment/web", contains: "nvidia.com/gpu",

@@ -83,7 +83,7 @@ func podScenarios() []*Scenario {
 				return e.createDeployment(ctx, deployment("checkout", "example/checkout:2.1", 2,
 					sim("crashloop", annExitCode, "3", annMessage, "cannot connect to database")))
 			},
-			Wait: anyPod("checkout", restartedWith("Error", 3)),
+			Wait: all(anyPod("checkout", restartedWith("Error", 3)), anyPod("checkout", crashLooping(3))),
 			Check: func(c agent.Conclusion, _ agent.Trace, _ *Env) error {
 				return containsAll(c.RootCause.Summary+evidenceText(c), "exit code 3")
 			},
@@ -406,7 +406,7 @@ func networkScenarios() []*Scenario {
 				}
 				return e.createIngress(ctx, ingress("shop", "shop", 80))
 			},
-			Wait: anyPod("shop", waiting("CrashLoopBackOff")),
+			Wait: anyPod("shop", crashLooping(3)),
 		},
 		{
 			Name: "ingress-backend-missing", Covers: "Ingress routes to a Service that does not exist",

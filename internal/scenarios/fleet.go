@@ -35,7 +35,7 @@ func Fleet(n int) *Scenario {
 			e.pin(&api.Spec.Template)
 			return e.createDeployment(ctx, api)
 		},
-		Wait: all(anyPod("api", waiting("CrashLoopBackOff")), func(ctx context.Context, e *Env) error {
+		Wait: all(anyPod("api", crashLooping(3)), func(ctx context.Context, e *Env) error {
 			d, err := e.Client.AppsV1().Deployments(e.Namespace).Get(ctx, "fleet", metav1.GetOptions{})
 			if err != nil {
 				return err

@@ -61,6 +61,20 @@ func restartedWith(reason string, exit int32) func(p *corev1.Pod) error {
 	}
 }
 
+// crashLooping: a container has crashed at least n times. The kubelet shows a crash-looping
+// pod Running and Ready between crashes, and the engine counts a Ready pod as crash-looping from
+// its third restart, so scenarios wait for that.
+func crashLooping(n int32) func(p *corev1.Pod) error {
+	return func(p *corev1.Pod) error {
+		for _, cs := range p.Status.ContainerStatuses {
+			if t := cs.LastTerminationState.Terminated; t != nil && t.ExitCode != 0 && cs.RestartCount >= n {
+				return nil
+			}
+		}
+		return fmt.Errorf("no container restarted %d times after a failure", n)
+	}
+}
+
 func runningNotReady(p *corev1.Pod) error {
 	if p.Status.Phase != corev1.PodRunning {
 		return fmt.Errorf("phase %s", p.Status.Phase)
