@@ -17,6 +17,7 @@ limitations under the License.
 package controllers_test
 
 import (
+	"encoding/json"
 	"net"
 	"strings"
 	"time"
@@ -27,11 +28,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
 	"github.com/kubage/kubage/internal/agent/llm"
 	"github.com/kubage/kubage/internal/llmtest"
+	"github.com/kubage/kubage/internal/session"
 )
 
 // These specs run the default brain factory (no Options.Brains) against the scripted
@@ -92,6 +95,47 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 			Expect(r.Text()).NotTo(ContainSubstring(apiKey))
 			Expect(r.Text()).To(ContainSubstring("web"))
 		}
+	})
+
+	It("runs the tasks the model plans in-process, accounting their model calls", func(ctx SpecContext) {
+		srv := llmtest.NewServer()
+		DeferCleanup(srv.Close)
+		srv.SetAuto(llm.DemoResponder(llm.DemoOptions{PlanInvestigation: true}))
+
+		ns := newNamespace(ctx, "llm-tasks")
+		createCrashLoopApp(ctx, ns)
+		modelSecret(ctx, ns, "model", map[string]string{"baseURL": srv.BaseURL(), "model": "demo", "apiKey": apiKey})
+		ts := newSession(ns, "web-tasks", withModel("model"))
+		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
+
+		By("recording the model's Investigate task of the first round as succeeded")
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: session.CheckpointName(ts.Name)}, cm)).To(Succeed())
+		var ck session.Checkpoint
+		Expect(json.Unmarshal([]byte(cm.Data["session.json"]), &ck)).To(Succeed())
+		Expect(ck.Rounds).NotTo(BeEmpty())
+		var investigate *session.RoundTask
+		for i, t := range ck.Rounds[0].Tasks {
+			if strings.Contains(t.Description, "warning events") {
+				investigate = &ck.Rounds[0].Tasks[i]
+			}
+		}
+		Expect(investigate).NotTo(BeNil(), "the model planned an Investigate task: %+v", ck.Rounds[0].Tasks)
+		Expect(investigate.State).To(Equal(string(kubagev1alpha1.TaskSucceeded)), investigate.Summary)
+		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
+
+		By("counting the investigator's model calls in status.usage")
+		investigatorCalls := 0
+		for _, r := range srv.Requests() {
+			Expect(r.Text()).NotTo(ContainSubstring(apiKey))
+			if len(r.Chat.Messages) > 0 && strings.Contains(r.Chat.Messages[0].Content, "investigator of one task") {
+				investigatorCalls++
+			}
+		}
+		Expect(investigatorCalls).To(BeNumerically(">", 0))
+		Expect(ts.Status.Usage.LLMCalls).To(BeEquivalentTo(len(srv.Requests())))
+		Expect(ts.Status.Usage.ToolCalls).To(BeNumerically(">", 0))
 	})
 
 	It("completes through the rule engine, Degraded, when the model does not answer", func(ctx SpecContext) {

@@ -56,7 +56,8 @@ func SetupTroubleshoot(mgr ctrl.Manager, opts Options) error {
 
 // newSessionEngine fills in the defaults of opts: a clientset, the brain factory (the rule
 // engine, or an LLM brain when a model Secret is configured), and the in-process runner,
-// which investigates with the rule engine and stops with the manager.
+// which runs Analyze tasks on the rule engine and the model's tasks on the session's brain,
+// and stops with the manager.
 func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	cs := opts.Clientset
 	if cs == nil {
@@ -67,17 +68,20 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	}
 	ruleEngine := agent.NewRuleEngine(cs)
 	brains := opts.Brains
+	var investigator agent.Investigator = ruleEngine
 	if brains == nil {
 		// Secrets are read uncached (RBAC grants get only); ToolServers from the cache.
 		cluster := registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader())
-		brains = newBrainFactory(ruleEngine, mgr.GetAPIReader(), cluster, cs, opts.Knowledge, opts.DefaultModelSecret).Brain
+		f := newBrainFactory(ruleEngine, mgr.GetAPIReader(), cluster, cs, opts.Knowledge, opts.DefaultModelSecret)
+		brains = f.Brain
+		investigator = &taskInvestigator{f: f, reader: mgr.GetClient()}
 	}
 	runners := make(map[kubagev1alpha1.TaskRunner]runner.Runner, len(opts.TaskRunners)+1)
 	for name, r := range opts.TaskRunners {
 		runners[name] = r
 	}
 	if _, ok := runners[kubagev1alpha1.TaskRunnerInProcess]; !ok {
-		inproc := runner.NewInProcess(cs, ruleEngine, runner.InProcessOptions{})
+		inproc := runner.NewInProcess(cs, investigator, runner.InProcessOptions{})
 		runners[kubagev1alpha1.TaskRunnerInProcess] = inproc
 		stop := manager.RunnableFunc(func(ctx context.Context) error {
 			<-ctx.Done()
