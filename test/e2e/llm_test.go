@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -75,6 +76,31 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 		}
 		GinkgoWriter.Printf("model session: %d LLM calls, %d prompt + %d completion tokens: %s\n",
 			ts.Status.Usage.LLMCalls, ts.Status.Usage.PromptTokens, ts.Status.Usage.CompletionTokens, ts.Status.RootCause.Summary)
+	})
+
+	It("runs the Investigate task the model plans in the operator, with the model's tools", func(ctx SpecContext) {
+		srv := llmtest.NewServer()
+		DeferCleanup(srv.Close)
+		srv.SetAuto(llm.DemoResponder(llm.DemoOptions{PlanInvestigation: true}))
+
+		ns := newNamespace(ctx)
+		crashingApp(ctx, ns)
+		ts := session(ctx, ns, map[string]string{"baseURL": srv.BaseURL(), "model": "demo", "apiKey": apiKey})
+		ts = waitForTerminal(ctx, ts)
+
+		Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
+		Expect(ts.Status.RootCause.Summary).To(HavePrefix("Model assessment: "))
+		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
+		investigator, toolResults := 0, 0
+		for _, r := range srv.Requests() {
+			if len(r.Chat.Messages) > 0 && strings.Contains(r.Chat.Messages[0].Content, "investigator of one task") {
+				investigator++
+				toolResults += r.ToolResults()
+			}
+		}
+		Expect(investigator).To(BeNumerically(">", 0), "the Investigate task asked the model")
+		Expect(toolResults).To(BeNumerically(">", 0), "the investigator called a tool against the cluster")
+		Expect(ts.Status.Usage.LLMCalls).To(BeEquivalentTo(len(srv.Requests())), "every model call is accounted")
 	})
 
 	It("completes through the rule engine, Degraded, when the model server is down", func(ctx SpecContext) {
