@@ -121,7 +121,7 @@ func podScenarios() []*Scenario {
 			Wait: anyPod("billing", waiting("ErrImagePull", "ImagePullBackOff")),
 		},
 		{
-			Name: "configmap-missing", Covers: "CreateContainerConfigError: the ConfigMap does not exist", Bench: true, MinHops: 1,
+			Name: "configmap-missing", Covers: "CreateContainerConfigError: the ConfigMap does not exist", Bench: true, MinHops: 2,
 			Problem: "api pods never start", Target: target("Deployment", "api"),
 			Want: Want{Rule: "configmap-missing", Culprit: Ref{Kind: "ConfigMap", Name: "api-settings"}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -134,7 +134,7 @@ func podScenarios() []*Scenario {
 			Wait: anyPod("api", waiting("CreateContainerConfigError")),
 		},
 		{
-			Name: "secret-key-missing", Covers: "CreateContainerConfigError: the Secret exists but lacks the key", MinHops: 1,
+			Name: "secret-key-missing", Covers: "CreateContainerConfigError: the Secret exists but lacks the key", MinHops: 2,
 			Problem: "orders pods are stuck in CreateContainerConfigError", Target: target("Deployment", "orders"),
 			Want: Want{Rule: "secret-key-missing", Culprit: Ref{Kind: "Secret", Name: "db-credentials"}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -154,7 +154,40 @@ func podScenarios() []*Scenario {
 			Wait: anyPod("orders", waiting("CreateContainerConfigError")),
 		},
 		{
-			Name: "secret-volume-missing", Covers: "FailedMount: the Secret volume does not exist", MinHops: 1,
+			Name: "configmap-key-missing", Covers: "CreateContainerConfigError: the ConfigMap exists but lacks the key", MinHops: 2,
+			Problem: "notifier does not start after the config change", Target: target("Deployment", "notifier"),
+			Want: Want{Rule: "configmap-key-missing", Culprit: Ref{Kind: "ConfigMap", Name: "notifier-config"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				if _, err := e.Client.CoreV1().ConfigMaps(e.Namespace).Create(ctx, &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Name: "notifier-config"},
+					Data:       map[string]string{"SMTP_HOST": "mail.example.com"},
+				}, metav1.CreateOptions{}); err != nil {
+					return wrap("ConfigMap", "notifier-config", err)
+				}
+				d := deployment("notifier", "example/notifier:2.4", 1, sim("create-config-error",
+					annMessage, fmt.Sprintf("couldn't find key SMTP_PORT in ConfigMap %s/notifier-config", e.Namespace)))
+				d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{
+					{Name: "SMTP_HOST", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "notifier-config"}, Key: "SMTP_HOST"}}},
+					{Name: "SMTP_PORT", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "notifier-config"}, Key: "SMTP_PORT"}}},
+				}
+				return e.createDeployment(ctx, d)
+			},
+			Wait: anyPod("notifier", waiting("CreateContainerConfigError")),
+		},
+		{
+			Name: "pull-secret-missing", Covers: "image pull auth: the imagePullSecret the pods name does not exist", MinHops: 2,
+			Problem: "the new ledger release cannot pull its image", Target: target("Deployment", "ledger-worker"),
+			Want: Want{Rule: "image-pull-auth", Culprit: Ref{Kind: "Secret", Name: "regcred"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				// The kubelet pulls anonymously when the secret is missing, and the registry says 401.
+				d := deployment("ledger-worker", "registry.private.example/finance/ledger-worker:3.2", 1, sim("image-pull-auth"))
+				d.Spec.Template.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+				return e.createDeployment(ctx, d)
+			},
+			Wait: anyPod("ledger-worker", waiting("ErrImagePull", "ImagePullBackOff")),
+		},
+		{
+			Name: "secret-volume-missing", Covers: "FailedMount: the Secret volume does not exist", MinHops: 2,
 			Problem: "gateway pods hang in ContainerCreating", Target: target("Deployment", "gateway"),
 			Want: Want{Rule: "secret-missing", Culprit: Ref{Kind: "Secret", Name: "gateway-tls"}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -270,7 +303,7 @@ func (e *Env) createStatefulSet(ctx context.Context, s *appsv1.StatefulSet) erro
 func storageScenarios() []*Scenario {
 	return []*Scenario{
 		{
-			Name: "storageclass-missing", Covers: "pod Pending → PVC Pending → StorageClass missing", Bench: true, MinHops: 2,
+			Name: "storageclass-missing", Covers: "pod Pending → PVC Pending → StorageClass missing", Bench: true, MinHops: 3,
 			Problem: "the database pod stays Pending", Target: target("Deployment", "db"),
 			Want: Want{Rule: "pvc-storageclass-missing", Culprit: Ref{Kind: "StorageClass", Name: "fast-ssd", Cluster: true}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -284,7 +317,7 @@ func storageScenarios() []*Scenario {
 			Wait: all(pvcPending("db-data"), anyPod("db", unschedulable(""))),
 		},
 		{
-			Name: "no-provisioner", Covers: "pod Pending → PVC Pending → StorageClass whose provisioner is not installed", MinHops: 2,
+			Name: "no-provisioner", Covers: "pod Pending → PVC Pending → StorageClass whose provisioner is not installed", MinHops: 3,
 			Problem: "uploader pods stay Pending", Target: target("Deployment", "uploader"),
 			Want: Want{Rule: "pvc-no-provisioner", Culprit: Ref{Kind: "StorageClass", Name: "ebs", Cluster: true}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -301,7 +334,7 @@ func storageScenarios() []*Scenario {
 			Wait: all(pvcPending("uploads"), anyPod("uploader", unschedulable(""))),
 		},
 		{
-			Name: "access-mode", Covers: "StatefulSet → PVC Pending: no volume of the class offers ReadWriteMany", MinHops: 1,
+			Name: "access-mode", Covers: "StatefulSet → PVC Pending: no volume of the class offers ReadWriteMany", MinHops: 2,
 			Problem: "cache-0 is Pending", Target: target("StatefulSet", "cache"),
 			Want: Want{Rule: "pvc-access-mode-unsupported", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "shared-cache-0"}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -329,6 +362,15 @@ func storageScenarios() []*Scenario {
 			Wait: all(pvcPending("shared-cache-0"), anyPod("cache", unschedulable(""))),
 		},
 		{
+			Name: "statefulset-storageclass-typo", Covers: "StatefulSet → its claim Pending → the StorageClass it names does not exist", MinHops: 3,
+			Problem: "postgres-0 never starts", Target: target("StatefulSet", "postgres"),
+			Want: Want{Rule: "pvc-storageclass-missing", Culprit: Ref{Kind: "StorageClass", Name: "gp3-encrypted", Cluster: true}},
+			Setup: func(ctx context.Context, e *Env) error {
+				return e.createStatefulSet(ctx, statefulSet("postgres", "postgres:16", pvc("pgdata", e.ClusterName("gp3-encrypted"), "50Gi", corev1.ReadWriteOnce)))
+			},
+			Wait: all(pvcPending("pgdata-postgres-0"), anyPod("postgres", unschedulable(""))),
+		},
+		{
 			Name: "no-default-storageclass", Covers: "StatefulSet → PVC without a class, and the cluster has no default StorageClass", MinHops: 1,
 			Problem: "kafka-0 never starts",
 			Want:    Want{Rule: "pvc-no-default-storageclass", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "logs-kafka-0"}},
@@ -338,7 +380,7 @@ func storageScenarios() []*Scenario {
 			Wait: all(pvcPending("logs-kafka-0"), anyPod("kafka", unschedulable(""))),
 		},
 		{
-			Name: "pvc-missing", Covers: "pod Pending: it mounts a PVC that does not exist", MinHops: 1,
+			Name: "pvc-missing", Covers: "pod Pending: it mounts a PVC that does not exist", MinHops: 2,
 			Problem: "reports pods are Pending", Target: target("Deployment", "reports"),
 			Want: Want{Rule: "pvc-missing", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "reports-archive"}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -356,7 +398,7 @@ func storageScenarios() []*Scenario {
 func networkScenarios() []*Scenario {
 	return []*Scenario{
 		{
-			Name: "readiness-probe", Covers: "Service without ready endpoints → pods fail their readiness probe", Bench: true, MinHops: 1,
+			Name: "readiness-probe", Covers: "Service without ready endpoints → pods fail their readiness probe", Bench: true, MinHops: 2,
 			Problem: "the search service returns 503", Target: target("Service", "search"),
 			Want: Want{Rule: "readiness-probe-failing", Culprit: Ref{Kind: "Deployment", Name: "search"}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -406,6 +448,9 @@ func networkScenarios() []*Scenario {
 				}
 				return e.createIngress(ctx, ingress("shop", "shop", 80))
 			},
+			// Between crashes the pods are Ready, so the engine reaches them through the Service
+			// (no ready endpoints) or, when the endpoints are up at that moment, through the
+			// namespace: two hops at least, three when the chain goes through the Service.
 			Wait: anyPod("shop", crashLooping(3)),
 		},
 		{
