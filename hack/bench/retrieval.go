@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kubage/kubage/internal/retrieval/eval"
+)
+
+func init() {
+	sections = append(sections, section{name: "retrieval", run: retrievalBench})
+}
+
+// retrievalLatencyQueries is the number of searches behind the latency percentiles (issue 7).
+const retrievalLatencyQueries = 10000
+
+// retrievalBench reports quality per leg (body BM25, title BM25, fused), index cost and query latency
+// on the shared corpora with the development queries.
+func retrievalBench(ctx context.Context, env *Env) (any, error) {
+	shared, err := sharedDir()
+	if err != nil {
+		return nil, err
+	}
+	queries, err := eval.LoadQueries(filepath.Join(shared, "eval", "retrieval-dev.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	cfg := eval.Config{CorpusRoot: filepath.Join(shared, "corpus"), Corpora: eval.DefaultCorpora}
+	return eval.Bench(ctx, cfg, queries, retrievalLatencyQueries)
+}
+
+// sharedDir is ../shared next to the repository root: the corpora and query files live there.
+func sharedDir() (string, error) {
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", fmt.Errorf("locating the repository root (git rev-parse --show-toplevel): %w", err)
+	}
+	dir := filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), "shared")
+	for _, need := range []string{"corpus", filepath.Join("eval", "retrieval-dev.jsonl")} {
+		if _, err := os.Stat(filepath.Join(dir, need)); err != nil {
+			return "", fmt.Errorf("the shared corpora are missing: %s must hold corpus/ and eval/retrieval-dev.jsonl: %w", dir, err)
+		}
+	}
+	return dir, nil
+}
