@@ -32,7 +32,7 @@ func init() {
 var alertFingerprints = []int{50, 200, 1000, 5000}
 
 type alertsReport struct {
-	Procedure string                `json:"procedure"`
+	Procedure string               `json:"procedure"`
 	Runs      []alerts.BenchResult `json:"runs"`
 }
 
