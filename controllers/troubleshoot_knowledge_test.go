@@ -1,0 +1,92 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/controllers"
+)
+
+// A session's root cause cites the runbook a KnowledgeSource in its namespace indexed.
+var _ = Describe("Troubleshoot sessions with knowledge", func() {
+	It("cite the matching runbook in the status and the report", func(ctx SpecContext) {
+		runbooks := filepath.Join("..", "..", "shared", "corpus", "runbooks", "kubernetes")
+		if _, err := os.Stat(runbooks); err != nil {
+			Skip("the shared runbook corpus is not beside the checkout (" + runbooks + "): nothing to index")
+		}
+		ns := newNamespace(ctx, "cite")
+		createCrashLoopApp(ctx, ns)
+
+		By("indexing a few Prometheus Operator runbooks from an inline KnowledgeSource")
+		var docs []kubagev1alpha1.InlineDocument
+		for _, name := range []string{"KubePodCrashLooping.md", "KubePodNotReady.md", "KubeDeploymentReplicasMismatch.md", "KubePersistentVolumeFillingUp.md"} {
+			raw, err := os.ReadFile(filepath.Join(runbooks, name))
+			Expect(err).NotTo(HaveOccurred())
+			docs = append(docs, kubagev1alpha1.InlineDocument{Name: "kubernetes/" + name, Content: string(raw)})
+		}
+		ks := &kubagev1alpha1.KnowledgeSource{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "runbooks"},
+			Spec:       kubagev1alpha1.KnowledgeSourceSpec{Inline: docs, TrustLevel: 4},
+		}
+		Expect(k8sClient.Create(ctx, ks)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ks), ks)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(ks.Status.Conditions, kubagev1alpha1.ReadyCondition)).To(BeTrue(), "conditions: %v", ks.Status.Conditions)
+			g.Expect(ks.Status.DocumentCount).To(BeNumerically("==", len(docs)))
+		}).Should(Succeed())
+
+		By("running a session on the operator's knowledge service")
+		cs, err := kubernetes.NewForConfig(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		startManager(ctx, controllers.Options{Clientset: cs, Knowledge: knowledgeService, TaskPollInterval: 200 * time.Millisecond})
+		ts := newSession(ns, "web-restarts", func(ts *kubagev1alpha1.Troubleshoot) {
+			ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "web"}
+		})
+		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
+		Expect(ts.Status.RootCause).NotTo(BeNil())
+		Expect(ts.Status.RootCause.Category).To(Equal("CrashLoopBackOff"))
+
+		By("citing the crash-loop runbook as Knowledge evidence of the root cause")
+		var cited []kubagev1alpha1.Evidence
+		for _, ev := range ts.Status.Evidence {
+			if ev.Source.Kind == kubagev1alpha1.EvidenceFromKnowledge {
+				cited = append(cited, ev)
+			}
+		}
+		Expect(cited).NotTo(BeEmpty(), "evidence: %v", ts.Status.Evidence)
+		Expect(cited[0].Source.Knowledge.Source).To(Equal("runbooks"))
+		Expect(cited[0].Source.Knowledge.Document).To(Equal("kubernetes/KubePodCrashLooping.md"))
+		Expect(ts.Status.RootCause.EvidenceIDs).To(ContainElement(cited[0].ID))
+
+		report := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: ts.Status.ReportRef.Name}, report)).To(Succeed())
+		Expect(report.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("Source: Knowledge (runbooks:kubernetes/KubePodCrashLooping.md"))
+	})
+})
