@@ -537,7 +537,7 @@ func controllerScenarios() []*Scenario {
 				return jobFailed(ctx, e, "nightly-export", "BackoffLimitExceeded")
 			},
 			Check: func(c agent.Conclusion, _ agent.Trace, _ *Env) error {
-				return containsAll(c.RootCause.Summary+evidenceText(c), "2")
+				return containsAll(c.RootCause.Summary, "exited with code 2", "backoffLimit of 1")
 			},
 		},
 		{
@@ -554,6 +554,9 @@ func controllerScenarios() []*Scenario {
 			Want: Want{Rule: "job-backoff-limit", Culprit: Ref{Kind: "CronJob", Name: "report"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createCronJob(ctx, "report", "* * * * *", false, sim("fail", annExitCode, "4", annMessage, "report: template not found"))
+			},
+			Check: func(c agent.Conclusion, _ agent.Trace, _ *Env) error {
+				return containsAll(c.RootCause.Summary, "exited with code 4")
 			},
 			Wait: func(ctx context.Context, e *Env) error {
 				jobs, err := e.Client.BatchV1().Jobs(e.Namespace).List(ctx, metav1.ListOptions{})

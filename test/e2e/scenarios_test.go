@@ -79,6 +79,7 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 			results = append(results, res)
 			mu.Unlock()
 			Expect(err).NotTo(HaveOccurred())
+			GinkgoWriter.Printf("%s: %s (%d%%) on %s: %s\n", s.Name, res.Rule, res.Confidence, res.Culprit, res.Summary)
 			if !res.OK() {
 				trace, _ := json.MarshalIndent(res.Trace, "", "  ")
 				GinkgoWriter.Printf("conclusion: %+v\ntrace: %s\n", res.Conclusion.RootCause, trace)
