@@ -85,7 +85,8 @@ func (e *Env) cluster(ctx context.Context) error {
 }
 
 var (
-	only    = flag.String("only", "", "comma-separated sections to run (default: all): "+sectionNames())
+	// Sections register in init functions, after this runs, so the help cannot list them.
+	only    = flag.String("only", "", "comma-separated sections to run (default: all; an unknown name lists them)")
 	timeout = flag.Duration("timeout", 10*time.Minute, "bound on the whole run")
 	verbose = flag.Bool("v", false, "show the cluster script's output")
 )
