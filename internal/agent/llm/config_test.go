@@ -146,28 +146,3 @@ func FuzzDecodeReply(f *testing.F) {
 		}
 	})
 }
-
-func TestBreakerHalfOpens(t *testing.T) {
-	now := time.Unix(0, 0)
-	b := &breaker{threshold: 2, cooldown: time.Minute, now: func() time.Time { return now }}
-	for i := 0; i < 2; i++ {
-		if err := b.allow(); err != nil {
-			t.Fatal(err)
-		}
-		b.record(true)
-	}
-	if err := b.allow(); err == nil {
-		t.Fatalf("open after the threshold")
-	}
-	now = now.Add(time.Minute)
-	if err := b.allow(); err != nil {
-		t.Fatalf("one trial after the cooldown: %v", err)
-	}
-	if err := b.allow(); err == nil {
-		t.Fatalf("only one trial at a time")
-	}
-	b.record(false)
-	if err := b.allow(); err != nil {
-		t.Fatalf("a successful trial closes the circuit: %v", err)
-	}
-}

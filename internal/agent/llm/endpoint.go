@@ -18,10 +18,12 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/kubage/kubage/internal/breaker"
 )
 
 // ErrCircuitOpen is returned without calling an endpoint whose recent calls kept failing.
-var ErrCircuitOpen = errors.New("circuit open")
+var ErrCircuitOpen = breaker.ErrOpen
 
 // Bounds of the HTTP layer.
 const (
@@ -32,57 +34,6 @@ const (
 	breakerCooldown    = 30 * time.Second
 	maxPooledEndpoints = 64
 )
-
-// breaker stops calls to an endpoint after consecutive failed calls (each already
-// retried) for a cooldown, then lets one trial call through.
-type breaker struct {
-	threshold int
-	cooldown  time.Duration
-	now       func() time.Time
-
-	mu        sync.Mutex
-	failures  int
-	openUntil time.Time
-	trial     bool
-}
-
-func (b *breaker) allow() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.openUntil.IsZero() {
-		return nil
-	}
-	if now := b.now(); now.Before(b.openUntil) {
-		return fmt.Errorf("%w after %d failed calls; next try in %s", ErrCircuitOpen, b.failures, b.openUntil.Sub(now).Round(time.Second))
-	}
-	if b.trial {
-		return fmt.Errorf("%w: a trial call is in flight", ErrCircuitOpen)
-	}
-	b.trial = true
-	return nil
-}
-
-func (b *breaker) record(failed bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	wasTrial := b.trial
-	b.trial = false
-	if !failed {
-		b.failures, b.openUntil = 0, time.Time{}
-		return
-	}
-	b.failures++
-	if wasTrial || b.failures >= b.threshold {
-		b.openUntil = b.now().Add(b.cooldown)
-	}
-}
-
-// release ends an allowed call without a verdict (the caller gave up).
-func (b *breaker) release() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.trial = false
-}
 
 // Pool shares endpoints (HTTP client, circuit breaker, learnt capabilities) between
 // brains, which are built per session step; the breaker is per base URL.
@@ -97,7 +48,7 @@ type Pool struct {
 	mu        sync.Mutex
 	endpoints map[string]*endpoint
 	order     []string
-	breakers  map[string]*breaker
+	breakers  map[string]*breaker.Breaker
 }
 
 // DefaultPool is the process-wide pool.
@@ -114,7 +65,7 @@ func (p *Pool) now() time.Time {
 type endpoint struct {
 	cfg      Config
 	client   *openai.Client
-	breaker  *breaker
+	breaker  *breaker.Breaker
 	attempts atomic.Int64
 	// format is the response format in use; it steps down when a server rejects one.
 	format atomic.Value // ResponseFormat
@@ -130,11 +81,11 @@ func (p *Pool) endpoint(cfg Config) *endpoint {
 		return e
 	}
 	if p.endpoints == nil {
-		p.endpoints, p.breakers = map[string]*endpoint{}, map[string]*breaker{}
+		p.endpoints, p.breakers = map[string]*endpoint{}, map[string]*breaker.Breaker{}
 	}
 	br, ok := p.breakers[cfg.BaseURL]
 	if !ok {
-		br = &breaker{threshold: breakerThreshold, cooldown: breakerCooldown, now: p.now}
+		br = breaker.New(breakerThreshold, breakerCooldown, p.now)
 		p.breakers[cfg.BaseURL] = br
 	}
 	e := &endpoint{cfg: cfg, breaker: br}
@@ -177,7 +128,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 type retryTransport struct {
 	base     http.RoundTripper
 	cfg      Config
-	breaker  *breaker
+	breaker  *breaker.Breaker
 	sleep    func(context.Context, time.Duration) error
 	attempts *atomic.Int64
 }
@@ -198,7 +149,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
-	if err := t.breaker.allow(); err != nil {
+	if err := t.breaker.Allow(); err != nil {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
@@ -206,20 +157,20 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.attempts.Add(1)
 		if req.Context().Err() != nil {
 			// The caller gave up: says nothing about the endpoint's health.
-			t.breaker.release()
+			t.breaker.Release()
 			return nil, req.Context().Err()
 		}
 		retryable, wait := t.classify(resp, err, attempt)
 		if !retryable {
-			t.breaker.record(err != nil || (resp != nil && resp.StatusCode >= 500))
+			t.breaker.Record(err != nil || (resp != nil && resp.StatusCode >= 500))
 			return resp, err
 		}
 		if attempt >= t.cfg.MaxRetries || wait < 0 || !fits(req.Context(), wait) {
-			t.breaker.record(true)
+			t.breaker.Record(true)
 			return resp, err
 		}
 		if sleepErr := t.sleep(req.Context(), wait); sleepErr != nil {
-			t.breaker.release()
+			t.breaker.Release()
 			return nil, sleepErr
 		}
 	}

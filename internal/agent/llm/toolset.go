@@ -218,49 +218,13 @@ func (g *toolGate) argsFromStrings(name string, args map[string]string) (json.Ra
 	obj := make(map[string]any, len(args))
 	for _, k := range keys {
 		t, _ := schema.Properties[k].Type.(string)
-		obj[k] = typedArg(t, args[k])
+		obj[k] = tools.ArgValue(t, args[k])
 	}
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
 	return raw, g.check(name, raw)
-}
-
-func typedArg(schemaType, v string) any {
-	s := strings.TrimSpace(v)
-	switch schemaType {
-	case "integer", "number":
-		var n json.Number
-		if json.Unmarshal([]byte(s), &n) == nil {
-			return n
-		}
-	case "boolean":
-		switch strings.ToLower(s) {
-		case "true":
-			return true
-		case "false":
-			return false
-		}
-	case "array":
-		var a []any
-		if json.Unmarshal([]byte(s), &a) == nil {
-			return a
-		}
-		parts := []any{}
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				parts = append(parts, p)
-			}
-		}
-		return parts
-	case "object":
-		var o map[string]any
-		if json.Unmarshal([]byte(s), &o) == nil {
-			return o
-		}
-	}
-	return v
 }
 
 // openaiTools renders the offered tools for a request.

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/breaker"
 	"github.com/kubage/kubage/internal/tools"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 )
@@ -35,6 +36,8 @@ var (
 	ErrMutatingInDiagnose = errors.New("tool changes state and this session is in Diagnose mode")
 	// ErrResultTooLarge: the server's answer exceeded the transport size cap.
 	ErrResultTooLarge = errors.New("tool result too large")
+	// ErrCircuitOpen: the server's recent calls kept failing, so it is not called until its cooldown ends.
+	ErrCircuitOpen = breaker.ErrOpen
 )
 
 // Defaults of Options.
@@ -341,7 +344,7 @@ type openResult struct {
 func (r *Registry) openServer(ctx context.Context, ts *kubagev1alpha1.ToolServer) (res openResult) {
 	srv := &serverEntry{key: key(ts), name: ts.Name, ts: ts,
 		sem: make(chan struct{}, r.opts.MaxConcurrent),
-		br:  newBreaker(r.opts.BreakerThreshold, r.opts.BreakerCooldown, r.opts.Now)}
+		br:  breaker.New(r.opts.BreakerThreshold, r.opts.BreakerCooldown, r.opts.Now)}
 	res.srv = srv
 	headers, err := r.opts.Cluster.Headers(ctx, ts)
 	if err != nil {
@@ -498,7 +501,7 @@ func (r *Registry) callBuiltin(ctx context.Context, e *entry, args json.RawMessa
 
 func (r *Registry) callServer(ctx context.Context, e *entry, args json.RawMessage, rec *CallRecord) (Result, error) {
 	srv := e.server
-	if err := srv.br.allow(); err != nil {
+	if err := srv.br.Allow(); err != nil {
 		rec.Outcome = OutcomeCircuitOpen
 		return Result{}, fmt.Errorf("%s: %w", srv.key, err)
 	}
@@ -508,7 +511,7 @@ func (r *Registry) callServer(ctx context.Context, e *entry, args json.RawMessag
 	select {
 	case srv.sem <- struct{}{}:
 	case <-ctx.Done():
-		srv.br.release()
+		srv.br.Release()
 		rec.Outcome = OutcomeTimeout
 		return Result{}, fmt.Errorf("%s: waited %s for one of %d call slots: %w", srv.key, srv.cfg.Timeout, cap(srv.sem), ctx.Err())
 	}
@@ -519,7 +522,7 @@ func (r *Registry) callServer(ctx context.Context, e *entry, args json.RawMessag
 		var out *kmcp.CallResult
 		out, err = sess.CallTool(ctx, e.info.Tool, args)
 		if err == nil {
-			srv.br.record(false)
+			srv.br.Record(false)
 			res := r.capText(out.Text, rec)
 			res.IsError = out.IsError
 			rec.Outcome = OutcomeOK
@@ -535,7 +538,7 @@ func (r *Registry) callServer(ctx context.Context, e *entry, args json.RawMessag
 		}
 	}
 	fault := kmcp.IsServerFault(err) && ctx.Err() != context.Canceled
-	srv.br.record(fault)
+	srv.br.Record(fault)
 	switch kmcp.ReasonOf(err) {
 	case kmcp.ReasonTimeout:
 		rec.Outcome = OutcomeTimeout
@@ -619,49 +622,13 @@ func (r *Registry) CallArgs(ctx context.Context, name string, args map[string]st
 	obj := make(map[string]any, len(args))
 	for k, v := range args {
 		t, _ := props[k].Type.(string)
-		obj[k] = convertArg(t, v)
+		obj[k] = tools.ArgValue(t, v)
 	}
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return Result{}, err
 	}
 	return r.Call(ctx, name, raw)
-}
-
-func convertArg(schemaType, v string) any {
-	s := strings.TrimSpace(v)
-	switch schemaType {
-	case "integer", "number":
-		var n json.Number
-		if json.Unmarshal([]byte(s), &n) == nil {
-			return n
-		}
-	case "boolean":
-		switch strings.ToLower(s) {
-		case "true":
-			return true
-		case "false":
-			return false
-		}
-	case "array":
-		var a []any
-		if json.Unmarshal([]byte(s), &a) == nil {
-			return a
-		}
-		parts := []any{}
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				parts = append(parts, p)
-			}
-		}
-		return parts
-	case "object":
-		var o map[string]any
-		if json.Unmarshal([]byte(s), &o) == nil {
-			return o
-		}
-	}
-	return v
 }
 
 // CallLog returns the calls so far, oldest first, and how many older ones were dropped.
@@ -698,7 +665,7 @@ type serverEntry struct {
 	ts   *kubagev1alpha1.ToolServer
 	cfg  kmcp.Config
 	sem  chan struct{}
-	br   *breaker
+	br   *breaker.Breaker
 
 	mu   sync.Mutex
 	sess *kmcp.Session
