@@ -83,7 +83,7 @@ test-e2e: control-plane build ## End-to-end tests on a local control plane (brou
 
 .PHONY: bench
 bench: control-plane build ## Benchmarks; prints JSON figures.
-	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench
+	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench -timeout=15m
 
 ##@ Build
 .PHONY: build
