@@ -47,7 +47,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/kbbuild"
@@ -177,8 +176,8 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&kubagev1alpha1.KnowledgeSource{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, reconcileRequested{}))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(knowledgeSecretIndex)), builder.OnlyMetadata).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(knowledgeConfigMapIndex)), builder.OnlyMetadata).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newKnowledgeSourceList, knowledgeSecretIndex)), builder.OnlyMetadata).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newKnowledgeSourceList, knowledgeConfigMapIndex)), builder.OnlyMetadata).
 		Named("knowledgesource").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
@@ -197,22 +196,6 @@ func knowledgeSourceSecrets(ks *kubagev1alpha1.KnowledgeSource) []string {
 		names = append(names, m.SecretRef.Name)
 	}
 	return names
-}
-
-// usersOf maps a Secret or ConfigMap to the KnowledgeSources of its namespace that read it.
-func (r *KnowledgeSourceReconciler) usersOf(index string) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		list := &kubagev1alpha1.KnowledgeSourceList{}
-		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: obj.GetName()}); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Listing KnowledgeSources that use a changed object", "index", index, "name", obj.GetName())
-			return nil
-		}
-		reqs := make([]reconcile.Request, 0, len(list.Items))
-		for i := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-		return reqs
-	}
 }
 
 // Reconcile loads the object, runs the steps and patches the status once at the end.
@@ -776,3 +759,5 @@ func hashOf(v any) string {
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:12])
 }
+
+func newKnowledgeSourceList() client.ObjectList { return &kubagev1alpha1.KnowledgeSourceList{} }

@@ -24,9 +24,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 )
@@ -162,4 +165,24 @@ func recordReadyTransition(rec events.EventRecorder, obj client.Object, before, 
 		eventType = "Warning"
 	}
 	rec.Eventf(obj, nil, eventType, now.Reason, "Reconcile", "%s", now.Message)
+}
+
+// usersOf maps a changed Secret or ConfigMap to the objects of its namespace whose field
+// index names it; newList makes an empty list of the kind that reads such objects.
+func usersOf(c client.Client, newList func() client.ObjectList, index string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := newList()
+		if err := c.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: obj.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing the users of a changed object", "index", index, "name", obj.GetName())
+			return nil
+		}
+		var reqs []reconcile.Request
+		_ = meta.EachListItem(list, func(o runtime.Object) error {
+			if co, ok := o.(client.Object); ok {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(co)})
+			}
+			return nil
+		})
+		return reqs
+	}
 }

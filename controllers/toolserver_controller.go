@@ -36,7 +36,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
@@ -117,27 +116,11 @@ func (r *ToolServerReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) 
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&kubagev1alpha1.ToolServer{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, reconcileRequested{}))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(toolServerSecretIndex)), builder.OnlyMetadata).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.usersOf(toolServerConfigMapIndex)), builder.OnlyMetadata).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newToolServerList, toolServerSecretIndex)), builder.OnlyMetadata).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newToolServerList, toolServerConfigMapIndex)), builder.OnlyMetadata).
 		Named("toolserver").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
-}
-
-// usersOf maps a Secret or ConfigMap to the ToolServers of its namespace that read it.
-func (r *ToolServerReconciler) usersOf(index string) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		list := &kubagev1alpha1.ToolServerList{}
-		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: obj.GetName()}); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Listing ToolServers that use a changed object", "index", index, "name", obj.GetName())
-			return nil
-		}
-		reqs := make([]reconcile.Request, 0, len(list.Items))
-		for i := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-		return reqs
-	}
 }
 
 // reconcileRequested passes updates that change ReconcileRequestedAnnotation.
@@ -295,3 +278,5 @@ func validHeaderValue(v string) bool {
 	}
 	return true
 }
+
+func newToolServerList() client.ObjectList { return &kubagev1alpha1.ToolServerList{} }

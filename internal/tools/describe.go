@@ -59,19 +59,7 @@ func Age(now time.Time, t metav1.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	d := now.Sub(t.Time)
-	switch {
-	case d < 0:
-		return "0s"
-	case d < 2*time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < 2*time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
+	return shortDur(now.Sub(t.Time))
 }
 
 type summaryBuilder struct {
