@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Condition types and reasons of one kind each; those shared by all kinds are in
+// conditions.go. Every reason the operator writes into a condition is declared in this
+// package, so a user (or a script) finds them all in one place.
+
+// Troubleshoot conditions and reasons.
+const (
+	// OutdatedCondition is True on a finished session whose spec changed after the run
+	// started: the result answers an older question until the rerun annotation is set.
+	OutdatedCondition = "Outdated"
+
+	// SpecChangedReason explains OutdatedCondition.
+	SpecChangedReason = "SpecChanged"
+
+	// TargetNotFoundReason: spec.target names an object that does not exist; the session
+	// fails at once instead of investigating nothing.
+	TargetNotFoundReason = "TargetNotFound"
+
+	// RunnerUnavailableReason: the task runner asked for is not configured in the operator.
+	RunnerUnavailableReason = "RunnerUnavailable"
+
+	// NameConflictReason: a ConfigMap KubAge needs (checkpoint, report, result) exists and
+	// belongs to someone else; the session waits until it is renamed or deleted.
+	NameConflictReason = "NameConflict"
+
+	// SummarizeFailedReason: the brain could not write a conclusion before the deadline.
+	SummarizeFailedReason = "SummarizeFailed"
+
+	// ModelSecretInvalidReason is the Degraded reason of a session whose model Secret is
+	// missing or unusable: it runs on the rule engine instead.
+	ModelSecretInvalidReason = "ModelSecretInvalid"
+)
+
+// KnowledgeSource reasons.
+const (
+	// IndexedReason: every document of the revision is indexed and searchable.
+	IndexedReason = "Indexed"
+
+	// PartiallyIndexedReason: the source is searchable but some documents could not be indexed.
+	PartiallyIndexedReason = "PartiallyIndexed"
+
+	// NoDocumentsReason: the source holds no document of its format (check paths and format).
+	NoDocumentsReason = "NoDocuments"
+
+	// AuthFailedReason: the git server refused the credentials.
+	AuthFailedReason = "AuthFailed"
+
+	// RefNotFoundReason: the branch, tag or commit does not exist on the remote.
+	RefNotFoundReason = "RefNotFound"
+
+	// StoreErrorReason: the index store (Milvus) could not be reached or refused a write.
+	StoreErrorReason = "StoreError"
+
+	// EmbeddingFailedReason: the embedding endpoint could not be used before indexing started.
+	EmbeddingFailedReason = "EmbeddingFailed"
+
+	// ServingLastIndexReason: the latest run failed and the previous index keeps serving.
+	ServingLastIndexReason = "ServingLastIndex"
+)
+
+// Reasons of ToolServers, and of KnowledgeSources for the objects they refer to.
+const (
+	// ConnectedReason: the server answered and listed its tools.
+	ConnectedReason = "Connected"
+
+	// SecretNotFoundReason: a referenced Secret (or its key) does not exist.
+	SecretNotFoundReason = "SecretNotFound"
+
+	// ConfigMapNotFoundReason: a referenced ConfigMap (or its key) does not exist.
+	ConfigMapNotFoundReason = "ConfigMapNotFound"
+)
