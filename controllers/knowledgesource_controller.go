@@ -49,6 +49,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/kbbuild"
 	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/retrieval"
@@ -228,13 +229,7 @@ func (r *KnowledgeSourceReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 			return
 		}
 		recordReadyTransition(r.Recorder, obj, run.before.Status.Conditions, obj.Status.Conditions)
-		var ie *indexError
-		if errors.As(retErr, &ie) {
-			// A failed fetch is weather, not a bug: retry on our own backoff, not
-			// controller-runtime's, which starts at milliseconds.
-			result, retErr = ctrl.Result{RequeueAfter: max(run.retryAfter, firstIndexRetry)}, nil
-			return
-		}
+		recordFailureEvent(r.Recorder, obj, retErr)
 		result, retErr = resultFor(result, retErr)
 	}()
 
@@ -319,10 +314,9 @@ func (r *KnowledgeSourceReconciler) finalize(ctx context.Context, obj *kubagev1a
 type knowledgeSourceRun struct {
 	r *KnowledgeSourceReconciler
 	// before is the status as last written, the base of the final status patch.
-	before     *kubagev1alpha1.KnowledgeSource
-	now        time.Time
-	cfg        knowledge.SourceConfig
-	retryAfter time.Duration
+	before *kubagev1alpha1.KnowledgeSource
+	now    time.Time
+	cfg    knowledge.SourceConfig
 }
 
 // initialize puts a new source in Pending.
@@ -356,7 +350,7 @@ func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.
 		cfg.Format = kbbuild.FormatMarkdown
 	}
 	if err := cfg.Chunking.WithDefaults().Validate(); err != nil {
-		return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("chunking: %w", err))
+		return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("chunking: %w", err))
 	}
 
 	var fp any
@@ -384,7 +378,7 @@ func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.
 		cm := &corev1.ConfigMap{}
 		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: obj.Namespace, Name: spec.ConfigMapRef.Name}, cm)
 		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, Stalled(ConfigMapNotFoundReason, fmt.Errorf("ConfigMap %s not found", spec.ConfigMapRef.Name))
+			return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.ConfigMapNotFoundReason, fmt.Errorf("ConfigMap %s not found", spec.ConfigMapRef.Name))
 		}
 		if err != nil {
 			return ctrl.Result{}, fmt.Errorf("reading ConfigMap %s: %w", spec.ConfigMapRef.Name, err)
@@ -399,7 +393,7 @@ func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.
 		cfg.Source = &kbbuild.ConfigMapSource{Data: data}
 		fp = "inline"
 	default:
-		return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason, errors.New("set exactly one of git, http, configMapRef or inline"))
+		return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, errors.New("set exactly one of git, http, configMapRef or inline"))
 	}
 	cfg.Fingerprint = hashOf(fp)
 
@@ -412,7 +406,7 @@ func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.
 	}
 	if spec.Store.Type == kubagev1alpha1.StoreMilvus {
 		if spec.Store.Milvus == nil {
-			return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason, errors.New("store.milvus is required when store.type is Milvus"))
+			return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, errors.New("store.milvus is required when store.type is Milvus"))
 		}
 		dim := 0
 		if spec.Embedding != nil {
@@ -425,8 +419,8 @@ func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.
 				if err == nil {
 					err = errors.New("the endpoint returned no vector")
 				}
-				return ctrl.Result{}, run.fail(ctx, obj, &indexError{Reason: EmbeddingFailedReason,
-					Err: fmt.Errorf("learning the embedding size for Milvus (set embedding.dimensions to skip this): %w", err)})
+				return ctrl.Result{}, run.fail(ctx, obj, kubagev1alpha1.EmbeddingFailedReason,
+					fmt.Errorf("learning the embedding size for Milvus (set embedding.dimensions to skip this): %w", err))
 			}
 			dim = len(vecs[0])
 		}
@@ -448,7 +442,7 @@ func (run *knowledgeSourceRun) gitSource(ctx context.Context, obj *kubagev1alpha
 		filter.Include = defaultPaths(obj.Spec.Format)
 	}
 	if err := filter.Validate(); err != nil {
-		return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("git.paths: %w", err))
+		return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("git.paths: %w", err))
 	}
 	var auth kbbuild.GitAuth
 	if g.SecretRef != nil {
@@ -465,7 +459,7 @@ func (run *knowledgeSourceRun) gitSource(ctx context.Context, obj *kubagev1alpha
 			SSHPassphrase: string(data[secretPassphraseKey]),
 		}
 		if auth.Username == "" && auth.Password == "" && auth.Token == "" && len(auth.SSHPrivateKey) == 0 {
-			return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("Secret %s has none of the keys %s, %s, %s or %s",
+			return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("Secret %s has none of the keys %s, %s, %s or %s",
 				g.SecretRef.Name, secretUsernameKey, secretPasswordKey, secretTokenKey, secretIdentityKey))
 		}
 	}
@@ -545,7 +539,7 @@ func (run *knowledgeSourceRun) embedder(ctx context.Context, obj *kubagev1alpha1
 		Dimensions: int(e.Dimensions),
 	}
 	if cfg.BaseURL == "" || cfg.Model == "" {
-		return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding Secret %s needs the keys %s and %s",
+		return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding Secret %s needs the keys %s and %s",
 			e.SecretRef.Name, kubagev1alpha1.ModelSecretBaseURLKey, kubagev1alpha1.ModelSecretModelKey))
 	}
 	key := hashOf(cfg)
@@ -554,7 +548,7 @@ func (run *knowledgeSourceRun) embedder(ctx context.Context, obj *kubagev1alpha1
 	}
 	emb, err := retrieval.NewOpenAIEmbedder(cfg)
 	if err != nil {
-		return nil, Stalled(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding: %w", err))
+		return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding: %w", err))
 	}
 	state.embedder, state.embedderKey = emb, key
 	return emb, nil
@@ -585,7 +579,7 @@ func (r *KnowledgeSourceReconciler) secretData(ctx context.Context, namespace, n
 	s := &corev1.Secret{}
 	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
 	if apierrors.IsNotFound(err) {
-		return nil, Stalled(SecretNotFoundReason, fmt.Errorf("Secret %s not found", name))
+		return nil, serror.NewStalling(kubagev1alpha1.SecretNotFoundReason, fmt.Errorf("Secret %s not found", name))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading Secret %s: %w", name, err)
@@ -628,7 +622,7 @@ func (run *knowledgeSourceRun) index(ctx context.Context, obj *kubagev1alpha1.Kn
 		if ctx.Err() != nil {
 			return ctrl.Result{}, ctx.Err()
 		}
-		return ctrl.Result{}, run.fail(ctx, obj, classifyIndexError(err))
+		return ctrl.Result{}, run.fail(ctx, obj, indexFailureReason(err), err)
 	}
 	state.failures = 0
 	knowledgeIndexSeconds.Observe(stats.Duration.Seconds())
@@ -636,7 +630,7 @@ func (run *knowledgeSourceRun) index(ctx context.Context, obj *kubagev1alpha1.Kn
 	if stats.RevisionUnchanged {
 		knowledgeIndexRuns.WithLabelValues(kubagev1alpha1.UpToDateReason).Inc()
 	} else {
-		knowledgeIndexRuns.WithLabelValues(IndexedReason).Inc()
+		knowledgeIndexRuns.WithLabelValues(kubagev1alpha1.IndexedReason).Inc()
 		log.Info("Indexed", "KnowledgeSource", klog.KObj(obj), "revision", stats.Revision, "documents", stats.Docs,
 			"chunks", stats.Chunks, "added", stats.Added, "updated", stats.Updated, "removed", stats.Removed,
 			"failed", len(stats.Failed), "duration", stats.Duration)
@@ -659,18 +653,19 @@ func (run *knowledgeSourceRun) index(ctx context.Context, obj *kubagev1alpha1.Kn
 }
 
 // fail records a failed run: the retry backoff, the metric, and status counts that say
-// what is still served. It returns ie for the Ready condition.
-func (run *knowledgeSourceRun) fail(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource, ie *indexError) error {
+// what is still served. A failed fetch is weather, not a bug: it waits on the source's own
+// backoff, not controller-runtime's, which starts at milliseconds.
+func (run *knowledgeSourceRun) fail(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource, reason string, err error) error {
 	state := run.r.stateOf(client.ObjectKeyFromObject(obj))
 	state.failures++
-	run.retryAfter = indexRetry(state.failures, refreshInterval(obj))
-	knowledgeIndexRuns.WithLabelValues(ie.Reason).Inc()
+	retryAfter := indexRetry(state.failures, refreshInterval(obj))
+	knowledgeIndexRuns.WithLabelValues(reason).Inc()
 	ctrl.LoggerFrom(ctx).Info("Indexing failed; the last good index keeps serving", "KnowledgeSource", klog.KObj(obj),
-		"reason", ie.Reason, "error", ie.Err.Error(), "retryAfter", run.retryAfter)
+		"reason", reason, "error", err.Error(), "retryAfter", retryAfter)
 	run.reflectServedIndex(obj)
-	next := metav1.NewTime(run.now.Add(run.retryAfter))
+	next := metav1.NewTime(run.now.Add(retryAfter))
 	obj.Status.NextIndexTime = &next
-	return ie
+	return &serror.Waiting{Reason: reason, Err: err, RequeueAfter: max(retryAfter, firstIndexRetry)}
 }
 
 // refreshInterval is how often the source is checked for a new revision.
@@ -706,19 +701,19 @@ func indexRetry(n int, interval time.Duration) time.Duration {
 	return min(d, limit)
 }
 
-// classifyIndexError names why a run failed, for the Ready condition.
-func classifyIndexError(err error) *indexError {
+// indexFailureReason names why a run failed, for the Ready condition.
+func indexFailureReason(err error) string {
 	var se *knowledge.StoreError
 	switch {
 	case errors.As(err, &se):
-		return &indexError{Reason: StoreErrorReason, Err: err}
+		return kubagev1alpha1.StoreErrorReason
 	case errors.Is(err, kbbuild.ErrRefNotFound):
-		return &indexError{Reason: RefNotFoundReason, Err: err}
+		return kubagev1alpha1.RefNotFoundReason
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
 		strings.Contains(err.Error(), "unable to authenticate"):
-		return &indexError{Reason: AuthFailedReason, Err: err}
+		return kubagev1alpha1.AuthFailedReason
 	default:
-		return &indexError{Reason: kubagev1alpha1.FetchFailedReason, Err: err}
+		return kubagev1alpha1.FetchFailedReason
 	}
 }
 

@@ -298,7 +298,7 @@ var _ = Describe("KnowledgeSource", func() {
 		By("reaching Ready with the documents and chunks of the commit")
 		docs, chunks := repo.expectedChunks(ctx)
 		Expect(docs).To(Equal(runbookCount))
-		got := ksExpectReason(ctx, key, metav1.ConditionTrue, controllers.IndexedReason)
+		got := ksExpectReason(ctx, key, metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
 		Expect(got.Status.Phase).To(Equal(kubagev1alpha1.KnowledgeReady))
 		Expect(got.Status.Revision).To(Equal(head.Hash().String()))
 		Expect(got.Status.DocumentCount).To(Equal(int32(docs)))
@@ -319,7 +319,7 @@ var _ = Describe("KnowledgeSource", func() {
 					reasons = append(reasons, e.Reason)
 				}
 			}
-			g.Expect(reasons).To(ConsistOf(controllers.IndexedReason))
+			g.Expect(reasons).To(ConsistOf(kubagev1alpha1.IndexedReason))
 		}).Should(Succeed())
 
 		By("answering a search for KubePodCrashLooping with a cited runbook")
@@ -343,7 +343,7 @@ var _ = Describe("KnowledgeSource", func() {
 		Eventually(func(g Gomega) {
 			ks, ready := ksReadyOf(g, ctx, key)
 			g.Expect(ks.Status.Revision).To(Equal(head2))
-			g.Expect(ready.Reason).To(Equal(controllers.IndexedReason))
+			g.Expect(ready.Reason).To(Equal(kubagev1alpha1.IndexedReason))
 		}).Should(Succeed())
 		info, ok := knowledgeService.Source(ns, "runbooks")
 		Expect(ok).To(BeTrue())
@@ -399,7 +399,7 @@ var _ = Describe("KnowledgeSource", func() {
 			Expect(k8sClient.Create(ctx, ks)).To(Succeed())
 		}
 		for ks, reason := range map[*kubagev1alpha1.KnowledgeSource]string{
-			bad: controllers.AuthFailedReason, noRef: controllers.RefNotFoundReason, down: kubagev1alpha1.FetchFailedReason,
+			bad: kubagev1alpha1.AuthFailedReason, noRef: kubagev1alpha1.RefNotFoundReason, down: kubagev1alpha1.FetchFailedReason,
 		} {
 			got := ksExpectReason(ctx, client.ObjectKeyFromObject(ks), metav1.ConditionFalse, reason)
 			Expect(got.Status.Phase).To(Equal(kubagev1alpha1.KnowledgeFailed))
@@ -408,23 +408,23 @@ var _ = Describe("KnowledgeSource", func() {
 			Expect(meta.FindStatusCondition(got.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
 		}
 		Expect(meta.FindStatusCondition(ksExpectReason(ctx, client.ObjectKeyFromObject(noRef), metav1.ConditionFalse,
-			controllers.RefNotFoundReason).Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("release-9"))
+			kubagev1alpha1.RefNotFoundReason).Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("release-9"))
 
 		By("indexing a good source, then breaking its credentials: the Secret change re-reconciles it")
 		good := gitKnowledgeSource(ns, "good", repo.url, "", "git-creds")
 		Expect(k8sClient.Create(ctx, good)).To(Succeed())
 		key := client.ObjectKeyFromObject(good)
-		indexed := ksExpectReason(ctx, key, metav1.ConditionTrue, controllers.IndexedReason)
+		indexed := ksExpectReason(ctx, key, metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
 		secret := &corev1.Secret{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "git-creds"}, secret)).To(Succeed())
 		secret.Data["password"] = []byte("rotated-wrong")
 		Expect(k8sClient.Update(ctx, secret)).To(Succeed())
-		failed := ksExpectReason(ctx, key, metav1.ConditionFalse, controllers.AuthFailedReason)
+		failed := ksExpectReason(ctx, key, metav1.ConditionFalse, kubagev1alpha1.AuthFailedReason)
 		Expect(failed.Status.Revision).To(Equal(indexed.Status.Revision))
 		Expect(failed.Status.ChunkCount).To(Equal(indexed.Status.ChunkCount))
 		degraded := meta.FindStatusCondition(failed.Status.Conditions, kubagev1alpha1.DegradedCondition)
 		Expect(degraded).NotTo(BeNil())
-		Expect(degraded.Reason).To(Equal(controllers.ServingLastIndexReason))
+		Expect(degraded.Reason).To(Equal(kubagev1alpha1.ServingLastIndexReason))
 		ans := ksSearch(ctx, ns, "KubePodCrashLooping")
 		Expect(ans.Snippets).NotTo(BeEmpty())
 		Expect(ans.Snippets[0].Citation.Source).To(Equal("good"), "the last good index keeps serving")
@@ -433,17 +433,17 @@ var _ = Describe("KnowledgeSource", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "git-creds"}, secret)).To(Succeed())
 		secret.Data["password"] = []byte(gitPassword)
 		Expect(k8sClient.Update(ctx, secret)).To(Succeed())
-		recovered := ksExpectReason(ctx, key, metav1.ConditionTrue, controllers.IndexedReason)
+		recovered := ksExpectReason(ctx, key, metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
 		Expect(meta.FindStatusCondition(recovered.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
 		Expect(meta.FindStatusCondition(recovered.Status.Conditions, kubagev1alpha1.StalledCondition)).To(BeNil())
 
 		By("stalling on a missing Secret until it appears")
 		missing := gitKnowledgeSource(ns, "missing-secret", repo.url, "", "not-yet")
 		Expect(k8sClient.Create(ctx, missing)).To(Succeed())
-		stalled := ksExpectReason(ctx, client.ObjectKeyFromObject(missing), metav1.ConditionFalse, controllers.SecretNotFoundReason)
+		stalled := ksExpectReason(ctx, client.ObjectKeyFromObject(missing), metav1.ConditionFalse, kubagev1alpha1.SecretNotFoundReason)
 		Expect(meta.IsStatusConditionTrue(stalled.Status.Conditions, kubagev1alpha1.StalledCondition)).To(BeTrue())
 		ksGitCredentials(ctx, ns, "not-yet", gitPassword)
-		ksExpectReason(ctx, client.ObjectKeyFromObject(missing), metav1.ConditionTrue, controllers.IndexedReason)
+		ksExpectReason(ctx, client.ObjectKeyFromObject(missing), metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
 	})
 
 	It("indexes inline documents and ConfigMaps, and follows ConfigMap changes", func(ctx SpecContext) {
@@ -461,7 +461,7 @@ var _ = Describe("KnowledgeSource", func() {
 			},
 		}
 		Expect(k8sClient.Create(ctx, inline)).To(Succeed())
-		got := ksExpectReason(ctx, client.ObjectKeyFromObject(inline), metav1.ConditionTrue, controllers.IndexedReason)
+		got := ksExpectReason(ctx, client.ObjectKeyFromObject(inline), metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
 		Expect(got.Status.DocumentCount).To(Equal(int32(2)))
 		Expect(got.Status.ChunkCount).To(BeNumerically(">=", 2))
 		Expect(got.Status.Revision).NotTo(BeEmpty())
@@ -479,13 +479,13 @@ var _ = Describe("KnowledgeSource", func() {
 		}
 		Expect(k8sClient.Create(ctx, fromCM)).To(Succeed())
 		key := client.ObjectKeyFromObject(fromCM)
-		ksExpectReason(ctx, key, metav1.ConditionFalse, controllers.ConfigMapNotFoundReason)
+		ksExpectReason(ctx, key, metav1.ConditionFalse, kubagev1alpha1.ConfigMapNotFoundReason)
 		cm := &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "runbooks"},
 			Data:       map[string]string{"disk.md": "# Disk full\n\nDelete old snapshots from /var/lib/backup.\n"},
 		}
 		Expect(k8sClient.Create(ctx, cm)).To(Succeed())
-		first := ksExpectReason(ctx, key, metav1.ConditionTrue, controllers.IndexedReason)
+		first := ksExpectReason(ctx, key, metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
 		Expect(first.Status.DocumentCount).To(Equal(int32(1)))
 
 		By("re-indexing when the ConfigMap changes")
@@ -493,7 +493,7 @@ var _ = Describe("KnowledgeSource", func() {
 		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
 		Eventually(func(g Gomega) {
 			ks, ready := ksReadyOf(g, ctx, key)
-			g.Expect(ready.Reason).To(Equal(controllers.IndexedReason))
+			g.Expect(ready.Reason).To(Equal(kubagev1alpha1.IndexedReason))
 			g.Expect(ks.Status.DocumentCount).To(Equal(int32(2)))
 			g.Expect(ks.Status.Revision).NotTo(Equal(first.Status.Revision))
 		}).Should(Succeed())
@@ -506,7 +506,7 @@ var _ = Describe("KnowledgeSource", func() {
 			Spec:       kubagev1alpha1.KnowledgeSourceSpec{ConfigMapRef: &kubagev1alpha1.LocalConfigMapReference{Name: "empty"}},
 		}
 		Expect(k8sClient.Create(ctx, emptyKS)).To(Succeed())
-		ksExpectReason(ctx, client.ObjectKeyFromObject(emptyKS), metav1.ConditionFalse, controllers.NoDocumentsReason)
+		ksExpectReason(ctx, client.ObjectKeyFromObject(emptyKS), metav1.ConditionFalse, kubagev1alpha1.NoDocumentsReason)
 	})
 
 	It("embeds chunks with the model of its Secret and reports an embedding endpoint that fails", func(ctx SpecContext) {
@@ -519,7 +519,7 @@ var _ = Describe("KnowledgeSource", func() {
 		By("indexing with dense vectors and embedding queries")
 		ok := inlineWithEmbedding(ns, "dense", "embed-ok")
 		Expect(k8sClient.Create(ctx, ok)).To(Succeed())
-		ksExpectReason(ctx, client.ObjectKeyFromObject(ok), metav1.ConditionTrue, controllers.IndexedReason)
+		ksExpectReason(ctx, client.ObjectKeyFromObject(ok), metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
 		indexCalls := good.Load()
 		Expect(indexCalls).To(BeNumerically(">=", 1))
 		ans := ksSearch(ctx, ns, "node disk fills up")
@@ -563,7 +563,7 @@ var _ = Describe("KnowledgeSource", func() {
 			},
 		}
 		Expect(k8sClient.Create(ctx, ks)).To(Succeed())
-		got := ksExpectReason(ctx, client.ObjectKeyFromObject(ks), metav1.ConditionTrue, controllers.PartiallyIndexedReason)
+		got := ksExpectReason(ctx, client.ObjectKeyFromObject(ks), metav1.ConditionTrue, kubagev1alpha1.PartiallyIndexedReason)
 		Expect(got.Status.Phase).To(Equal(kubagev1alpha1.KnowledgeReady))
 		Expect(got.Status.DocumentCount).To(Equal(int32(2)))
 		Expect(got.Status.FailedDocuments).To(HaveLen(1))
@@ -571,7 +571,7 @@ var _ = Describe("KnowledgeSource", func() {
 		Expect(got.Status.FailedDocuments[0].Error).To(ContainSubstring("404"))
 		degraded := meta.FindStatusCondition(got.Status.Conditions, kubagev1alpha1.DegradedCondition)
 		Expect(degraded).NotTo(BeNil())
-		Expect(degraded.Reason).To(Equal(controllers.PartiallyIndexedReason))
+		Expect(degraded.Reason).To(Equal(kubagev1alpha1.PartiallyIndexedReason))
 		ans := ksSearch(ctx, ns, "container OOMKilled memory limit")
 		Expect(ans.Snippets).NotTo(BeEmpty())
 		Expect(ans.Snippets[0].Citation.URL).To(Equal(srv.URL + "/oom.md#fix"))

@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
@@ -27,45 +26,13 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 )
 
-// Ready reasons of a KnowledgeSource besides the shared ones (FetchFailed, IndexFailed,
-// InvalidSpec, SecretNotFound, ConfigMapNotFound).
-const (
-	// IndexedReason: every document of the revision is indexed and searchable.
-	IndexedReason = "Indexed"
-	// PartiallyIndexedReason: the source is searchable but some documents could not be indexed.
-	PartiallyIndexedReason = "PartiallyIndexed"
-	// NoDocumentsReason: the source holds no document of its format (check paths and format).
-	NoDocumentsReason = "NoDocuments"
-	// AuthFailedReason: the git server refused the credentials.
-	AuthFailedReason = "AuthFailed"
-	// RefNotFoundReason: the branch, tag or commit does not exist on the remote.
-	RefNotFoundReason = "RefNotFound"
-	// StoreErrorReason: the index store (Milvus) could not be reached or refused a write.
-	StoreErrorReason = "StoreError"
-	// EmbeddingFailedReason: the embedding endpoint could not be used before indexing started.
-	EmbeddingFailedReason = "EmbeddingFailed"
-	// ServingLastIndexReason: the latest run failed and the previous index keeps serving.
-	ServingLastIndexReason = "ServingLastIndex"
-)
-
-// indexError is a failed fetch or index run. It is retried on the reconciler's backoff,
-// and the last good index of the source keeps serving.
-type indexError struct {
-	// Reason is the Ready condition reason, e.g. AuthFailed.
-	Reason string
-	Err    error
-}
-
-func (e *indexError) Error() string { return e.Err.Error() }
-func (e *indexError) Unwrap() error { return e.Err }
-
 // summarizeKnowledgeSource computes the phase of a failed run, the conditions and
 // observedGeneration of obj from its status fields and the outcome of the steps.
 func summarizeKnowledgeSource(obj *kubagev1alpha1.KnowledgeSource, reconcileErr error) {
 	gen := obj.Generation
-	var ie *indexError
-	_, stalled := isStalled(reconcileErr)
-	failed := errors.As(reconcileErr, &ie) || stalled
+	f := failureOf(reconcileErr)
+	// A failed fetch (Waiting) or an unusable spec (Stalling) fails the run.
+	failed := f != nil && f.actedOn()
 	if failed {
 		obj.Status.Phase = kubagev1alpha1.KnowledgeFailed
 	}
@@ -95,12 +62,6 @@ func knowledgeSourceReady(obj *kubagev1alpha1.KnowledgeSource, reconcileErr erro
 		Status:             metav1.ConditionFalse,
 		ObservedGeneration: obj.Generation,
 	}
-	var ie *indexError
-	if errors.As(reconcileErr, &ie) {
-		cond.Reason = ie.Reason
-		cond.Message = truncate(ie.Err.Error(), maxConditionMessage)
-		return cond
-	}
 	if c := readyFromError(reconcileErr, obj.Generation); c != nil {
 		return *c
 	}
@@ -113,17 +74,17 @@ func knowledgeSourceReady(obj *kubagev1alpha1.KnowledgeSource, reconcileErr erro
 			cond.Message = fmt.Sprintf("No document of revision %s could be indexed; first failure: %s",
 				short(st.Revision), failureText(st.FailedDocuments[0]))
 		case st.DocumentCount == 0:
-			cond.Reason = NoDocumentsReason
+			cond.Reason = kubagev1alpha1.NoDocumentsReason
 			cond.Message = fmt.Sprintf("Revision %s holds no %s document matching the source's paths",
 				short(st.Revision), formatOf(obj))
 		case len(st.FailedDocuments) > 0:
 			cond.Status = metav1.ConditionTrue
-			cond.Reason = PartiallyIndexedReason
+			cond.Reason = kubagev1alpha1.PartiallyIndexedReason
 			cond.Message = fmt.Sprintf("Indexed revision %s: %d documents, %d chunks; %d documents failed, first: %s",
 				short(st.Revision), st.DocumentCount, st.ChunkCount, len(st.FailedDocuments), failureText(st.FailedDocuments[0]))
 		default:
 			cond.Status = metav1.ConditionTrue
-			cond.Reason = IndexedReason
+			cond.Reason = kubagev1alpha1.IndexedReason
 			cond.Message = fmt.Sprintf("Indexed revision %s: %d documents, %d chunks", short(st.Revision), st.DocumentCount, st.ChunkCount)
 		}
 	case kubagev1alpha1.KnowledgeFailed:
@@ -147,11 +108,11 @@ func knowledgeSourceDegraded(obj *kubagev1alpha1.KnowledgeSource, ready metav1.C
 		ObservedGeneration: obj.Generation,
 	}
 	switch {
-	case ready.Status == metav1.ConditionTrue && ready.Reason == PartiallyIndexedReason:
-		cond.Reason = PartiallyIndexedReason
+	case ready.Status == metav1.ConditionTrue && ready.Reason == kubagev1alpha1.PartiallyIndexedReason:
+		cond.Reason = kubagev1alpha1.PartiallyIndexedReason
 		cond.Message = fmt.Sprintf("%d documents could not be indexed; their previous version, if any, keeps serving", len(st.FailedDocuments))
 	case ready.Status == metav1.ConditionFalse && st.ChunkCount > 0:
-		cond.Reason = ServingLastIndexReason
+		cond.Reason = kubagev1alpha1.ServingLastIndexReason
 		cond.Message = fmt.Sprintf("Serving the last good index: revision %s, %d documents, %d chunks",
 			short(st.Revision), st.DocumentCount, st.ChunkCount)
 	default:

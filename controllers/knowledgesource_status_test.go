@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/kbbuild"
 	"github.com/kubage/kubage/internal/knowledge"
 )
@@ -44,7 +45,7 @@ func knowledgeSourceWith(phase kubagev1alpha1.KnowledgeSourcePhase, docs, chunks
 }
 
 func TestKnowledgeSourceConditions(t *testing.T) {
-	authErr := &indexError{Reason: AuthFailedReason, Err: errors.New("authentication required")}
+	authErr := &serror.Waiting{Reason: kubagev1alpha1.AuthFailedReason, Err: errors.New("authentication required"), RequeueAfter: firstIndexRetry}
 	cases := map[string]struct {
 		ks           *kubagev1alpha1.KnowledgeSource
 		err          error
@@ -56,19 +57,19 @@ func TestKnowledgeSourceConditions(t *testing.T) {
 		wantGen      int64
 	}{
 		"indexed": {knowledgeSourceWith(kubagev1alpha1.KnowledgeReady, 20, 80, 0), nil,
-			metav1.ConditionTrue, IndexedReason, kubagev1alpha1.KnowledgeReady, "", false, 2},
+			metav1.ConditionTrue, kubagev1alpha1.IndexedReason, kubagev1alpha1.KnowledgeReady, "", false, 2},
 		"some documents failed": {knowledgeSourceWith(kubagev1alpha1.KnowledgeReady, 20, 80, 2), nil,
-			metav1.ConditionTrue, PartiallyIndexedReason, kubagev1alpha1.KnowledgeReady, PartiallyIndexedReason, false, 2},
+			metav1.ConditionTrue, kubagev1alpha1.PartiallyIndexedReason, kubagev1alpha1.KnowledgeReady, kubagev1alpha1.PartiallyIndexedReason, false, 2},
 		"every document failed": {knowledgeSourceWith(kubagev1alpha1.KnowledgeReady, 0, 0, 3), nil,
 			metav1.ConditionFalse, kubagev1alpha1.IndexFailedReason, kubagev1alpha1.KnowledgeFailed, "", false, 2},
 		"no documents": {knowledgeSourceWith(kubagev1alpha1.KnowledgeReady, 0, 0, 0), nil,
-			metav1.ConditionFalse, NoDocumentsReason, kubagev1alpha1.KnowledgeFailed, "", false, 2},
+			metav1.ConditionFalse, kubagev1alpha1.NoDocumentsReason, kubagev1alpha1.KnowledgeFailed, "", false, 2},
 		"fetch failed with an index serving": {knowledgeSourceWith(kubagev1alpha1.KnowledgeReady, 20, 80, 0), authErr,
-			metav1.ConditionFalse, AuthFailedReason, kubagev1alpha1.KnowledgeFailed, ServingLastIndexReason, false, 2},
+			metav1.ConditionFalse, kubagev1alpha1.AuthFailedReason, kubagev1alpha1.KnowledgeFailed, kubagev1alpha1.ServingLastIndexReason, false, 2},
 		"fetch failed without an index": {knowledgeSourceWith(kubagev1alpha1.KnowledgeIndexing, 0, 0, 0), authErr,
-			metav1.ConditionFalse, AuthFailedReason, kubagev1alpha1.KnowledgeFailed, "", false, 2},
-		"missing Secret stalls": {knowledgeSourceWith(kubagev1alpha1.KnowledgePending, 0, 0, 0), Stalled(SecretNotFoundReason, errors.New("Secret x not found")),
-			metav1.ConditionFalse, SecretNotFoundReason, kubagev1alpha1.KnowledgeFailed, "", true, 2},
+			metav1.ConditionFalse, kubagev1alpha1.AuthFailedReason, kubagev1alpha1.KnowledgeFailed, "", false, 2},
+		"missing Secret stalls": {knowledgeSourceWith(kubagev1alpha1.KnowledgePending, 0, 0, 0), serror.NewStalling(kubagev1alpha1.SecretNotFoundReason, errors.New("Secret x not found")),
+			metav1.ConditionFalse, kubagev1alpha1.SecretNotFoundReason, kubagev1alpha1.KnowledgeFailed, "", true, 2},
 		"API error is retried": {knowledgeSourceWith(kubagev1alpha1.KnowledgePending, 0, 0, 0), errors.New("etcd timeout"),
 			metav1.ConditionFalse, kubagev1alpha1.FailedReason, kubagev1alpha1.KnowledgePending, "", false, 0},
 		"pending": {knowledgeSourceWith(kubagev1alpha1.KnowledgePending, 0, 0, 0), nil,
@@ -100,19 +101,19 @@ func TestKnowledgeSourceConditions(t *testing.T) {
 	}
 }
 
-func TestClassifyIndexError(t *testing.T) {
+func TestIndexFailureReason(t *testing.T) {
 	g := NewWithT(t)
 	for err, want := range map[error]string{
-		fmt.Errorf("list refs of https://git.example.com/x: %w", transport.ErrAuthenticationRequired):        AuthFailedReason,
-		fmt.Errorf("list refs: %w: forbidden", transport.ErrAuthorizationFailed):                             AuthFailedReason,
-		errors.New("ssh: handshake failed: ssh: unable to authenticate, attempted methods [none publickey]"): AuthFailedReason,
-		fmt.Errorf("%w: release-9 in https://git.example.com/x", kbbuild.ErrRefNotFound):                     RefNotFoundReason,
-		&knowledge.StoreError{Err: errors.New("milvus: connection refused")}:                                 StoreErrorReason,
-		fmt.Errorf("read stored documents: %w", &knowledge.StoreError{Err: errors.New("x")}):                 StoreErrorReason,
+		fmt.Errorf("list refs of https://git.example.com/x: %w", transport.ErrAuthenticationRequired):        kubagev1alpha1.AuthFailedReason,
+		fmt.Errorf("list refs: %w: forbidden", transport.ErrAuthorizationFailed):                             kubagev1alpha1.AuthFailedReason,
+		errors.New("ssh: handshake failed: ssh: unable to authenticate, attempted methods [none publickey]"): kubagev1alpha1.AuthFailedReason,
+		fmt.Errorf("%w: release-9 in https://git.example.com/x", kbbuild.ErrRefNotFound):                     kubagev1alpha1.RefNotFoundReason,
+		&knowledge.StoreError{Err: errors.New("milvus: connection refused")}:                                 kubagev1alpha1.StoreErrorReason,
+		fmt.Errorf("read stored documents: %w", &knowledge.StoreError{Err: errors.New("x")}):                 kubagev1alpha1.StoreErrorReason,
 		errors.New("dial tcp 127.0.0.1:1: connect: connection refused"):                                      kubagev1alpha1.FetchFailedReason,
 		context.DeadlineExceeded: kubagev1alpha1.FetchFailedReason,
 	} {
-		g.Expect(classifyIndexError(err).Reason).To(Equal(want), err.Error())
+		g.Expect(indexFailureReason(err)).To(Equal(want), err.Error())
 	}
 }
 
@@ -152,9 +153,9 @@ func TestGitRefMapping(t *testing.T) {
 	g := NewWithT(t)
 	bad := &kubagev1alpha1.KnowledgeSource{Spec: kubagev1alpha1.KnowledgeSourceSpec{Git: &kubagev1alpha1.GitSource{URL: "https://x/r", Paths: []string{"[oops"}}}}
 	_, err := run.gitSource(context.Background(), bad)
-	reason, stalled := isStalled(err)
-	g.Expect(stalled).To(BeTrue())
-	g.Expect(reason).To(Equal(kubagev1alpha1.InvalidSpecReason))
+	var stalling *serror.Stalling
+	g.Expect(errors.As(err, &stalling)).To(BeTrue())
+	g.Expect(stalling.Reason).To(Equal(kubagev1alpha1.InvalidSpecReason))
 }
 
 func TestFailedDocumentsAreBounded(t *testing.T) {

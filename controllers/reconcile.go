@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -47,74 +46,6 @@ func runSteps[T client.Object](ctx context.Context, obj T, steps []step[T]) (ctr
 		}
 	}
 	return ctrl.Result{}, nil
-}
-
-// StalledError means the object cannot progress until its spec (or something it refers
-// to) changes; the reconciler records it and does not retry with backoff.
-type StalledError struct {
-	// Reason is the UpperCamelCase condition reason, e.g. InvalidSpec.
-	Reason string
-	Err    error
-}
-
-func (e *StalledError) Error() string { return e.Err.Error() }
-func (e *StalledError) Unwrap() error { return e.Err }
-
-// Stalled wraps err as a StalledError with the given condition reason.
-func Stalled(reason string, err error) error {
-	return &StalledError{Reason: reason, Err: err}
-}
-
-// isStalled reports whether err asks to stop retrying, and the condition reason.
-func isStalled(err error) (string, bool) {
-	var se *StalledError
-	if errors.As(err, &se) {
-		return se.Reason, true
-	}
-	return "", false
-}
-
-// resultFor turns a reconcile outcome into what controller-runtime should do: a stalled
-// object waits for a spec change instead of being retried.
-func resultFor(res ctrl.Result, err error) (ctrl.Result, error) {
-	if _, stalled := isStalled(err); stalled {
-		return ctrl.Result{}, nil
-	}
-	return res, err
-}
-
-// readyFromError returns the Ready condition for a failed reconcile, or nil on success.
-func readyFromError(err error, generation int64) *metav1.Condition {
-	if err == nil {
-		return nil
-	}
-	reason := kubagev1alpha1.FailedReason
-	if r, stalled := isStalled(err); stalled {
-		reason = r
-	}
-	return &metav1.Condition{
-		Type:               kubagev1alpha1.ReadyCondition,
-		Status:             metav1.ConditionFalse,
-		Reason:             reason,
-		Message:            truncate(err.Error(), maxConditionMessage),
-		ObservedGeneration: generation,
-	}
-}
-
-// setStalled mirrors a stalled error as Stalled=True, and clears it otherwise.
-func setStalled(conditions *[]metav1.Condition, err error, generation int64) {
-	reason, stalled := isStalled(err)
-	if !stalled {
-		meta.RemoveStatusCondition(conditions, kubagev1alpha1.StalledCondition)
-		return
-	}
-	meta.SetStatusCondition(conditions, metav1.Condition{
-		Type:               kubagev1alpha1.StalledCondition,
-		Status:             metav1.ConditionTrue,
-		Reason:             reason,
-		Message:            truncate(err.Error(), maxConditionMessage),
-		ObservedGeneration: generation,
-	})
 }
 
 // maxConditionMessage keeps condition messages short; the API allows 32768 bytes.

@@ -27,6 +27,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	serror "github.com/kubage/kubage/internal/errors"
 )
 
 func newTroubleshoot(gen int64, phase kubagev1alpha1.TroubleshootPhase) *kubagev1alpha1.Troubleshoot {
@@ -50,7 +51,7 @@ func TestSummarizeTroubleshoot(t *testing.T) {
 		{"failed is not ready", kubagev1alpha1.PhaseFailed, nil, metav1.ConditionFalse, kubagev1alpha1.FailedReason, 3, false},
 		{"investigating is progressing", kubagev1alpha1.PhaseInvestigating, nil, metav1.ConditionFalse, kubagev1alpha1.ProgressingReason, 3, false},
 		{"a transient error keeps the old observedGeneration", kubagev1alpha1.PhasePending, errors.New("etcd is slow"), metav1.ConditionFalse, kubagev1alpha1.FailedReason, 0, false},
-		{"a stalled error names its reason", kubagev1alpha1.PhasePending, Stalled(kubagev1alpha1.ReferenceNotFoundReason, errors.New(`secret "llm" not found`)), metav1.ConditionFalse, kubagev1alpha1.ReferenceNotFoundReason, 0, true},
+		{"a stalled error names its reason", kubagev1alpha1.PhasePending, serror.NewStalling(kubagev1alpha1.ReferenceNotFoundReason, errors.New(`secret "llm" not found`)), metav1.ConditionFalse, kubagev1alpha1.ReferenceNotFoundReason, 0, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,7 +73,7 @@ func TestSummarizeTroubleshoot(t *testing.T) {
 func TestStalledClearsOnSuccess(t *testing.T) {
 	g := NewWithT(t)
 	ks := &kubagev1alpha1.KnowledgeSource{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
-	summarizeKnowledgeSource(ks, Stalled(kubagev1alpha1.InvalidSpecReason, errors.New("bad")))
+	summarizeKnowledgeSource(ks, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, errors.New("bad")))
 	g.Expect(meta.IsStatusConditionTrue(ks.Status.Conditions, kubagev1alpha1.StalledCondition)).To(BeTrue())
 	summarizeKnowledgeSource(ks, nil)
 	g.Expect(meta.FindStatusCondition(ks.Status.Conditions, kubagev1alpha1.StalledCondition)).To(BeNil())
@@ -81,7 +82,7 @@ func TestStalledClearsOnSuccess(t *testing.T) {
 
 func TestResultForStalled(t *testing.T) {
 	g := NewWithT(t)
-	_, err := resultFor(ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason, errors.New("bad")))
+	_, err := resultFor(ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, errors.New("bad")))
 	g.Expect(err).NotTo(HaveOccurred(), "stalled objects wait for a spec change instead of backoff")
 	_, err = resultFor(ctrl.Result{}, errors.New("transient"))
 	g.Expect(err).To(HaveOccurred())

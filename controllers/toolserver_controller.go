@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	serror "github.com/kubage/kubage/internal/errors"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 	"github.com/kubage/kubage/internal/tools/registry"
 )
@@ -155,13 +156,7 @@ func (r *ToolServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 			return
 		}
 		recordReadyTransition(r.Recorder, obj, before.Status.Conditions, obj.Status.Conditions)
-		var pe *probeError
-		if errors.As(retErr, &pe) {
-			// A failed health check is expected weather: retry on our own backoff, not
-			// controller-runtime's, which starts at milliseconds.
-			result, retErr = ctrl.Result{RequeueAfter: healthCheckBackoff(obj.Status.ConsecutiveFailures, healthCheckInterval(obj))}, nil
-			return
-		}
+		recordFailureEvent(r.Recorder, obj, retErr)
 		result, retErr = resultFor(result, retErr)
 	}()
 
@@ -186,18 +181,18 @@ func (run *toolServerRun) resolveHeaders(ctx context.Context, obj *kubagev1alpha
 	var missing *registry.MissingReferenceError
 	switch {
 	case errors.As(err, &missing):
-		reason := SecretNotFoundReason
+		reason := kubagev1alpha1.SecretNotFoundReason
 		if missing.Kind == "ConfigMap" {
-			reason = ConfigMapNotFoundReason
+			reason = kubagev1alpha1.ConfigMapNotFoundReason
 		}
 		toolServerChecks.WithLabelValues(reason).Inc()
-		return ctrl.Result{}, Stalled(reason, err)
+		return ctrl.Result{}, serror.NewStalling(reason, err)
 	case err != nil:
 		return ctrl.Result{}, err
 	}
 	for name, value := range headers {
 		if !validHeaderValue(value) {
-			return ctrl.Result{}, Stalled(kubagev1alpha1.InvalidSpecReason,
+			return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason,
 				fmt.Errorf("the value of header %s contains control characters", name))
 		}
 	}
@@ -222,9 +217,9 @@ func (run *toolServerRun) discover(ctx context.Context, obj *kubagev1alpha1.Tool
 		reason := string(kmcp.ReasonOf(err))
 		toolServerChecks.WithLabelValues(reason).Inc()
 		obj.Status.ConsecutiveFailures++
-		return ctrl.Result{}, &probeError{Reason: reason, Err: err}
+		return ctrl.Result{}, probeFailure(obj, reason, err)
 	}
-	toolServerChecks.WithLabelValues(ConnectedReason).Inc()
+	toolServerChecks.WithLabelValues(kubagev1alpha1.ConnectedReason).Inc()
 
 	now := metav1.NewTime(time.Now())
 	obj.Status.DiscoveredTools = discoveredTools(obj.Spec.Tools, d.Tools.Tools)
@@ -239,15 +234,13 @@ func (run *toolServerRun) discover(ctx context.Context, obj *kubagev1alpha1.Tool
 	return ctrl.Result{RequeueAfter: healthCheckInterval(obj)}, nil
 }
 
-// probeError is a failed health check: the server, not the spec, is at fault.
-type probeError struct {
-	// Reason is a kmcp.Reason such as Unreachable or AuthFailed.
-	Reason string
-	Err    error
+// probeFailure is a failed health check: the server, not the spec, is at fault. The
+// check is retried on the ToolServer's own backoff, not controller-runtime's, which
+// starts at milliseconds; the message says what to look at.
+func probeFailure(obj *kubagev1alpha1.ToolServer, reason string, err error) *serror.Waiting {
+	return &serror.Waiting{Reason: reason, Err: fmt.Errorf("%w%s", err, probeHint(reason)),
+		RequeueAfter: healthCheckBackoff(obj.Status.ConsecutiveFailures, healthCheckInterval(obj))}
 }
-
-func (e *probeError) Error() string { return e.Err.Error() }
-func (e *probeError) Unwrap() error { return e.Err }
 
 // healthCheckInterval is spec.healthCheckInterval or its default.
 func healthCheckInterval(obj *kubagev1alpha1.ToolServer) time.Duration {

@@ -136,7 +136,7 @@ var _ = Describe("ToolServer", func() {
 			})
 			createToolServer(ctx, ts)
 
-			expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
+			expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 			Expect(ts.Status.ObservedGeneration).To(Equal(ts.Generation))
 			Expect(ts.Status.ToolCount).To(Equal(int32(35)), "30 generated + 5 standard tools over 5 pages")
 			Expect(ts.Status.DiscoveredTools).To(HaveLen(35))
@@ -158,7 +158,7 @@ var _ = Describe("ToolServer", func() {
 			ready := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition)
 			Expect(ready.Message).To(ContainSubstring("logs-mcp 3.1.4"))
 			Expect(ready.Message).To(ContainSubstring("35 tools, 34 allowed, 2 mutating"))
-			Eventually(func() []string { return readyEventReasons(ctx, ts) }).Should(Equal([]string{controllers.ConnectedReason}))
+			Eventually(func() []string { return readyEventReasons(ctx, ts) }).Should(Equal([]string{kubagev1alpha1.ConnectedReason}))
 		},
 		Entry("over streamable HTTP", kmcp.TransportStreamableHTTP),
 		Entry("over SSE", kmcp.TransportSSE),
@@ -171,7 +171,7 @@ var _ = Describe("ToolServer", func() {
 			ts.Spec.HealthCheckInterval = &metav1.Duration{Duration: 10 * time.Second}
 		})
 		createToolServer(ctx, ts)
-		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
+		expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 		Expect(ts.Status.ToolCount).To(Equal(int32(5)))
 
 		By("re-listing at once when the reconcile-request annotation changes")
@@ -191,7 +191,7 @@ var _ = Describe("ToolServer", func() {
 			g.Expect(toolByName(ts, "fail")).To(BeNil())
 			g.Expect(ts.Status.ToolCount).To(Equal(int32(6)))
 		}, 25*time.Second, 250*time.Millisecond).Should(Succeed())
-		Expect(readyEventReasons(ctx, ts)).To(Equal([]string{controllers.ConnectedReason}), "no Event without a transition")
+		Expect(readyEventReasons(ctx, ts)).To(Equal([]string{kubagev1alpha1.ConnectedReason}), "no Event without a transition")
 	})
 
 	It("authenticates with a header from a Secret and follows the Secret", func(ctx SpecContext) {
@@ -204,7 +204,7 @@ var _ = Describe("ToolServer", func() {
 		createToolServer(ctx, ts)
 
 		By("stalling on the missing Secret")
-		expectReady(ctx, ts, metav1.ConditionFalse, controllers.SecretNotFoundReason)
+		expectReady(ctx, ts, metav1.ConditionFalse, kubagev1alpha1.SecretNotFoundReason)
 		Expect(meta.IsStatusConditionTrue(ts.Status.Conditions, kubagev1alpha1.StalledCondition)).To(BeTrue())
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).
 			To(ContainSubstring("Secret " + ns + "/prom-token not found"))
@@ -223,19 +223,19 @@ var _ = Describe("ToolServer", func() {
 		patch := client.MergeFrom(secret.DeepCopy())
 		secret.Data["authorization"] = []byte("Bearer t0k3n")
 		Expect(k8sClient.Patch(ctx, secret, patch)).To(Succeed())
-		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
+		expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 		Expect(ts.Status.DiscoveredTools).NotTo(BeEmpty())
 
 		By("keeping the last-known tools when the Secret is deleted")
 		Expect(k8sClient.Delete(ctx, secret)).To(Succeed())
-		expectReady(ctx, ts, metav1.ConditionFalse, controllers.SecretNotFoundReason)
+		expectReady(ctx, ts, metav1.ConditionFalse, kubagev1alpha1.SecretNotFoundReason)
 		Expect(ts.Status.DiscoveredTools).To(HaveLen(5))
 		degraded := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)
 		Expect(degraded).NotTo(BeNil())
 		Expect(degraded.Reason).To(Equal(kubagev1alpha1.StaleToolsReason))
 
-		Expect(readyEventReasons(ctx, ts)).To(ConsistOf(controllers.SecretNotFoundReason, string(kmcp.ReasonAuthFailed),
-			controllers.ConnectedReason, controllers.SecretNotFoundReason))
+		Expect(readyEventReasons(ctx, ts)).To(ConsistOf(kubagev1alpha1.SecretNotFoundReason, string(kmcp.ReasonAuthFailed),
+			kubagev1alpha1.ConnectedReason, kubagev1alpha1.SecretNotFoundReason))
 	})
 
 	It("keeps last-known tools through an outage and recovers with backoff", func(ctx SpecContext) {
@@ -245,7 +245,7 @@ var _ = Describe("ToolServer", func() {
 			ts.Spec.Transport = kubagev1alpha1.TransportSSE
 		})
 		createToolServer(ctx, ts)
-		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
+		expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 		lastSeen := ts.Status.LastSeenTime
 
 		By("marking the server Unreachable and Degraded, with its tools kept")
@@ -267,10 +267,10 @@ var _ = Describe("ToolServer", func() {
 
 		By("connecting again on a backoff retry once the server is back")
 		Expect(srv.Restart()).To(Succeed())
-		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
+		expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 		Expect(ts.Status.ConsecutiveFailures).To(BeZero())
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
-		Expect(readyEventReasons(ctx, ts)).To(ConsistOf(controllers.ConnectedReason, string(kmcp.ReasonUnreachable), controllers.ConnectedReason))
+		Expect(readyEventReasons(ctx, ts)).To(ConsistOf(kubagev1alpha1.ConnectedReason, string(kmcp.ReasonUnreachable), kubagev1alpha1.ConnectedReason))
 	})
 
 	It("bounds thousands of tools in the status, keeping allowed ones", func(ctx SpecContext) {
@@ -280,7 +280,7 @@ var _ = Describe("ToolServer", func() {
 			ts.Spec.Tools.Allow = []string{"tool_2999", "echo"}
 		})
 		createToolServer(ctx, ts)
-		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
+		expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 		Expect(ts.Status.ToolCount).To(Equal(int32(3005)))
 		Expect(ts.Status.DiscoveredTools).To(HaveLen(256))
 		Expect(toolByName(ts, "tool_2999").Allowed).To(BeTrue())
@@ -296,7 +296,7 @@ var _ = Describe("ToolServer", func() {
 		srv.AddRawTool("broken", json.RawMessage(`{"type":"object","properties":{"q":{"type":"strnig"}}}`))
 		ts := newToolServer(ns, "schemas", srv.URL)
 		createToolServer(ctx, ts)
-		expectReady(ctx, ts, metav1.ConditionTrue, controllers.ConnectedReason)
+		expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 		broken := toolByName(ts, "broken")
 		Expect(broken.Allowed).To(BeFalse())
 		Expect(broken.Description).To(HavePrefix("[invalid input schema: "))

@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -29,17 +28,6 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 	"github.com/kubage/kubage/internal/tools/registry"
-)
-
-// Ready reasons of a ToolServer beyond the shared ones. Failed health checks use the
-// kmcp reasons: Unreachable, AuthFailed, TLSError, Timeout, ResponseTooLarge, ProtocolError.
-const (
-	// ConnectedReason: the server answered and listed its tools.
-	ConnectedReason = "Connected"
-	// SecretNotFoundReason: a header's Secret (or its key) does not exist.
-	SecretNotFoundReason = "SecretNotFound"
-	// ConfigMapNotFoundReason: a header's ConfigMap (or its key) does not exist.
-	ConfigMapNotFoundReason = "ConfigMapNotFound"
 )
 
 const (
@@ -63,9 +51,7 @@ func summarizeToolServer(obj *kubagev1alpha1.ToolServer, reconcileErr error, now
 		meta.RemoveStatusCondition(&obj.Status.Conditions, kubagev1alpha1.DegradedCondition)
 	}
 	setStalled(&obj.Status.Conditions, reconcileErr, gen)
-	var pe *probeError
-	_, stalled := isStalled(reconcileErr)
-	if reconcileErr == nil || stalled || errors.As(reconcileErr, &pe) {
+	if failureOf(reconcileErr).actedOn() {
 		// This generation was acted on: the server is down, or the spec needs a change.
 		// Only transient errors (the API server) leave it unobserved.
 		obj.Status.ObservedGeneration = gen
@@ -79,17 +65,11 @@ func toolServerReady(obj *kubagev1alpha1.ToolServer, reconcileErr error) metav1.
 		Status:             metav1.ConditionFalse,
 		ObservedGeneration: obj.Generation,
 	}
-	var pe *probeError
-	if errors.As(reconcileErr, &pe) {
-		cond.Reason = pe.Reason
-		cond.Message = truncate(probeMessage(pe), maxConditionMessage)
-		return cond
-	}
 	if c := readyFromError(reconcileErr, obj.Generation); c != nil {
 		return *c
 	}
 	cond.Status = metav1.ConditionTrue
-	cond.Reason = ConnectedReason
+	cond.Reason = kubagev1alpha1.ConnectedReason
 	cond.Message = truncate(connectedMessage(obj), maxConditionMessage)
 	return cond
 }
@@ -116,10 +96,10 @@ func toolServerDegraded(obj *kubagev1alpha1.ToolServer, ready metav1.Condition, 
 	}
 }
 
-// probeMessage explains a failed health check with what to look at.
-func probeMessage(pe *probeError) string {
+// probeHint says what to look at after a health check failed for reason.
+func probeHint(reason string) string {
 	hint := ""
-	switch kmcp.Reason(pe.Reason) {
+	switch kmcp.Reason(reason) {
 	case kmcp.ReasonAuthFailed:
 		hint = "; check the credentials in spec.headers"
 	case kmcp.ReasonTLSError:
@@ -131,7 +111,7 @@ func probeMessage(pe *probeError) string {
 	case kmcp.ReasonProtocolError:
 		hint = "; is spec.url an MCP endpoint and spec.transport right?"
 	}
-	return pe.Err.Error() + hint
+	return hint
 }
 
 // connectedMessage summarises a successful health check from the status fields.

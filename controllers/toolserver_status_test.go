@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	serror "github.com/kubage/kubage/internal/errors"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 )
 
@@ -122,7 +123,7 @@ func TestToolServerConditions(t *testing.T) {
 	}
 
 	obj := withTools()
-	summarizeToolServer(obj, &probeError{Reason: string(kmcp.ReasonAuthFailed), Err: errors.New("initialize: server refused the credentials (HTTP 403)")}, now)
+	summarizeToolServer(obj, probeFailure(obj, string(kmcp.ReasonAuthFailed), errors.New("initialize: server refused the credentials (HTTP 403)")), now)
 	ready := meta.FindStatusCondition(obj.Status.Conditions, kubagev1alpha1.ReadyCondition)
 	if ready.Status != metav1.ConditionFalse || ready.Reason != "AuthFailed" || !strings.Contains(ready.Message, "check the credentials") {
 		t.Errorf("ready after auth failure: %+v", ready)
@@ -137,9 +138,9 @@ func TestToolServerConditions(t *testing.T) {
 	}
 
 	obj = withTools()
-	summarizeToolServer(obj, Stalled(SecretNotFoundReason, errors.New("Secret ns/tok not found")), now)
+	summarizeToolServer(obj, serror.NewStalling(kubagev1alpha1.SecretNotFoundReason, errors.New("Secret ns/tok not found")), now)
 	if !meta.IsStatusConditionTrue(obj.Status.Conditions, kubagev1alpha1.StalledCondition) ||
-		meta.FindStatusCondition(obj.Status.Conditions, kubagev1alpha1.ReadyCondition).Reason != SecretNotFoundReason ||
+		meta.FindStatusCondition(obj.Status.Conditions, kubagev1alpha1.ReadyCondition).Reason != kubagev1alpha1.SecretNotFoundReason ||
 		obj.Status.ObservedGeneration != 3 {
 		t.Errorf("stalled on a missing Secret: %+v", obj.Status)
 	}

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
@@ -184,10 +183,6 @@ func (r *TroubleshootReconciler) steps(ck **session.Checkpoint) []step[*kubagev1
 func (r *TroubleshootReconciler) advance(ctx context.Context, obj *kubagev1alpha1.Troubleshoot, ck **session.Checkpoint) (ctrl.Result, error) {
 	phase := obj.Status.Phase
 	st, err := r.Engine.Advance(ctx, obj)
-	var se *session.SpecError
-	if errors.As(err, &se) {
-		return ctrl.Result{}, Stalled(se.Reason, se)
-	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -216,7 +216,7 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ts), ts)).To(Succeed())
 			stalled := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.StalledCondition)
 			g.Expect(stalled).NotTo(BeNil())
-			g.Expect(stalled.Reason).To(Equal(session.ReasonRunnerUnavailable))
+			g.Expect(stalled.Reason).To(Equal(kubagev1alpha1.RunnerUnavailableReason))
 			g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhasePending))
 		}).Should(Succeed())
 
@@ -250,7 +250,7 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ts), ts)).To(Succeed())
 			g.Expect(ts.Status.ObservedGeneration).To(Equal(int64(2)))
-			outdated := meta.FindStatusCondition(ts.Status.Conditions, controllers.OutdatedCondition)
+			outdated := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.OutdatedCondition)
 			g.Expect(outdated).NotTo(BeNil())
 			g.Expect(outdated.Status).To(Equal(metav1.ConditionTrue))
 			g.Expect(outdated.Message).To(ContainSubstring(session.RerunAnnotation))
@@ -268,7 +268,7 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 			g.Expect(counting.count("i1-t1")).To(Equal(2))
 		}).Should(Succeed())
 		waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
-		Expect(meta.FindStatusCondition(ts.Status.Conditions, controllers.OutdatedCondition)).To(BeNil())
+		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.OutdatedCondition)).To(BeNil())
 		Expect(ts.Status.CompletionTime.Time).To(BeTemporally(">=", completedAt.Time))
 		cms := &corev1.ConfigMapList{}
 		Expect(k8sClient.List(ctx, cms, client.InNamespace(ns), client.MatchingLabels{runner.LabelComponent: runner.ComponentTaskResult})).To(Succeed())
@@ -324,7 +324,7 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 		Expect(actions[2].Approval).To(Equal(kubagev1alpha1.ApprovalApproved))
 		Expect(actions[2].Result).To(ContainSubstring("only Low-risk actions are executed"))
 		Expect(meta.IsStatusConditionTrue(ts.Status.Conditions, kubagev1alpha1.RemediationApprovedCondition)).To(BeTrue())
-		Expect(meta.FindStatusCondition(ts.Status.Conditions, controllers.OutdatedCondition)).To(BeNil(), "approvals do not make the result outdated")
+		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.OutdatedCondition)).To(BeNil(), "approvals do not make the result outdated")
 
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, dep)).To(Succeed())
 		Expect(dep.Spec.Template.Annotations).To(HaveKeyWithValue(remediate.RestartAnnotation, string(ts.UID)+"/"+actions[0].ID))

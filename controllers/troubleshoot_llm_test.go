@@ -176,7 +176,7 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 			c := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)
 			Expect(c).NotTo(BeNil(), name)
 			Expect(c.Status).To(Equal(metav1.ConditionTrue))
-			Expect(c.Reason).To(Equal(controllers.ModelSecretInvalidReason))
+			Expect(c.Reason).To(Equal(kubagev1alpha1.ModelSecretInvalidReason))
 			Expect(c.Message).To(ContainSubstring(ns + "/" + secret))
 			Expect(strings.Contains(c.Message, apiKey)).To(BeFalse())
 		}

@@ -28,15 +28,6 @@ import (
 	"github.com/kubage/kubage/internal/session"
 )
 
-// Troubleshoot condition types and reasons beyond those of the API.
-const (
-	// OutdatedCondition is True on a finished session whose spec changed after the run
-	// started: the result answers an older question until the rerun annotation is set.
-	OutdatedCondition = "Outdated"
-	// SpecChangedReason explains OutdatedCondition.
-	SpecChangedReason = "SpecChanged"
-)
-
 // summarizeTroubleshoot computes the conditions and observedGeneration of obj from its
 // status, the session checkpoint (nil when the step failed) and the outcome of the steps.
 func summarizeTroubleshoot(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint, reconcileErr error) {
@@ -46,7 +37,7 @@ func summarizeTroubleshoot(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpo
 	setOrRemove(conds, kubagev1alpha1.RootCauseFoundCondition, rootCauseFound(obj))
 	if ck != nil {
 		setOrRemove(conds, kubagev1alpha1.DegradedCondition, degraded(obj, ck))
-		setOrRemove(conds, OutdatedCondition, outdated(obj, ck))
+		setOrRemove(conds, kubagev1alpha1.OutdatedCondition, outdated(obj, ck))
 	}
 	setOrRemove(conds, kubagev1alpha1.RemediationApprovedCondition, remediationApproved(obj))
 	setStalled(conds, reconcileErr, gen)
@@ -125,7 +116,7 @@ func outdated(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) *metav1.
 	if !obj.Status.Phase.IsTerminal() || ck.SpecHash == "" || ck.SpecHash == session.SpecHash(obj.Spec) {
 		return nil
 	}
-	return &metav1.Condition{Status: metav1.ConditionTrue, Reason: SpecChangedReason, ObservedGeneration: obj.Generation,
+	return &metav1.Condition{Status: metav1.ConditionTrue, Reason: kubagev1alpha1.SpecChangedReason, ObservedGeneration: obj.Generation,
 		Message: fmt.Sprintf("The result answers generation %d of the spec, which has changed since; set the annotation %s to a new value to investigate again", ck.Generation, session.RerunAnnotation)}
 }
 

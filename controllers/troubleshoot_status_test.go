@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/session"
 )
 
@@ -49,7 +50,7 @@ func TestTroubleshootConditions(t *testing.T) {
 			"True/BudgetExhausted", "True/CrashLoopBackOff", "True/BudgetExhausted"},
 		{"timed out", completed(crash), &session.Checkpoint{Stop: &session.Stop{Reason: kubagev1alpha1.TimedOutReason, Message: "timed out"}},
 			"True/TimedOut", "True/CrashLoopBackOff", "True/TimedOut"},
-		{"target not found", newTroubleshoot(1, kubagev1alpha1.PhaseFailed), &session.Checkpoint{Stop: &session.Stop{Reason: session.ReasonTargetNotFound, Message: "no such Deployment web", Failed: true}},
+		{"target not found", newTroubleshoot(1, kubagev1alpha1.PhaseFailed), &session.Checkpoint{Stop: &session.Stop{Reason: kubagev1alpha1.TargetNotFoundReason, Message: "no such Deployment web", Failed: true}},
 			"False/TargetNotFound", "False/NoRootCause", ""},
 		{"investigating", newTroubleshoot(1, kubagev1alpha1.PhaseInvestigating), &session.Checkpoint{}, "False/Progressing", "", ""},
 	}
@@ -82,12 +83,12 @@ func TestOutdatedFollowsTheQuestionNotTheApprovals(t *testing.T) {
 	ts.Spec.Approvals = []kubagev1alpha1.ActionApproval{{ActionID: "a1-abc123", Decision: kubagev1alpha1.DecisionApproved}}
 	ts.Generation = 2
 	summarizeTroubleshoot(ts, ck, nil)
-	g.Expect(meta.FindStatusCondition(ts.Status.Conditions, OutdatedCondition)).To(BeNil())
+	g.Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.OutdatedCondition)).To(BeNil())
 
 	ts.Spec.Problem = "web is slow"
 	ts.Generation = 3
 	summarizeTroubleshoot(ts, ck, nil)
-	g.Expect(condString(ts, OutdatedCondition)).To(Equal("True/SpecChanged"))
+	g.Expect(condString(ts, kubagev1alpha1.OutdatedCondition)).To(Equal("True/SpecChanged"))
 	g.Expect(ts.Status.ObservedGeneration).To(Equal(int64(3)))
 	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
 }
@@ -120,11 +121,11 @@ func TestPhaseEventsOnlyOnChange(t *testing.T) {
 	g.Expect(rec.Events).To(Receive(Equal("Normal Regulating 1 task(s): 1 succeeded, 0 failed, 0 skipped")))
 
 	after.Status.Phase = kubagev1alpha1.PhaseFailed
-	recordPhaseTransition(rec, after, before, &session.Checkpoint{Stop: &session.Stop{Reason: session.ReasonTargetNotFound, Message: "no such Deployment web in payments", Failed: true}})
+	recordPhaseTransition(rec, after, before, &session.Checkpoint{Stop: &session.Stop{Reason: kubagev1alpha1.TargetNotFoundReason, Message: "no such Deployment web in payments", Failed: true}})
 	g.Expect(rec.Events).To(Receive(Equal("Warning Failed no such Deployment web in payments")))
 
 	stalled := before.DeepCopy()
-	summarizeTroubleshoot(stalled, nil, Stalled(session.ReasonRunnerUnavailable, errors.New(`task runner "Job" is not available`)))
+	summarizeTroubleshoot(stalled, nil, serror.NewStalling(kubagev1alpha1.RunnerUnavailableReason, errors.New(`task runner "Job" is not available`)))
 	recordPhaseTransition(rec, stalled, before, nil)
 	g.Expect(rec.Events).To(Receive(HavePrefix("Warning RunnerUnavailable")))
 	g.Expect(stalled.Status.ObservedGeneration).To(BeZero())

@@ -1,22 +1,35 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
-	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 	fx "github.com/kubage/kubage/internal/tools/fixtures"
@@ -153,128 +166,6 @@ func TestCrashLoopSessionCompletes(t *testing.T) {
 	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
 }
 
-func TestMissingTargetFails(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t)
-	ts := troubleshoot(webTarget)
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted, kubagev1alpha1.PhaseFailed)
-	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseFailed))
-	step, err := h.engine.Advance(context.Background(), ts)
-	g.Expect(err).NotTo(HaveOccurred())
-	reason, msg := Outcome(&ts.Status, step.Checkpoint)
-	g.Expect(reason).To(Equal(ReasonTargetNotFound))
-	g.Expect(msg).To(ContainSubstring("no such Deployment web in payments"))
-	g.Expect(ts.Status.ReportRef).NotTo(BeNil(), "a failed session still has a report")
-}
-
-func TestUnavailableRunnerIsASpecError(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	ts := troubleshoot(webTarget)
-	ts.Spec.TaskRunner = kubagev1alpha1.TaskRunnerJob
-	_, err := h.engine.Advance(context.Background(), ts)
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = h.engine.Advance(context.Background(), ts)
-	var se *SpecError
-	g.Expect(err).To(BeAssignableToTypeOf(se))
-	g.Expect(err.Error()).To(ContainSubstring(`task runner "Job" is not available`))
-	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhasePending))
-}
-
-func TestToolCallBudgetStopsAndStillConcludes(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	ts := troubleshoot(nil) // the namespace scan plans follow-ups
-	ts.Spec.Budget.MaxToolCalls = 1
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
-	step, err := h.engine.Advance(context.Background(), ts)
-	g.Expect(err).NotTo(HaveOccurred())
-	reason, msg := Outcome(&ts.Status, step.Checkpoint)
-	g.Expect(reason).To(Equal(kubagev1alpha1.BudgetExhaustedReason))
-	g.Expect(msg).To(ContainSubstring("tool-call budget of 1 used"))
-	g.Expect(ts.Status.RootCause).NotTo(BeNil(), "what was found is still summarized")
-}
-
-func TestIterationBudget(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	h.brain = &replanForever{Brain: h.brain}
-	ts := troubleshoot(webTarget)
-	ts.Spec.Budget.MaxIterations = 2
-	ts.Spec.Budget.MaxTokens = 1000000
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
-	g.Expect(ts.Status.Iteration).To(Equal(int32(2)))
-	step, _ := h.engine.Advance(context.Background(), ts)
-	reason, msg := Outcome(&ts.Status, step.Checkpoint)
-	g.Expect(reason).To(Equal(kubagev1alpha1.BudgetExhaustedReason))
-	g.Expect(msg).To(ContainSubstring("iteration budget of 2 used"))
-	g.Expect(step.Checkpoint.Rounds).To(HaveLen(2))
-	g.Expect(step.Checkpoint.Rounds[1].Tasks[0].ID).To(Equal("i2-t1"), "ids are unique per iteration")
-}
-
-// replanForever always wants another round and reports model usage.
-type replanForever struct{ agent.Brain }
-
-func (r *replanForever) Judge(context.Context, agent.Session, agent.Progress) (agent.Verdict, error) {
-	return agent.Verdict{Decision: agent.Replan, Feedback: "look again", Next: []agent.Task{{Type: agent.TaskAnalyze, Tool: "namespace", Description: "scan again", Args: map[string]string{"kind": "Namespace", "name": ns}}}}, nil
-}
-
-func (r *replanForever) Plan(ctx context.Context, s agent.Session, p agent.Progress) ([]agent.Task, error) {
-	if p.Verdict != nil {
-		return p.Verdict.Next, nil
-	}
-	return r.Brain.Plan(ctx, s, p)
-}
-
-func (r *replanForever) TakeUsage() Usage {
-	return Usage{LLMCalls: 1, PromptTokens: 300, CompletionTokens: 100}
-}
-
-func TestTokenBudget(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	h.brain = &replanForever{Brain: h.brain}
-	ts := troubleshoot(webTarget)
-	ts.Spec.Budget.MaxTokens = 1000
-	ts.Spec.Budget.MaxIterations = 20
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
-	step, _ := h.engine.Advance(context.Background(), ts)
-	reason, msg := Outcome(&ts.Status, step.Checkpoint)
-	g.Expect(reason).To(Equal(kubagev1alpha1.BudgetExhaustedReason))
-	g.Expect(msg).To(ContainSubstring("token budget of 1000 used"))
-	g.Expect(ts.Status.Usage.LLMCalls).To(BeNumerically(">=", 3))
-}
-
-func TestTimeout(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	gate := make(chan struct{})
-	defer close(gate)
-	blocking := &blockingInvestigator{gate: gate}
-	h.inproc = runner.NewInProcess(h.cs, blocking, runner.InProcessOptions{})
-	t.Cleanup(h.inproc.Stop)
-	h.engine.Runners[kubagev1alpha1.TaskRunnerInProcess] = h.inproc
-	ts := troubleshoot(webTarget)
-	h.drive(g, ts, kubagev1alpha1.PhaseInvestigating)
-	h.clock.Add(6 * time.Minute)
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
-	step, _ := h.engine.Advance(context.Background(), ts)
-	reason, _ := Outcome(&ts.Status, step.Checkpoint)
-	g.Expect(reason).To(Equal(kubagev1alpha1.TimedOutReason))
-	g.Expect(ts.Status.Plan.Tasks).To(HaveEach(HaveField("State", kubagev1alpha1.TaskSkipped)))
-	g.Eventually(h.inproc.Running).Should(BeZero(), "the running task was cancelled")
-}
-
-type blockingInvestigator struct{ gate chan struct{} }
-
-func (b *blockingInvestigator) Investigate(ctx context.Context, _ agent.Session, t agent.Task) (agent.TaskResult, error) {
-	select {
-	case <-b.gate:
-	case <-ctx.Done():
-	}
-	return agent.TaskResult{TaskID: t.ID, Summary: "blocked"}, ctx.Err()
-}
-
 func TestRerunAnnotationRestarts(t *testing.T) {
 	g := NewWithT(t)
 	h := newHarness(t, crashLoopApp()...)
@@ -304,272 +195,4 @@ func TestRerunAnnotationRestarts(t *testing.T) {
 	_, err = h.engine.Advance(ctx, ts)
 	g.Expect(err).NotTo(HaveOccurred(), By)
 	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
-}
-
-// proposer concludes with fixed remediation actions.
-type proposer struct {
-	agent.Brain
-	actions []agent.Action
-}
-
-func (p *proposer) Summarize(ctx context.Context, s agent.Session, pr agent.Progress) (agent.Conclusion, error) {
-	c, err := p.Brain.Summarize(ctx, s, pr)
-	c.Remediation.Actions = p.actions
-	return c, err
-}
-
-func TestRemediateApprovalPath(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	h.brain = &proposer{Brain: h.brain, actions: []agent.Action{
-		{ID: "a1", Description: "restart", Command: "kubectl -n payments rollout restart deployment/web", Risk: agent.RiskLow},
-		{ID: "a2", Description: "scale down", Command: "kubectl -n payments scale deployment/web --replicas=0", Risk: agent.RiskLow},
-		{ID: "a3", Description: "roll back", Command: "kubectl -n payments rollout undo deployment/web", Risk: agent.RiskMedium},
-	}}
-	ts := troubleshoot(webTarget)
-	ts.Spec.Mode = kubagev1alpha1.ModeRemediate
-	h.drive(g, ts, kubagev1alpha1.PhaseAwaitingApproval)
-	acts := ts.Status.Remediation.Actions
-	g.Expect(acts).To(HaveLen(3))
-	g.Expect(acts).To(HaveEach(HaveField("Approval", kubagev1alpha1.ApprovalPending)))
-	g.Expect(acts[0].ID).To(MatchRegexp(`^a1-[0-9a-f]{6}$`))
-
-	ctx := context.Background()
-	_, err := h.engine.Advance(ctx, ts)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseAwaitingApproval), "nothing happens without a decision")
-
-	ts.Spec.Approvals = []kubagev1alpha1.ActionApproval{
-		{ActionID: acts[0].ID, Decision: kubagev1alpha1.DecisionApproved},
-		{ActionID: acts[1].ID, Decision: kubagev1alpha1.DecisionRejected},
-		{ActionID: acts[2].ID, Decision: kubagev1alpha1.DecisionApproved},
-	}
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
-	acts = ts.Status.Remediation.Actions
-	g.Expect(acts[0].Approval).To(Equal(kubagev1alpha1.ApprovalExecuted))
-	g.Expect(acts[0].Result).To(ContainSubstring("Restarted the rollout of Deployment/web"))
-	g.Expect(acts[1].Approval).To(Equal(kubagev1alpha1.ApprovalRejected))
-	g.Expect(acts[2].Approval).To(Equal(kubagev1alpha1.ApprovalApproved))
-	g.Expect(acts[2].Result).To(ContainSubstring("only Low-risk actions are executed"))
-
-	d, err := h.cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue(remediate.RestartAnnotation, string(ts.UID)+"/"+acts[0].ID))
-	g.Expect(*d.Spec.Replicas).To(Equal(int32(2)), "the rejected scale did not run")
-	cm, err := h.cs.CoreV1().ConfigMaps(ns).Get(ctx, ts.Status.ReportRef.Name, metav1.GetOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(cm.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("Executed"))
-}
-
-func TestRestartResumesWithoutRelaunchingFinishedTasks(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	ts := troubleshoot(nil)
-	h.drive(g, ts, kubagev1alpha1.PhaseInvestigating)
-	_, err := h.engine.Advance(context.Background(), ts)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(ts.Status.Plan.Tasks[0].State).To(Equal(kubagev1alpha1.TaskRunning))
-	// The first runner finishes the task but the operator dies before collecting it.
-	g.Eventually(func() int { return h.inproc.Running() }).Should(BeZero())
-	h.inproc.Stop()
-
-	counting := &countingInvestigator{inner: h.brain, runs: map[string]int{}}
-	fresh := runner.NewInProcess(h.cs, counting, runner.InProcessOptions{})
-	t.Cleanup(fresh.Stop)
-	h.engine.Runners[kubagev1alpha1.TaskRunnerInProcess] = fresh
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
-	g.Expect(counting.runs).NotTo(HaveKey("i1-t1"), "the finished task's result was collected, not recomputed")
-	for id, n := range counting.runs {
-		g.Expect(n).To(Equal(1), "task %s ran once", id)
-	}
-}
-
-type countingInvestigator struct {
-	inner agent.Investigator
-	mu    sync.Mutex
-	runs  map[string]int
-}
-
-func (c *countingInvestigator) Investigate(ctx context.Context, s agent.Session, t agent.Task) (agent.TaskResult, error) {
-	c.mu.Lock()
-	c.runs[t.ID]++
-	c.mu.Unlock()
-	return c.inner.Investigate(ctx, s, t)
-}
-
-func TestNormalizeTasks(t *testing.T) {
-	g := NewWithT(t)
-	out := NormalizeTasks(2, []agent.Task{{ID: "x"}, {ID: "y", DependsOn: []string{"x", "nope", "y"}}})
-	g.Expect(out[0].ID).To(Equal("i2-t1"))
-	g.Expect(out[1].DependsOn).To(Equal([]string{"i2-t1"}))
-	many := make([]agent.Task, 50)
-	g.Expect(NormalizeTasks(1, many)).To(HaveLen(MaxPlanTasks))
-}
-
-func TestConvertBoundsUntrustedOutput(t *testing.T) {
-	g := NewWithT(t)
-	long := string(make([]byte, 5000))
-	rc := RootCause(agent.RootCause{Summary: long, Category: "not camel", Confidence: 250, EvidenceIDs: []string{"E_1", "missing"}}, map[string]bool{"e-1": true})
-	g.Expect(len(rc.Summary)).To(BeNumerically("<=", 1024))
-	g.Expect(rc.Category).To(Equal(kubagev1alpha1.CategoryUnknown))
-	g.Expect(rc.Confidence).To(Equal(int32(100)))
-	g.Expect(rc.EvidenceIDs).To(Equal([]string{"e-1"}))
-	ev := Evidence(nil, []agent.Evidence{{ID: "a", Summary: "s", Source: agent.Source{Kind: agent.SourceObject}}}, metav1.Now())
-	g.Expect(ev[0].Source.Kind).To(Equal(kubagev1alpha1.EvidenceFromQuery), "an Object source without an object is downgraded")
-	rem := Remediation(agent.Remediation{Actions: []agent.Action{{ID: "A 1", Description: "d", Risk: "Catastrophic"}}})
-	g.Expect(rem.Actions[0].ID).To(Equal("a1"))
-	g.Expect(rem.Actions[0].Risk).To(Equal(kubagev1alpha1.RiskHigh))
-}
-
-// scriptedRunner reports what the test tells it, like a Job runner whose Jobs fail or vanish.
-type scriptedRunner struct {
-	mu      sync.Mutex
-	starts  map[string]int
-	outcome func(taskID string, starts int) runner.Outcome
-}
-
-func (s *scriptedRunner) Start(_ context.Context, _ runner.Owner, req agent.TaskRequest) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.starts[req.Task.ID]++
-	return nil
-}
-
-func (s *scriptedRunner) Check(_ context.Context, _ runner.Owner, id string) (runner.Outcome, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.outcome(id, s.starts[id]), nil
-}
-
-func (s *scriptedRunner) Cleanup(context.Context, runner.Owner) error { return nil }
-
-func (s *scriptedRunner) TaskObjectName(o runner.Owner, id string) string {
-	return runner.ObjectName(o.Name, id)
-}
-
-func TestFailedAndLostTasksReachTheRegulator(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	sr := &scriptedRunner{starts: map[string]int{}, outcome: func(id string, starts int) runner.Outcome {
-		if id == "i1-t1" {
-			return runner.Outcome{State: runner.StateFailed, Reason: "Job web-restarts-i1-t1 exceeded its deadline"}
-		}
-		return runner.Outcome{State: runner.StateMissing}
-	}}
-	h.engine.Runners = map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerJob: sr}
-	h.engine.DefaultRunner = kubagev1alpha1.TaskRunnerJob
-	ts := troubleshoot(nil)
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
-
-	task := ts.Status.Plan.Tasks[0]
-	g.Expect(task.State).To(Equal(kubagev1alpha1.TaskFailed))
-	g.Expect(task.Summary).To(ContainSubstring("exceeded its deadline"))
-	g.Expect(task.JobName).To(Equal("web-restarts-i1-t1"))
-	g.Expect(sr.starts["i1-t1"]).To(Equal(1), "a failed task is not restarted by the engine")
-	g.Expect(ts.Status.RootCause.Category).To(Equal("Inconclusive"), "the regulator stops when every task failed and says so")
-	res, err := runner.ReadResult(context.Background(), h.cs, runner.Owner{Namespace: ns, Name: ts.Name, UID: ts.UID}, "i1-t1")
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(res.Error).To(ContainSubstring("exceeded its deadline"), "the failure is kept as a result for later steps")
-
-	By := "a task that keeps vanishing is started at most MaxAttempts times"
-	h2 := newHarness(t, crashLoopApp()...)
-	lost := &scriptedRunner{starts: map[string]int{}, outcome: func(string, int) runner.Outcome { return runner.Outcome{State: runner.StateMissing} }}
-	h2.engine.Runners = map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerInProcess: lost}
-	ts2 := troubleshoot(nil)
-	h2.drive(g, ts2, kubagev1alpha1.PhaseCompleted)
-	g.Expect(lost.starts["i1-t1"]).To(Equal(3), By)
-	g.Expect(ts2.Status.Plan.Tasks[0].Summary).To(ContainSubstring("lost 3 times"))
-}
-
-func TestForeignConfigMapsAreNeverOverwritten(t *testing.T) {
-	g := NewWithT(t)
-	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-restarts-session"}, Data: map[string]string{"k": "user data"}}
-	h := newHarness(t, append(crashLoopApp(), mine)...)
-	ts := troubleshoot(webTarget)
-	_, err := h.engine.Advance(context.Background(), ts)
-	g.Expect(err).To(MatchError(ContainSubstring("is not a KubAge session")))
-	var se *SpecError
-	g.Expect(errors.As(err, &se)).To(BeTrue())
-	g.Expect(se.Reason).To(Equal(ReasonNameConflict))
-	cm, err := h.cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "web-restarts-session", metav1.GetOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(cm.Data).To(Equal(map[string]string{"k": "user data"}))
-}
-
-func TestLostStatusWritesAreRedoneNotRepeated(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	judged := &countingJudge{Brain: h.brain}
-	h.brain = judged
-	ts := troubleshoot(webTarget)
-	ctx := context.Background()
-	// Every step runs twice from the same status, as when the status write of the first
-	// attempt is lost (or a reconcile reads a stale cache).
-	g.Eventually(func(g Gomega) {
-		stale := ts.DeepCopy()
-		_, err := h.engine.Advance(ctx, stale)
-		g.Expect(err).NotTo(HaveOccurred())
-		_, err = h.engine.Advance(ctx, ts)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
-	}).WithTimeout(10 * time.Second).WithPolling(time.Millisecond).Should(Succeed())
-	g.Expect(ts.Status.Iteration).To(Equal(int32(2)), "no round is skipped")
-	g.Expect(judged.calls).To(Equal(2), "each round is judged once")
-	step, err := h.engine.Advance(ctx, ts)
-	g.Expect(err).NotTo(HaveOccurred())
-	var phases []string
-	for _, m := range step.Checkpoint.Timeline {
-		phases = append(phases, m.Phase)
-	}
-	g.Expect(phases).To(Equal([]string{"Pending", "Planning", "Investigating", "Regulating", "Planning", "Investigating", "Regulating", "Summarizing", "Completed"}))
-}
-
-type countingJudge struct {
-	agent.Brain
-	calls int
-}
-
-func (c *countingJudge) Judge(ctx context.Context, s agent.Session, p agent.Progress) (agent.Verdict, error) {
-	c.calls++
-	return c.Brain.Judge(ctx, s, p)
-}
-
-// citer is a knowledge service that always finds the same runbook.
-type citer struct{ asked []string }
-
-func (c *citer) CiteForConclusion(_ context.Context, namespace string, _ *metav1.LabelSelector, summary, category string) []knowledge.Citation {
-	c.asked = append(c.asked, namespace+"|"+category+"|"+summary)
-	return []knowledge.Citation{{
-		Namespace: namespace, Source: "runbooks", Path: "kubernetes/KubePodCrashLooping.md",
-		Anchor: "mitigation", HeadingPath: []string{"KubePodCrashLooping", "Mitigation"}, ChunkID: "c1", TrustLevel: 4,
-	}}
-}
-
-func TestRootCauseCitesRunbooks(t *testing.T) {
-	g := NewWithT(t)
-	h := newHarness(t, crashLoopApp()...)
-	kb := &citer{}
-	h.engine.Knowledge = kb
-	ts := troubleshoot(webTarget)
-	h.drive(g, ts, kubagev1alpha1.PhaseCompleted, kubagev1alpha1.PhaseFailed)
-
-	g.Expect(kb.asked).To(ConsistOf(HavePrefix(ns + "|CrashLoopBackOff|")))
-	st := ts.Status
-	g.Expect(st.RootCause.EvidenceIDs).To(ContainElement("kb-1"))
-	var cited *kubagev1alpha1.Evidence
-	for i := range st.Evidence {
-		if st.Evidence[i].ID == "kb-1" {
-			cited = &st.Evidence[i]
-		}
-	}
-	g.Expect(cited).NotTo(BeNil(), "the citation is in the status evidence")
-	g.Expect(cited.Source.Kind).To(Equal(kubagev1alpha1.EvidenceFromKnowledge))
-	g.Expect(cited.Source.Knowledge).NotTo(BeNil())
-	g.Expect(cited.Source.Knowledge.Source).To(Equal("runbooks"))
-	g.Expect(cited.Source.Knowledge.Document).To(Equal("kubernetes/KubePodCrashLooping.md"))
-
-	cm, err := h.cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "web-restarts-report", metav1.GetOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(cm.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("Source: Knowledge (runbooks:kubernetes/KubePodCrashLooping.md"))
-	g.Expect(cm.Data[kubagev1alpha1.ReportJSONKey]).To(ContainSubstring("runbooks:kubernetes/KubePodCrashLooping.md#mitigation"))
 }

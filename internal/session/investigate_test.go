@@ -1,0 +1,89 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package session
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	. "github.com/onsi/gomega"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/runner"
+)
+
+// scriptedRunner reports what the test tells it, like a Job runner whose Jobs fail or vanish.
+type scriptedRunner struct {
+	mu      sync.Mutex
+	starts  map[string]int
+	outcome func(taskID string, starts int) runner.Outcome
+}
+
+func (s *scriptedRunner) Start(_ context.Context, _ runner.Owner, req agent.TaskRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.starts[req.Task.ID]++
+	return nil
+}
+
+func (s *scriptedRunner) Check(_ context.Context, _ runner.Owner, id string) (runner.Outcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outcome(id, s.starts[id]), nil
+}
+
+func (s *scriptedRunner) Cleanup(context.Context, runner.Owner) error { return nil }
+
+func (s *scriptedRunner) TaskObjectName(o runner.Owner, id string) string {
+	return runner.ObjectName(o.Name, id)
+}
+
+func TestFailedAndLostTasksReachTheRegulator(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	sr := &scriptedRunner{starts: map[string]int{}, outcome: func(id string, starts int) runner.Outcome {
+		if id == "i1-t1" {
+			return runner.Outcome{State: runner.StateFailed, Reason: "Job web-restarts-i1-t1 exceeded its deadline"}
+		}
+		return runner.Outcome{State: runner.StateMissing}
+	}}
+	h.engine.Runners = map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerJob: sr}
+	h.engine.DefaultRunner = kubagev1alpha1.TaskRunnerJob
+	ts := troubleshoot(nil)
+	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
+
+	task := ts.Status.Plan.Tasks[0]
+	g.Expect(task.State).To(Equal(kubagev1alpha1.TaskFailed))
+	g.Expect(task.Summary).To(ContainSubstring("exceeded its deadline"))
+	g.Expect(task.JobName).To(Equal("web-restarts-i1-t1"))
+	g.Expect(sr.starts["i1-t1"]).To(Equal(1), "a failed task is not restarted by the engine")
+	g.Expect(ts.Status.RootCause.Category).To(Equal("Inconclusive"), "the regulator stops when every task failed and says so")
+	res, err := runner.ReadResult(context.Background(), h.cs, runner.Owner{Namespace: ns, Name: ts.Name, UID: ts.UID}, "i1-t1")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.Error).To(ContainSubstring("exceeded its deadline"), "the failure is kept as a result for later steps")
+
+	By := "a task that keeps vanishing is started at most MaxAttempts times"
+	h2 := newHarness(t, crashLoopApp()...)
+	lost := &scriptedRunner{starts: map[string]int{}, outcome: func(string, int) runner.Outcome { return runner.Outcome{State: runner.StateMissing} }}
+	h2.engine.Runners = map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerInProcess: lost}
+	ts2 := troubleshoot(nil)
+	h2.drive(g, ts2, kubagev1alpha1.PhaseCompleted)
+	g.Expect(lost.starts["i1-t1"]).To(Equal(3), By)
+	g.Expect(ts2.Status.Plan.Tasks[0].Summary).To(ContainSubstring("lost 3 times"))
+}

@@ -1,0 +1,92 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/metrics"
+	"github.com/kubage/kubage/internal/runner"
+)
+
+// phaseStep is one step of the phase machine: it changes the step's status copy and
+// checkpoint (never the cluster twice for the same step) and says when it wants the next
+// step; zero waits for a change of the object or means the session is finished.
+type phaseStep func(ctx context.Context, w *work) (time.Duration, error)
+
+// phaseSteps is the step each phase takes. Completed and Failed have none: a finished
+// session only moves again through the rerun annotation.
+var phaseSteps = map[kubagev1alpha1.TroubleshootPhase]phaseStep{
+	"":                                   created,
+	kubagev1alpha1.PhasePending:          pending,
+	kubagev1alpha1.PhasePlanning:         plan,
+	kubagev1alpha1.PhaseInvestigating:    investigate,
+	kubagev1alpha1.PhaseRegulating:       regulate,
+	kubagev1alpha1.PhaseSummarizing:      summarize,
+	kubagev1alpha1.PhaseAwaitingApproval: awaitApproval,
+	kubagev1alpha1.PhaseRemediating:      executeApproved,
+}
+
+// step runs the step of the session's current phase.
+func (w *work) step(ctx context.Context) (time.Duration, error) {
+	run, ok := phaseSteps[w.st.Phase]
+	if !ok {
+		return 0, nil
+	}
+	return run(ctx, w)
+}
+
+// created records a new session as Pending.
+func created(_ context.Context, w *work) (time.Duration, error) {
+	w.enter(kubagev1alpha1.PhasePending, "session created")
+	return soon, nil
+}
+
+// complete ends the session in Completed.
+func (w *work) complete(ctx context.Context) (time.Duration, error) {
+	return w.finish(ctx, kubagev1alpha1.PhaseCompleted, "")
+}
+
+// fail ends the session in Failed with a reason.
+func (w *work) fail(ctx context.Context, reason, message string) (time.Duration, error) {
+	w.ck.Stop = &Stop{Reason: reason, Message: clean(message, 1000), Failed: true}
+	return w.finish(ctx, kubagev1alpha1.PhaseFailed, message)
+}
+
+// finish ends the session in phase: it stops what still runs and writes the report.
+func (w *work) finish(ctx context.Context, phase kubagev1alpha1.TroubleshootPhase, note string) (time.Duration, error) {
+	all := runner.Owner{Namespace: w.owner.Namespace, Name: w.owner.Name, UID: w.owner.UID}
+	for name, r := range w.e.Runners {
+		if err := r.Cleanup(ctx, all); err != nil {
+			return 0, fmt.Errorf("cleaning up after the session (%s runner): %w", name, err)
+		}
+	}
+	now := metav1.NewTime(w.now)
+	w.st.CompletionTime = &now
+	w.enter(phase, note)
+	if err := w.writeReport(ctx); err != nil {
+		return 0, err
+	}
+	reason, _ := Outcome(w.st, w.ck)
+	metrics.SessionsFinishedTotal.WithLabelValues(string(phase), reason).Inc()
+	return 0, nil
+}

@@ -1,0 +1,56 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/agent"
+)
+
+// plan asks the brain for this round's tasks.
+func plan(ctx context.Context, w *work) (time.Duration, error) {
+	if stop := w.budgetStop(); stop != nil {
+		return w.stopLoop(stop), nil
+	}
+	brain, results, err := w.brainAndResults(ctx)
+	if err != nil {
+		return 0, err
+	}
+	tasks, err := brain.Plan(ctx, w.ck.Session, agent.Progress{Iteration: w.ck.Iteration, Results: results, Verdict: w.ck.Verdict})
+	w.account(brain)
+	if err != nil {
+		return 0, fmt.Errorf("planning iteration %d: %w", w.ck.Iteration, err)
+	}
+	tasks = NormalizeTasks(w.ck.Iteration, tasks)
+	if len(tasks) == 0 {
+		w.enter(kubagev1alpha1.PhaseSummarizing, "nothing left to investigate")
+		return soon, nil
+	}
+	w.ck.Tasks = tasks
+	feedback := ""
+	if w.ck.Verdict != nil {
+		feedback = clean(w.ck.Verdict.Feedback, 1024)
+	}
+	w.st.Plan = &kubagev1alpha1.Plan{Tasks: PlanTasks(tasks), Feedback: feedback}
+	w.st.Iteration = int32(w.ck.Iteration)
+	w.enter(kubagev1alpha1.PhaseInvestigating, fmt.Sprintf("%d task(s) planned", len(tasks)))
+	return soon, nil
+}
