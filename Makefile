@@ -18,6 +18,9 @@ CONTROLLER_TOOLS_VERSION := v0.23.0
 GOLANGCI_LINT_VERSION := v2.6.2
 
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+# Test programs (never shipped): the demo's stand-in kubelet and stand-in model.
+FAKEKUBELET    := $(BIN)/fakekubelet
+FAKEMODEL      := $(BIN)/fakemodel
 # kubectl's built-in kustomize (v5.8.1) renders config/; no separate binary to pin.
 KUSTOMIZE      := $(KUBECTL) kustomize
 KUBECTL        := $(K8S_BIN)/kubectl
@@ -60,10 +63,18 @@ lint: vet ## Static checks (gofmt must be clean, go vet).
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 .PHONY: verify
-verify: manifests generate fmt ## Regenerate everything and fail if the tree changed.
+verify: manifests generate fmt verify-deps ## Regenerate everything and fail if the tree changed.
 	@if [ -n "$$(git status --porcelain -- api config controllers internal cmd)" ]; then \
 		echo "Generated files are out of date:"; git status --porcelain -- api config controllers internal cmd; git diff --stat; exit 1; fi
 	@echo "verify: tree is clean"
+
+# Test doubles, harnesses, scenarios and benchmarks live in test/ and hack/; the shipped binary
+# must link none of them (nor a client-go style fake package).
+.PHONY: verify-deps
+verify-deps: ## Fail if ./cmd/kubage links a package from test/ or hack/, or any fake, bench or test harness.
+	@bad=$$(go list -deps ./cmd/kubage | grep -E '^github\.com/kubage/kubage/((test|hack)/|.*(fake|bench|llmtest|testcluster|scenarios|fixtures))|/fake$$' || true); \
+	if [ -n "$$bad" ]; then echo "verify-deps: ./cmd/kubage links test-only packages:"; echo "$$bad"; exit 1; fi
+	@echo "verify-deps: ./cmd/kubage links no test double, harness, scenario or bench package"
 
 ##@ Test
 .PHONY: test
@@ -89,6 +100,16 @@ bench: control-plane build ## Benchmarks; prints JSON figures.
 .PHONY: build
 build: ## Build the kubage binary into bin/.
 	CGO_ENABLED=0 go build -o $(BIN)/kubage ./cmd/kubage
+
+.PHONY: test-programs
+test-programs: $(FAKEKUBELET) $(FAKEMODEL) ## Build the stand-in kubelet and model (test programs, not shipped) into bin/.
+
+# Rebuilt only when missing or when their sources or the module's requirements change.
+$(FAKEKUBELET): go.mod go.sum $(shell find test/cmd/fakekubelet test/testcluster -name '*.go' ! -name '*_test.go' 2>/dev/null)
+	CGO_ENABLED=0 go build -o $@ ./test/cmd/fakekubelet
+
+$(FAKEMODEL): go.mod go.sum $(shell find test/cmd/fakemodel test/fakes/llmtest -name '*.go' ! -name '*_test.go' 2>/dev/null)
+	CGO_ENABLED=0 go build -o $@ ./test/cmd/fakemodel
 
 .PHONY: run
 run: manifests generate ## Run the manager against the current kubeconfig.
@@ -129,8 +150,8 @@ cluster-down: ## Stop the local cluster and remove its state.
 	hack/cluster.sh down
 
 .PHONY: demo
-demo: control-plane build manifests ## Local cluster, CRDs, operator, broken app, Troubleshoot, root cause.
-	hack/demo.sh
+demo: control-plane build $(FAKEKUBELET) manifests ## Local cluster, CRDs, operator, broken app, Troubleshoot, root cause.
+	KUBAGE_FAKEKUBELET=$(FAKEKUBELET) hack/demo.sh
 
 ##@ Tools
 .PHONY: control-plane

@@ -34,7 +34,7 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpfake"
+	"github.com/kubage/kubage/test/fakes/mcpfake"
 )
 
 // These specs run the ToolServer reconciler against real mcp-go servers on loopback.

@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpfake"
+	"github.com/kubage/kubage/test/fakes/mcpfake"
 )
 
 // rssMiB is the resident set of this process (the manager runs in it), from /proc.

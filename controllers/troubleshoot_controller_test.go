@@ -44,7 +44,7 @@ import (
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 // These specs run their own managers (a custom brain, a runner they can kill) on their

@@ -33,8 +33,8 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
 	"github.com/kubage/kubage/internal/agent/llm"
-	"github.com/kubage/kubage/internal/llmtest"
 	"github.com/kubage/kubage/internal/session"
+	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 // These specs run the default brain factory (no Options.Brains) against the scripted
@@ -66,7 +66,7 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 	It("completes with the model's root cause, accounting its tokens, and sends no Secret value", func(ctx SpecContext) {
 		srv := llmtest.NewServer()
 		DeferCleanup(srv.Close)
-		srv.SetAuto(llm.DemoResponder(llm.DemoOptions{}))
+		srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{}))
 		srv.RequireKey(apiKey)
 
 		ns := newNamespace(ctx, "llm-up")
@@ -100,7 +100,7 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 	It("runs the tasks the model plans in-process, accounting their model calls", func(ctx SpecContext) {
 		srv := llmtest.NewServer()
 		DeferCleanup(srv.Close)
-		srv.SetAuto(llm.DemoResponder(llm.DemoOptions{PlanInvestigation: true}))
+		srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: true}))
 
 		ns := newNamespace(ctx, "llm-tasks")
 		createCrashLoopApp(ctx, ns)

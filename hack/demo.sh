@@ -4,8 +4,9 @@
 #   1. hack/cluster.sh up (reused when it already runs)
 #   2. CRDs and the agent's ClusterRoles
 #   3. the operator (bin/kubage manager) in the background     → bin/demo/manager.log
-#   4. the kubelet harness (bin/kubage dev kubelet) that runs the pods of task Jobs as local
-#      processes, since no container runs on the kwok nodes     → bin/demo/kubelet.log
+#   4. the stand-in kubelet (bin/fakekubelet, a test program built from test/cmd/fakekubelet)
+#      that runs the pods of task Jobs as local kubage processes, since no container runs on the
+#      kwok nodes                                               → bin/demo/kubelet.log
 #   5. config/samples/demo/app.yaml: five faults in namespace kubage-demo
 #   6. config/samples/demo/troubleshoots.yaml, then each session's root cause and report
 #
@@ -13,12 +14,14 @@
 # Troubleshoots are recreated. The cluster, the operator and the harness keep running afterwards;
 # `make cluster-down` stops all of them (they exit when the cluster's state goes away).
 #
-# Environment: KUBAGE_BIN (default bin/kubage), KUBAGE_DEMO_TIMEOUT (seconds to wait for the
+# Environment: KUBAGE_BIN (default bin/kubage), KUBAGE_FAKEKUBELET (default bin/fakekubelet),
+# KUBAGE_DEMO_TIMEOUT (seconds to wait for the
 # sessions, default 180), plus hack/cluster.sh's variables.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KUBAGE=${KUBAGE_BIN:-$ROOT/bin/kubage}
+FAKEKUBELET=${KUBAGE_FAKEKUBELET:-$ROOT/bin/fakekubelet}
 KUBECTL=${KUBAGE_K8S_BIN:-$ROOT/bin/k8s}/kubectl
 DEMO_DIR=$ROOT/bin/demo
 NS=kubage-demo
@@ -29,6 +32,7 @@ step() { printf '\n\033[1m==> %s\033[0m (%ds)\n' "$*" "$SECONDS"; }
 die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 
 [[ -x $KUBAGE ]] || die "$KUBAGE is missing: run make build (or make demo)"
+[[ -x $FAKEKUBELET ]] || die "$FAKEKUBELET is missing: run make test-programs (or make demo)"
 [[ -x $KUBECTL ]] || die "$KUBECTL is missing: run make control-plane"
 mkdir -p "$DEMO_DIR"
 
@@ -48,11 +52,12 @@ for f in agent_role.yaml agent_result_role.yaml agent_result_cluster_role.yaml; 
 done
 echo "installed"
 
-# stop_ours NAME: stop the process we started last time, if it is still ours.
+# stop_ours NAME PATTERN: stop the process we started last time, if its command line still
+# matches PATTERN (so a recycled pid is left alone).
 stop_ours() {
   local pidfile=$DEMO_DIR/$1.pid pid
   pid=$(cat "$pidfile" 2>/dev/null || true)
-  if [[ -n $pid ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "kubage.* $2"; then
+  if [[ -n $pid ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$2"; then
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 50); do [[ -e /proc/$pid ]] || break; sleep 0.2; done
     kill -9 "$pid" 2>/dev/null || true
@@ -60,12 +65,12 @@ stop_ours() {
   rm -f "$pidfile"
 }
 
-# run_bg NAME ARGS...: start kubage in the background with a watchdog that stops it when the
-# cluster's state directory goes away (make cluster-down).
+# run_bg NAME PROGRAM ARGS...: start PROGRAM in the background with a watchdog that stops it
+# when the cluster's state directory goes away (make cluster-down).
 run_bg() {
   local name=$1
   shift
-  setsid "$KUBAGE" "$@" >"$DEMO_DIR/$name.log" 2>&1 </dev/null &
+  setsid "$@" >"$DEMO_DIR/$name.log" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" >"$DEMO_DIR/$name.pid"
   setsid bash -c 'while [[ -e /proc/$1 && -f $2 ]]; do sleep 2; done; kill "$1" 2>/dev/null' \
@@ -74,20 +79,21 @@ run_bg() {
 }
 
 step "Operator"
-stop_ours manager manager
+stop_ours manager "kubage.* manager"
 manager_args=(manager --kubeconfig "$KUBECONFIG" --metrics-bind-address=0 --health-probe-bind-address=0)
 # The Job runner's flags (internal/runner.JobOptions): the agent image is only a name here, the
 # harness runs bin/kubage for it; a missing image is reported after 15 s instead of 1 min.
 if "$KUBAGE" manager --help 2>&1 | grep -q -- --agent-image; then
   manager_args+=(--agent-image="$AGENT_IMAGE" --agent-start-timeout=15s)
 fi
-run_bg manager "${manager_args[@]}"
+run_bg manager "$KUBAGE" "${manager_args[@]}"
 echo "kubage manager running (pid $(cat "$DEMO_DIR/manager.pid")), log: $DEMO_DIR/manager.log"
 
-step "Kubelet harness for task Jobs"
-stop_ours kubelet "dev kubelet"
-run_bg kubelet dev kubelet --kubeconfig "$KUBECONFIG" --work-dir "$DEMO_DIR/kubelet"
-echo "kubage dev kubelet running (pid $(cat "$DEMO_DIR/kubelet.pid")), log: $DEMO_DIR/kubelet.log"
+step "Stand-in kubelet for task Jobs"
+# Also stops a harness an older demo started as `kubage dev kubelet`.
+stop_ours kubelet "fakekubelet\|kubage.* dev kubelet"
+run_bg kubelet "$FAKEKUBELET" --kubeconfig "$KUBECONFIG" --binary "$KUBAGE" --work-dir "$DEMO_DIR/kubelet"
+echo "fakekubelet running (pid $(cat "$DEMO_DIR/kubelet.pid")), log: $DEMO_DIR/kubelet.log"
 
 step "Broken application (namespace $NS)"
 k apply -f "$ROOT/config/samples/demo/app.yaml"

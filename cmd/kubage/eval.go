@@ -22,8 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,7 +30,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubage/kubage/internal/agent/llm"
-	"github.com/kubage/kubage/internal/llmtest"
 )
 
 func init() {
@@ -85,7 +82,6 @@ rate is below --min-pass-rate.`,
 	f.IntVar(&o.contextTokens, "context-tokens", llm.DefaultContextTokens, "the model's context window in tokens")
 	f.StringVar(&o.responseFormat, "response-format", string(llm.FormatJSONSchema), "JSONSchema, JSONObject or Prompt")
 	f.IntVar(&o.minPassRate, "min-pass-rate", 0, "exit non-zero when the pass rate (percent) is lower")
-	cmd.AddCommand(newEvalDemoServerCommand())
 	return cmd
 }
 
@@ -126,43 +122,4 @@ func runEval(ctx context.Context, o evalOptions, getenv func(string) string, out
 		return fmt.Errorf("kubage eval: pass rate %d%% is below %d%%", rep.PassRate, o.minPassRate)
 	}
 	return nil
-}
-
-// newEvalDemoServerCommand returns `kubage eval demo-server`: the scripted
-// OpenAI-compatible server answering the brain's prompts without a model, for demos and
-// end-to-end tests (point a model Secret's baseURL at it).
-func newEvalDemoServerCommand() *cobra.Command {
-	var listen string
-	var investigate bool
-	cmd := &cobra.Command{
-		Use:    "demo-server",
-		Short:  "Serve a scripted OpenAI-compatible endpoint that answers KubAge's prompts (no model needed)",
-		Args:   cobra.NoArgs,
-		Hidden: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
-			defer stop()
-			h := llmtest.NewHandler()
-			h.SetAuto(llm.DemoResponder(llm.DemoOptions{PlanInvestigation: investigate}))
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return err
-			}
-			srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(cmd.OutOrStdout(), "serving the demo model at http://%s/v1\n", ln.Addr())
-			go func() {
-				<-ctx.Done()
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_ = srv.Shutdown(sctx)
-			}()
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8089", "address to listen on")
-	cmd.Flags().BoolVar(&investigate, "plan-investigation", false, "plan one Investigate task per session (needs an LLM-aware task runner)")
-	return cmd
 }

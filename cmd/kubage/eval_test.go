@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/kubage/kubage/internal/agent/llm"
-	"github.com/kubage/kubage/internal/llmtest"
+	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 func TestRunEvalPrintsAReport(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	srv.SetAuto(llm.DemoResponder(llm.DemoOptions{}))
+	srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{}))
 	srv.RequireKey("sk-eval-key-123456")
 	env := map[string]string{"MY_KEY": "sk-eval-key-123456"}
 	o := evalOptions{baseURL: srv.BaseURL(), model: "demo", apiKeyEnv: "MY_KEY", timeout: 5 * time.Second, scenarioTimeout: time.Minute,

@@ -19,7 +19,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/kubage/kubage/internal/alerts"
-	"github.com/kubage/kubage/internal/testcluster"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 func init() {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/kubage/kubage/hack/bench/retrievaleval"
 	"github.com/kubage/kubage/internal/knowledge"
-	"github.com/kubage/kubage/internal/retrieval/eval"
 )
 
 func init() {
@@ -18,5 +18,5 @@ func knowledgeBench(ctx context.Context, env *Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return knowledge.BenchIndex(ctx, filepath.Join(shared, "corpus"), eval.DefaultCorpora)
+	return knowledge.BenchIndex(ctx, filepath.Join(shared, "corpus"), retrievaleval.DefaultCorpora)
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/kubage/kubage/internal/agent/llm/llmbench"
+	"github.com/kubage/kubage/hack/bench/llmbench"
 )
 
 func init() {

@@ -1,6 +1,6 @@
 // Command bench measures KubAge and prints one JSON document with a key per section, e.g.
 // {"ruleEngine": {...}}. Sections that need a cluster share one local cluster (started with
-// internal/testcluster, or the one named by KUBAGE_E2E_KUBECONFIG), started only if a chosen
+// test/testcluster, or the one named by KUBAGE_E2E_KUBECONFIG), started only if a chosen
 // section needs it. Add a section by appending to the sections table.
 //
 //	go run ./hack/bench                      # every section
@@ -24,7 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubage/kubage/internal/testcluster"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 // section is one benchmark; run returns a JSON-serialisable report.

@@ -20,9 +20,9 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
+	"github.com/kubage/kubage/hack/bench/mcpbench"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpbench"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpfake"
+	"github.com/kubage/kubage/test/fakes/mcpfake"
 )
 
 func init() {

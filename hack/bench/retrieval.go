@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kubage/kubage/internal/retrieval/eval"
+	"github.com/kubage/kubage/hack/bench/retrievaleval"
 )
 
 func init() {
@@ -25,12 +25,12 @@ func retrievalBench(ctx context.Context, env *Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	queries, err := eval.LoadQueries(filepath.Join(shared, "eval", "retrieval-dev.jsonl"))
+	queries, err := retrievaleval.LoadQueries(filepath.Join(shared, "eval", "retrieval-dev.jsonl"))
 	if err != nil {
 		return nil, err
 	}
-	cfg := eval.Config{CorpusRoot: filepath.Join(shared, "corpus"), Corpora: eval.DefaultCorpora}
-	return eval.Bench(ctx, cfg, queries, retrievalLatencyQueries)
+	cfg := retrievaleval.Config{CorpusRoot: filepath.Join(shared, "corpus"), Corpora: retrievaleval.DefaultCorpora}
+	return retrievaleval.Bench(ctx, cfg, queries, retrievalLatencyQueries)
 }
 
 // sharedDir is ../shared next to the repository root: the corpora and query files live there.

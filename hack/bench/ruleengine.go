@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubage/kubage/internal/agent"
-	"github.com/kubage/kubage/internal/scenarios"
+	"github.com/kubage/kubage/test/scenarios"
 )
 
 var (

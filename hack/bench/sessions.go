@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/internal/testcluster"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 func init() {

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubage/kubage/internal/agent"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 // BenchmarkScenarios reports engine time and API requests per session for each fake-cluster

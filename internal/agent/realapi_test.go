@@ -18,7 +18,7 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/tools"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 // TestAgainstRealAPIServer runs the tools and the engine against a real kube-apiserver

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubage/kubage/internal/agent"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
-// Cases reproduced from the e2e scenarios on the local cluster (internal/scenarios), where a
+// Cases reproduced from the e2e scenarios on the local cluster (test/scenarios), where a
 // real control plane writes what the fake-cluster tables above did not: pods Ready between
 // restarts, kube-scheduler 1.36 messages without taint names and counting the nodes a pinned
 // pod never wanted, and the PV controller's ProvisioningFailed for no-provisioner classes.

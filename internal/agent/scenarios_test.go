@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 const ns = "payments"

@@ -1,6 +1,6 @@
 package retrieval
 
-// Defaults tuned on the shared development set with retrieval/eval (TestTune
+// Defaults tuned on the shared development set with hack/bench/retrievaleval (TestTune
 // sweeps them; the figures are in that package's tests). A zero Fusion or
 // EmbeddedOptions is valid too; these are what the operator should use.
 var (

@@ -32,7 +32,7 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 const ns = "payments"

@@ -21,7 +21,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubage/kubage/internal/tools"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 const ns = "payments"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/runner"
-	"github.com/kubage/kubage/internal/testcluster"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 // The Job runner on the real control plane: real Job controller, scheduler, garbage collector

@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubage/kubage/internal/testcluster"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 var (

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/internal/testcluster"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 // Helpers of the KubAge specs (the operator, its agent Jobs, sessions) on top of the local

@@ -13,7 +13,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent/llm"
-	"github.com/kubage/kubage/internal/llmtest"
+	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 // Sessions with a model: the operator binary with the LLM brain against the scripted
@@ -54,7 +54,7 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 	It("completes with the root cause the model wrote", func(ctx SpecContext) {
 		srv := llmtest.NewServer()
 		DeferCleanup(srv.Close)
-		srv.SetAuto(llm.DemoResponder(llm.DemoOptions{}))
+		srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{}))
 		srv.RequireKey(apiKey)
 
 		ns := newNamespace(ctx)
@@ -81,7 +81,7 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 	It("runs the Investigate task the model plans in the operator, with the model's tools", func(ctx SpecContext) {
 		srv := llmtest.NewServer()
 		DeferCleanup(srv.Close)
-		srv.SetAuto(llm.DemoResponder(llm.DemoOptions{PlanInvestigation: true}))
+		srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: true}))
 
 		ns := newNamespace(ctx)
 		crashingApp(ctx, ns)

@@ -13,10 +13,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubage/kubage/internal/scenarios"
+	"github.com/kubage/kubage/test/scenarios"
 )
 
-// The rule engine against real failures: every scenario of internal/scenarios is deployed up
+// The rule engine against real failures: every scenario of test/scenarios is deployed up
 // front in its own namespace (through the real controllers and scheduler, kwok playing the
 // kubelets), each spec waits for its failure to show and runs a rule-engine session scoped to
 // that namespace, and the closing table lists what the engine concluded.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kubage/kubage/internal/agent"
-	"github.com/kubage/kubage/internal/llmtest"
+	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 // A whole session: the model plans an investigation task that runs a multi-step tool

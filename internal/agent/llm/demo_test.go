@@ -3,6 +3,8 @@ package llm
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 // The demo responder drives a whole session without degrading: the conclusion is the
@@ -10,7 +12,7 @@ import (
 func TestDemoResponderSession(t *testing.T) {
 	for _, investigate := range []bool{false, true} {
 		e := newEnv(t)
-		e.srv.SetAuto(DemoResponder(DemoOptions{PlanInvestigation: investigate}))
+		e.srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: investigate}))
 		c, tr := e.run()
 		if !strings.HasPrefix(c.RootCause.Summary, "Model assessment: ") || c.RootCause.Category != "CrashLoopBackOff" || c.RootCause.Culprit.Name != "web" {
 			t.Fatalf("conclusion %+v", c.RootCause)

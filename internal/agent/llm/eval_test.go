@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubage/kubage/internal/llmtest"
+	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 func TestEvalBuiltinScenariosAgainstTheDemoResponder(t *testing.T) {
@@ -19,7 +19,7 @@ func TestEvalBuiltinScenariosAgainstTheDemoResponder(t *testing.T) {
 	}
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	srv.SetAuto(DemoResponder(DemoOptions{PlanInvestigation: true}))
+	srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: true}))
 	rep, err := RunEval(context.Background(), Config{BaseURL: srv.BaseURL(), Model: "demo"}, scs, EvalOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/kubage/kubage/internal/agent"
-	"github.com/kubage/kubage/internal/llmtest"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
+	"github.com/kubage/kubage/test/fakes/llmtest"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -13,10 +13,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
-	"github.com/kubage/kubage/internal/llmtest"
 	"github.com/kubage/kubage/internal/tools"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
 	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/test/fakes/llmtest"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 const (

@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpfake"
+	"github.com/kubage/kubage/test/fakes/mcpfake"
 )
 
 func startFake(t *testing.T, opts mcpfake.Options) *mcpfake.Server {

@@ -21,9 +21,9 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/tools"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpfake"
 	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/internal/tools/registry"
+	"github.com/kubage/kubage/test/fakes/mcpfake"
 )
 
 func startFake(t *testing.T, opts mcpfake.Options) *mcpfake.Server {

@@ -16,8 +16,8 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpfake"
 	"github.com/kubage/kubage/internal/tools/registry"
+	"github.com/kubage/kubage/test/fakes/mcpfake"
 )
 
 // Discovery is the time to connect, initialise and list every tool of one server.

@@ -1,4 +1,4 @@
-// Package llmbench measures the LLM brain against the scripted model of internal/llmtest:
+// Package llmbench measures the LLM brain against the scripted model of test/fakes/llmtest:
 // prompt tokens and LLM calls per session (how economically evidence is packed) and the
 // operator's own time per LLM call (everything but the model). It is what `make bench`
 // reports for the LLM brain; the figures do not depend on a model being reachable.
@@ -17,10 +17,10 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
-	"github.com/kubage/kubage/internal/llmtest"
 	"github.com/kubage/kubage/internal/tools"
-	fx "github.com/kubage/kubage/internal/tools/fixtures"
 	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/test/fakes/llmtest"
+	fx "github.com/kubage/kubage/test/fixtures"
 )
 
 // Session is one benchmarked session over a cluster.
@@ -82,7 +82,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.OverheadRuns <= 0 {
 		opts.OverheadRuns = 200
 	}
-	rep := &Report{Procedure: "each session runs RunSession with the LLM brain (rule engine as fallback, built-in tools, in-process runner) against the scripted OpenAI-compatible server answering with llm.DemoResponder (one planned investigation per session); tokens are the server's estimate (bytes/4); the call overhead is the median of repeated Judge calls minus the server's own time"}
+	rep := &Report{Procedure: "each session runs RunSession with the LLM brain (rule engine as fallback, built-in tools, in-process runner) against the scripted OpenAI-compatible server answering with llmtest.DemoResponder (one planned investigation per session); tokens are the server's estimate (bytes/4); the call overhead is the median of repeated Judge calls minus the server's own time"}
 	for _, s := range opts.Sessions {
 		r, err := RunSession(ctx, s)
 		if err != nil {
@@ -122,7 +122,7 @@ func newBrain(srv *llmtest.Server, s Session) (*llm.LLMBrain, error) {
 func RunSession(ctx context.Context, s Session) (Result, error) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	srv.SetAuto(llm.DemoResponder(llm.DemoOptions{PlanInvestigation: true}))
+	srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: true}))
 	b, err := newBrain(srv, s)
 	if err != nil {
 		return Result{}, err
@@ -158,7 +158,7 @@ func RunSession(ctx context.Context, s Session) (Result, error) {
 func CallOverhead(ctx context.Context, s Session, runs int) (time.Duration, error) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
-	srv.SetAuto(llm.DemoResponder(llm.DemoOptions{}))
+	srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{}))
 	b, err := newBrain(srv, s)
 	if err != nil {
 		return 0, err

@@ -1,9 +1,9 @@
-// Package eval measures retrieval quality and speed on the shared corpora: it
+// Package retrievaleval measures retrieval quality and speed on the shared corpora: it
 // indexes them with the embedded store, runs the development queries and
 // reports Recall@5/10, MRR@10 and nDCG@10 (fused and per leg), index build time,
 // memory and query latency. Tests use it to guard against regressions and the
 // benchmark printer calls Dev and Latency to emit JSON.
-package eval
+package retrievaleval
 
 import (
 	"bufio"

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kubage/kubage/hack/bench/mcpbench"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
-	"github.com/kubage/kubage/internal/tools/mcp/mcpbench"
 )
 
 // TestFigures runs the measurements small so they cannot rot; with KUBAGE_BENCH=1 it

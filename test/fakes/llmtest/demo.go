@@ -1,11 +1,25 @@
-package llm
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package llmtest
 
 import (
 	"encoding/json"
 	"regexp"
 	"strings"
-
-	"github.com/kubage/kubage/internal/llmtest"
 )
 
 // DemoOptions tune DemoResponder.
@@ -15,13 +29,23 @@ type DemoOptions struct {
 	PlanInvestigation bool
 }
 
-// DemoResponder answers this package's prompts well enough for demos, e2e tests and
+// The role lines of internal/agent/llm's system prompts (prompt.go). The demo responder
+// recognises a prompt by them; internal/agent/llm's demo tests fail when they drift.
+const (
+	rolePlanner      = "Your role: planner."
+	roleRegulator    = "Your role: regulator."
+	roleSummarizer   = "Your role: summarizer."
+	roleInvestigator = "Your role: investigator"
+	planInvestigate  = "Investigate"
+)
+
+// DemoResponder answers the LLM brain's prompts well enough for demos, e2e tests and
 // benchmarks without a model: it plans (optionally) one investigation, calls one tool
 // and reports it, passes the evidence, and writes a conclusion from the rule engine's
 // candidate in its own words. It knows the prompts' conventions (roles in the system
-// prompt, the candidate data block), which is why it lives next to them.
-func DemoResponder(opts DemoOptions) llmtest.Responder {
-	return func(req llmtest.Request) llmtest.Reply {
+// prompt, the candidate data block); the brain's tests drive it, so drift shows there.
+func DemoResponder(opts DemoOptions) Responder {
+	return func(req Request) Reply {
 		system := ""
 		if len(req.Chat.Messages) > 0 {
 			system = req.Chat.Messages[0].Content
@@ -29,19 +53,19 @@ func DemoResponder(opts DemoOptions) llmtest.Responder {
 		user := firstUser(req)
 		switch {
 		case strings.Contains(system, rolePlanner):
-			return llmtest.JSON(demoPlan(user, opts))
+			return JSON(demoPlan(user, opts))
 		case strings.Contains(system, roleRegulator):
-			return llmtest.JSON(map[string]any{"decision": "pass", "feedback": "The evidence explains the symptom.", "nextSteps": []string{}})
+			return JSON(map[string]any{"decision": "pass", "feedback": "The evidence explains the symptom.", "nextSteps": []string{}})
 		case strings.Contains(system, roleSummarizer):
-			return llmtest.JSON(demoConclusion(user))
+			return JSON(demoConclusion(user))
 		case strings.Contains(system, roleInvestigator):
 			return demoInvestigate(req)
 		}
-		return llmtest.Text("I can only answer KubAge prompts.")
+		return Text("I can only answer KubAge prompts.")
 	}
 }
 
-func firstUser(req llmtest.Request) string {
+func firstUser(req Request) string {
 	for _, m := range req.Chat.Messages {
 		if m.Role == "user" {
 			return m.Content
@@ -128,14 +152,14 @@ func clipRunes(s string, n int) string {
 
 var evidenceIDRE = regexp.MustCompile(`\(evidence id: ([a-z0-9-]+)\)`)
 
-func demoInvestigate(req llmtest.Request) llmtest.Reply {
+func demoInvestigate(req Request) Reply {
 	if req.ToolResults() == 0 && len(req.Chat.Tools) > 0 {
 		for _, t := range req.Chat.Tools {
 			if t.Function.Name == "k8s_events" {
-				return llmtest.Calls(llmtest.CallTool("k8s_events", map[string]any{"warningsOnly": true}))
+				return Calls(CallTool("k8s_events", map[string]any{"warningsOnly": true}))
 			}
 		}
-		return llmtest.SchemaResponder(req)
+		return SchemaResponder(req)
 	}
 	var ids []string
 	first := ""
@@ -154,7 +178,7 @@ func demoInvestigate(req llmtest.Request) llmtest.Reply {
 		}
 	}
 	if len(ids) == 0 {
-		return llmtest.Text("No tool result was available.")
+		return Text("No tool result was available.")
 	}
-	return llmtest.Text("Observed: " + clipRunes(first, 300) + " " + strings.Join(ids, " "))
+	return Text("Observed: " + clipRunes(first, 300) + " " + strings.Join(ids, " "))
 }
