@@ -129,7 +129,8 @@ func forwardFinished(n runner.Notifier, ch chan<- event.GenericEvent) manager.Ru
 	}
 }
 
-// Reconcile loads the session, advances it one step and patches the status once at the end.
+// Reconcile loads the session, admits it, advances it one step and patches the status
+// once at the end.
 func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	log := ctrl.LoggerFrom(ctx)
 
@@ -145,48 +146,56 @@ func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !obj.DeletionTimestamp.IsZero() {
-		r.cleanupDeleted(ctx, req.Namespace, req.Name)
-		return ctrl.Result{}, nil
-	}
-	if obj.Labels[ShardLabel] != r.Shard {
-		// Moved to another shard (or a request from a runner notice): not ours.
+	if !r.admit(ctx, obj) {
 		return ctrl.Result{}, nil
 	}
 	before := obj.DeepCopy()
-	var ck *session.Checkpoint
+	run := &troubleshootRun{r: r}
 
 	defer func() {
-		summarizeTroubleshoot(obj, ck, retErr)
+		summarizeTroubleshoot(obj, run.ck, retErr)
 		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}
-		recordPhaseTransition(r.Recorder, obj, before, ck)
+		recordPhaseTransition(r.Recorder, obj, before, run.ck)
+		recordFailureEvent(r.Recorder, obj, retErr)
 		result, retErr = resultFor(result, retErr)
 	}()
 
 	log.V(1).Info("Reconciling", "Troubleshoot", klog.KObj(obj), "phase", obj.Status.Phase)
-	return runSteps(ctx, obj, r.steps(&ck))
+	return runSteps(ctx, obj, []step[*kubagev1alpha1.Troubleshoot]{
+		run.advanceSession,
+	})
 }
 
-// steps is the ordered work of one reconcile: a single step of the session.
-func (r *TroubleshootReconciler) steps(ck **session.Checkpoint) []step[*kubagev1alpha1.Troubleshoot] {
-	return []step[*kubagev1alpha1.Troubleshoot]{
-		func(ctx context.Context, obj *kubagev1alpha1.Troubleshoot) (ctrl.Result, error) {
-			return r.advance(ctx, obj, ck)
-		},
+// admit decides, before anything is written, whether this reconcile may work on obj: a
+// Troubleshoot being deleted only has its in-process tasks stopped, and one that belongs
+// to another shard (or came from a runner notice of another shard) is left alone.
+func (r *TroubleshootReconciler) admit(ctx context.Context, obj *kubagev1alpha1.Troubleshoot) bool {
+	if !obj.DeletionTimestamp.IsZero() {
+		r.cleanupDeleted(ctx, obj.Namespace, obj.Name)
+		return false
 	}
+	return obj.Labels[ShardLabel] == r.Shard
 }
 
-// advance runs one step of the session and maps the engine's errors to reconcile outcomes.
-func (r *TroubleshootReconciler) advance(ctx context.Context, obj *kubagev1alpha1.Troubleshoot, ck **session.Checkpoint) (ctrl.Result, error) {
+// troubleshootRun carries what one reconcile learns from step to step.
+type troubleshootRun struct {
+	r *TroubleshootReconciler
+	// ck is the session's checkpoint after its step; nil when the step failed.
+	ck *session.Checkpoint
+}
+
+// advanceSession runs one step of the session (see internal/session); the engine's
+// errors already speak the reconcilers' error vocabulary.
+func (run *troubleshootRun) advanceSession(ctx context.Context, obj *kubagev1alpha1.Troubleshoot) (ctrl.Result, error) {
 	phase := obj.Status.Phase
-	st, err := r.Engine.Advance(ctx, obj)
+	st, err := run.r.Engine.Advance(ctx, obj)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	*ck = st.Checkpoint
+	run.ck = st.Checkpoint
 	if obj.Status.Phase != phase {
 		ctrl.LoggerFrom(ctx).Info("Phase changed", "Troubleshoot", klog.KObj(obj), "from", phase, "to", obj.Status.Phase)
 	}
