@@ -18,13 +18,8 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -52,7 +47,6 @@ import (
 	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/kbbuild"
 	"github.com/kubage/kubage/internal/knowledge"
-	"github.com/kubage/kubage/internal/retrieval"
 	"github.com/kubage/kubage/internal/retrieval/milvus"
 )
 
@@ -69,8 +63,6 @@ const (
 	defaultRefreshInterval = time.Hour
 	// indexTimeout bounds one fetch-and-index run, so a hung remote cannot hold a worker.
 	indexTimeout = 10 * time.Minute
-	// gitFetchTimeout bounds one git fetch.
-	gitFetchTimeout = 3 * time.Minute
 	// firstIndexRetry is the wait after the first failed run; it doubles per failure up
 	// to maxIndexRetry (or the refresh interval, when shorter).
 	firstIndexRetry = 5 * time.Second
@@ -80,16 +72,6 @@ const (
 	cleanupGracePeriod = 10 * time.Minute
 	// maxFailedDocuments bounds status.failedDocuments (the API allows 20).
 	maxFailedDocuments = 20
-)
-
-// Keys read from the Secrets a KnowledgeSource refers to.
-const (
-	secretUsernameKey   = "username"
-	secretPasswordKey   = "password"
-	secretTokenKey      = "token"
-	secretIdentityKey   = "identity"
-	secretKnownHostsKey = "known_hosts"
-	secretPassphraseKey = "passphrase"
 )
 
 var (
@@ -125,18 +107,15 @@ type KnowledgeSourceReconciler struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
+	// sources translates specs into what the knowledge service indexes.
+	sources *knowledge.SpecResolver
+
 	mu    sync.Mutex
 	state map[types.NamespacedName]*sourceState
 }
 
 // sourceState is what the reconciler keeps between runs of one source.
 type sourceState struct {
-	// httpKey and http keep an HTTP source (with its ETags) while its URLs stay the same.
-	httpKey string
-	http    *kbbuild.HTTPSource
-	// embedderKey and embedder keep an embedder (with its vector cache) while its settings stay the same.
-	embedderKey string
-	embedder    retrieval.Embedder
 	// failures counts consecutive failed runs, for the retry backoff.
 	failures int
 }
@@ -152,10 +131,11 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
+	r.sources = knowledge.NewSpecResolver(refReader{r.APIReader})
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
 	if err := indexer.IndexField(ctx, &kubagev1alpha1.KnowledgeSource{}, knowledgeSecretIndex, func(o client.Object) []string {
-		return knowledgeSourceSecrets(o.(*kubagev1alpha1.KnowledgeSource))
+		return knowledge.ReferencedSecrets(o.(*kubagev1alpha1.KnowledgeSource))
 	}); err != nil {
 		return fmt.Errorf("indexing KnowledgeSources by Secret: %w", err)
 	}
@@ -182,21 +162,6 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 		Named("knowledgesource").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
-}
-
-// knowledgeSourceSecrets lists the Secrets a KnowledgeSource reads.
-func knowledgeSourceSecrets(ks *kubagev1alpha1.KnowledgeSource) []string {
-	var names []string
-	if g := ks.Spec.Git; g != nil && g.SecretRef != nil {
-		names = append(names, g.SecretRef.Name)
-	}
-	if e := ks.Spec.Embedding; e != nil {
-		names = append(names, e.SecretRef.Name)
-	}
-	if m := ks.Spec.Store.Milvus; m != nil && m.SecretRef != nil {
-		names = append(names, m.SecretRef.Name)
-	}
-	return names
 }
 
 // Reconcile loads the object, runs the steps and patches the status once at the end.
@@ -268,6 +233,7 @@ func (r *KnowledgeSourceReconciler) forget(key types.NamespacedName) {
 	r.mu.Lock()
 	delete(r.state, key)
 	r.mu.Unlock()
+	r.sources.Forget(key.Namespace, key.Name)
 }
 
 // finalize removes the source's chunks from its store and then the finalizer. A store
@@ -285,7 +251,7 @@ func (r *KnowledgeSourceReconciler) finalize(ctx context.Context, obj *kubagev1a
 		if obj.Spec.Embedding != nil {
 			dim = int(obj.Spec.Embedding.Dimensions)
 		}
-		milvusCfg, _ = r.milvusConfig(ctx, obj, dim)
+		milvusCfg, _ = r.sources.MilvusConfig(ctx, obj, dim)
 		if milvusCfg == nil {
 			m := obj.Spec.Store.Milvus
 			milvusCfg = &milvus.Config{Address: m.Address, DBName: m.Database, Collection: m.Collection, Dimension: dim, TLS: strings.HasPrefix(m.Address, "https://")}
@@ -328,263 +294,20 @@ func (run *knowledgeSourceRun) initialize(_ context.Context, obj *kubagev1alpha1
 }
 
 // resolve turns the spec and the objects it refers to into what the knowledge service
-// indexes. Missing Secrets or ConfigMaps and unusable settings stall the source until
-// they change (the watches bring it back).
+// indexes (see knowledge.SpecResolver). Missing Secrets or ConfigMaps and unusable
+// settings stall the source until they change (the watches bring it back); an embedding
+// endpoint that fails before indexing starts is a failed run like a failed fetch.
 func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
-	r := run.r
-	key := client.ObjectKeyFromObject(obj)
-	state := r.stateOf(key)
-	spec := &obj.Spec
-	cfg := knowledge.SourceConfig{
-		Namespace:  obj.Namespace,
-		Name:       obj.Name,
-		Labels:     obj.Labels,
-		Domain:     spec.Domain,
-		TrustLevel: int(spec.TrustLevel),
-		Format:     kbbuild.Format(spec.Format),
-		Chunking: kbbuild.ChunkOptions{
-			MinTokens: int(spec.Chunking.MinTokens), TargetTokens: int(spec.Chunking.TargetTokens), MaxTokens: int(spec.Chunking.MaxTokens),
-		},
+	cfg, err := run.r.sources.Resolve(ctx, obj)
+	var waiting *serror.Waiting
+	if errors.As(err, &waiting) {
+		return ctrl.Result{}, run.fail(ctx, obj, waiting.Reason, waiting.Err)
 	}
-	if cfg.Format == "" {
-		cfg.Format = kbbuild.FormatMarkdown
-	}
-	if err := cfg.Chunking.WithDefaults().Validate(); err != nil {
-		return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("chunking: %w", err))
-	}
-
-	var fp any
-	switch {
-	case spec.Git != nil:
-		src, err := run.gitSource(ctx, obj)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		cfg.Source = src
-		fp = struct {
-			URL, Ref string
-			Paths    []string
-		}{spec.Git.URL, spec.Git.Ref, src.primary().Filter.Include}
-	case spec.HTTP != nil:
-		urls := append([]string(nil), spec.HTTP.URLs...)
-		sort.Strings(urls)
-		fp = urls
-		httpKey := hashOf(urls)
-		if state.http == nil || state.httpKey != httpKey {
-			state.http, state.httpKey = &kbbuild.HTTPSource{URLs: urls}, httpKey
-		}
-		cfg.Source = state.http
-	case spec.ConfigMapRef != nil:
-		cm := &corev1.ConfigMap{}
-		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: obj.Namespace, Name: spec.ConfigMapRef.Name}, cm)
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.ConfigMapNotFoundReason, fmt.Errorf("ConfigMap %s not found", spec.ConfigMapRef.Name))
-		}
-		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("reading ConfigMap %s: %w", spec.ConfigMapRef.Name, err)
-		}
-		cfg.Source = &kbbuild.ConfigMapSource{Data: cm.Data}
-		fp = "configmap/" + spec.ConfigMapRef.Name
-	case len(spec.Inline) > 0:
-		data := make(map[string]string, len(spec.Inline))
-		for _, d := range spec.Inline {
-			data[d.Name] = d.Content
-		}
-		cfg.Source = &kbbuild.ConfigMapSource{Data: data}
-		fp = "inline"
-	default:
-		return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, errors.New("set exactly one of git, http, configMapRef or inline"))
-	}
-	cfg.Fingerprint = hashOf(fp)
-
-	if spec.Embedding != nil {
-		emb, err := run.embedder(ctx, obj, state)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		cfg.Embedder = emb
-	}
-	if spec.Store.Type == kubagev1alpha1.StoreMilvus {
-		if spec.Store.Milvus == nil {
-			return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, errors.New("store.milvus is required when store.type is Milvus"))
-		}
-		dim := 0
-		if spec.Embedding != nil {
-			dim = int(spec.Embedding.Dimensions)
-		}
-		if dim == 0 && cfg.Embedder != nil {
-			// Milvus needs the vector size up front: ask the model (the answer is cached).
-			vecs, err := cfg.Embedder.Embed(ctx, []string{"dimension probe"})
-			if err != nil || len(vecs) != 1 || len(vecs[0]) == 0 {
-				if err == nil {
-					err = errors.New("the endpoint returned no vector")
-				}
-				return ctrl.Result{}, run.fail(ctx, obj, kubagev1alpha1.EmbeddingFailedReason,
-					fmt.Errorf("learning the embedding size for Milvus (set embedding.dimensions to skip this): %w", err))
-			}
-			dim = len(vecs[0])
-		}
-		mcfg, err := run.r.milvusConfig(ctx, obj, dim)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		cfg.Milvus = mcfg
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 	run.cfg = cfg
 	return ctrl.Result{}, nil
-}
-
-// gitSource maps spec.git onto a kbbuild git source, with credentials from its Secret.
-func (run *knowledgeSourceRun) gitSource(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (*gitRefSource, error) {
-	g := obj.Spec.Git
-	filter := kbbuild.PathFilter{Include: g.Paths}
-	if len(filter.Include) == 0 {
-		filter.Include = defaultPaths(obj.Spec.Format)
-	}
-	if err := filter.Validate(); err != nil {
-		return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("git.paths: %w", err))
-	}
-	var auth kbbuild.GitAuth
-	if g.SecretRef != nil {
-		data, err := run.r.secretData(ctx, obj.Namespace, g.SecretRef.Name)
-		if err != nil {
-			return nil, err
-		}
-		auth = kbbuild.GitAuth{
-			Username:      string(data[secretUsernameKey]),
-			Password:      string(data[secretPasswordKey]),
-			Token:         string(data[secretTokenKey]),
-			SSHPrivateKey: data[secretIdentityKey],
-			SSHKnownHosts: data[secretKnownHostsKey],
-			SSHPassphrase: string(data[secretPassphraseKey]),
-		}
-		if auth.Username == "" && auth.Password == "" && auth.Token == "" && len(auth.SSHPrivateKey) == 0 {
-			return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("Secret %s has none of the keys %s, %s, %s or %s",
-				g.SecretRef.Name, secretUsernameKey, secretPasswordKey, secretTokenKey, secretIdentityKey))
-		}
-	}
-	base := kbbuild.GitSource{URL: g.URL, Filter: filter, Auth: auth, Timeout: gitFetchTimeout}
-	src := &gitRefSource{}
-	ref := strings.TrimSpace(g.Ref)
-	switch {
-	case ref == "":
-		src.sources = []*kbbuild.GitSource{&base}
-	case fullCommit.MatchString(ref):
-		s := base
-		s.Ref.Commit = strings.ToLower(ref)
-		src.sources = []*kbbuild.GitSource{&s}
-	case strings.HasPrefix(ref, "refs/heads/"):
-		s := base
-		s.Ref.Branch = strings.TrimPrefix(ref, "refs/heads/")
-		src.sources = []*kbbuild.GitSource{&s}
-	case strings.HasPrefix(ref, "refs/tags/"):
-		s := base
-		s.Ref.Tag = strings.TrimPrefix(ref, "refs/tags/")
-		src.sources = []*kbbuild.GitSource{&s}
-	default:
-		// A bare name is a branch or a tag; branches win, as in git itself.
-		branch, tag := base, base
-		branch.Ref.Branch, tag.Ref.Tag = ref, ref
-		src.sources = []*kbbuild.GitSource{&branch, &tag}
-	}
-	return src, nil
-}
-
-// fullCommit matches a full commit hash.
-var fullCommit = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
-
-// gitRefSource tries a bare ref name as a branch and then as a tag.
-type gitRefSource struct {
-	sources []*kbbuild.GitSource
-}
-
-func (g *gitRefSource) primary() *kbbuild.GitSource { return g.sources[0] }
-
-// Fetch implements kbbuild.Source.
-func (g *gitRefSource) Fetch(ctx context.Context, previousRevision string) (*kbbuild.Snapshot, error) {
-	var err error
-	for _, s := range g.sources {
-		var snap *kbbuild.Snapshot
-		if snap, err = s.Fetch(ctx, previousRevision); err == nil || !errors.Is(err, kbbuild.ErrRefNotFound) {
-			return snap, err
-		}
-	}
-	return nil, err
-}
-
-// defaultPaths selects the files of a format when spec.git.paths is unset.
-func defaultPaths(f kubagev1alpha1.DocumentFormat) []string {
-	switch f {
-	case kubagev1alpha1.FormatHTML:
-		return []string{"**/*.html", "**/*.htm"}
-	case kubagev1alpha1.FormatText:
-		return []string{"**/*.txt", "**/*.text"}
-	default:
-		return []string{"**/*.md", "**/*.markdown"}
-	}
-}
-
-// embedder builds the OpenAI-compatible embedder of spec.embedding, reusing the previous
-// one (and its vector cache) while the Secret's settings stay the same.
-func (run *knowledgeSourceRun) embedder(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource, state *sourceState) (retrieval.Embedder, error) {
-	e := obj.Spec.Embedding
-	data, err := run.r.secretData(ctx, obj.Namespace, e.SecretRef.Name)
-	if err != nil {
-		return nil, err
-	}
-	cfg := retrieval.OpenAIEmbedderConfig{
-		BaseURL:    strings.TrimSpace(string(data[kubagev1alpha1.ModelSecretBaseURLKey])),
-		Model:      strings.TrimSpace(string(data[kubagev1alpha1.ModelSecretModelKey])),
-		APIKey:     strings.TrimSpace(string(data[kubagev1alpha1.ModelSecretAPIKeyKey])),
-		Dimensions: int(e.Dimensions),
-	}
-	if cfg.BaseURL == "" || cfg.Model == "" {
-		return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding Secret %s needs the keys %s and %s",
-			e.SecretRef.Name, kubagev1alpha1.ModelSecretBaseURLKey, kubagev1alpha1.ModelSecretModelKey))
-	}
-	key := hashOf(cfg)
-	if state.embedder != nil && state.embedderKey == key {
-		return state.embedder, nil
-	}
-	emb, err := retrieval.NewOpenAIEmbedder(cfg)
-	if err != nil {
-		return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding: %w", err))
-	}
-	state.embedder, state.embedderKey = emb, key
-	return emb, nil
-}
-
-// milvusConfig maps spec.store.milvus and its credentials Secret onto a Milvus config.
-func (r *KnowledgeSourceReconciler) milvusConfig(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource, dim int) (*milvus.Config, error) {
-	m := obj.Spec.Store.Milvus
-	cfg := &milvus.Config{
-		Address:    m.Address,
-		DBName:     m.Database,
-		Collection: m.Collection,
-		Dimension:  dim,
-		TLS:        strings.HasPrefix(m.Address, "https://"),
-	}
-	if m.SecretRef != nil {
-		data, err := r.secretData(ctx, obj.Namespace, m.SecretRef.Name)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Username, cfg.Password, cfg.APIKey = string(data[secretUsernameKey]), string(data[secretPasswordKey]), string(data[secretTokenKey])
-	}
-	return cfg, nil
-}
-
-// secretData reads a Secret of the source's namespace; a missing one stalls the source.
-func (r *KnowledgeSourceReconciler) secretData(ctx context.Context, namespace, name string) (map[string][]byte, error) {
-	s := &corev1.Secret{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
-	if apierrors.IsNotFound(err) {
-		return nil, serror.NewStalling(kubagev1alpha1.SecretNotFoundReason, fmt.Errorf("Secret %s not found", name))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading Secret %s: %w", name, err)
-	}
-	return s.Data, nil
 }
 
 // markIndexing shows phase Indexing while a new or changed spec is fetched for the first
@@ -745,14 +468,24 @@ func clampInt32(n int) int32 {
 	return int32(min(max(n, 0), 1<<31-1))
 }
 
-// hashOf fingerprints a value by its JSON encoding.
-func hashOf(v any) string {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		raw = []byte(fmt.Sprintf("%#v", v))
+func newKnowledgeSourceList() client.ObjectList { return &kubagev1alpha1.KnowledgeSourceList{} }
+
+// refReader reads a KnowledgeSource's Secrets and ConfigMaps with the reconciler's
+// uncached reader (RBAC grants get on Secrets, not list).
+type refReader struct{ client.Reader }
+
+func (r refReader) SecretData(ctx context.Context, namespace, name string) (map[string][]byte, error) {
+	s := &corev1.Secret{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
+		return nil, err
 	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:12])
+	return s.Data, nil
 }
 
-func newKnowledgeSourceList() client.ObjectList { return &kubagev1alpha1.KnowledgeSourceList{} }
+func (r refReader) ConfigMapData(ctx context.Context, namespace, name string) (map[string]string, error) {
+	cm := &corev1.ConfigMap{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cm); err != nil {
+		return nil, err
+	}
+	return cm.Data, nil
+}

@@ -126,38 +126,6 @@ func TestIndexRetryBacksOffWithinTheRefreshInterval(t *testing.T) {
 	g.Expect(indexRetry(50, 2*time.Minute)).To(Equal(2 * time.Minute))
 }
 
-func TestGitRefMapping(t *testing.T) {
-	run := &knowledgeSourceRun{r: &KnowledgeSourceReconciler{}}
-	commit := strings.Repeat("ab", 20)
-	for ref, want := range map[string][]kbbuild.GitRef{
-		"":                      {{}},
-		"main":                  {{Branch: "main"}, {Tag: "main"}},
-		"refs/heads/dev":        {{Branch: "dev"}},
-		"refs/tags/v1.2":        {{Tag: "v1.2"}},
-		strings.ToUpper(commit): {{Commit: commit}},
-	} {
-		t.Run(ref, func(t *testing.T) {
-			g := NewWithT(t)
-			ks := &kubagev1alpha1.KnowledgeSource{Spec: kubagev1alpha1.KnowledgeSourceSpec{Git: &kubagev1alpha1.GitSource{URL: "https://git.example.com/r", Ref: ref}}}
-			src, err := run.gitSource(context.Background(), ks)
-			g.Expect(err).NotTo(HaveOccurred())
-			var refs []kbbuild.GitRef
-			for _, s := range src.sources {
-				refs = append(refs, s.Ref)
-				g.Expect(s.Filter.Include).To(Equal([]string{"**/*.md", "**/*.markdown"}))
-				g.Expect(s.Timeout).To(Equal(gitFetchTimeout))
-			}
-			g.Expect(refs).To(Equal(want))
-		})
-	}
-	g := NewWithT(t)
-	bad := &kubagev1alpha1.KnowledgeSource{Spec: kubagev1alpha1.KnowledgeSourceSpec{Git: &kubagev1alpha1.GitSource{URL: "https://x/r", Paths: []string{"[oops"}}}}
-	_, err := run.gitSource(context.Background(), bad)
-	var stalling *serror.Stalling
-	g.Expect(errors.As(err, &stalling)).To(BeTrue())
-	g.Expect(stalling.Reason).To(Equal(kubagev1alpha1.InvalidSpecReason))
-}
-
 func TestFailedDocumentsAreBounded(t *testing.T) {
 	g := NewWithT(t)
 	var errs []kbbuild.DocumentError
