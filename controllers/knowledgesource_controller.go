@@ -264,7 +264,7 @@ func (r *KnowledgeSourceReconciler) finalize(ctx context.Context, obj *kubagev1a
 		}
 		log.Error(err, "Giving up removing the source from its store; its chunks stay behind", "KnowledgeSource", klog.KObj(obj))
 		if r.Recorder != nil {
-			r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, "CleanupFailed", "Delete", "%s", truncate(err.Error(), maxConditionMessage))
+			r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, kubagev1alpha1.CleanupFailedReason, "Delete", "%s", truncate(err.Error(), maxConditionMessage))
 		}
 	}
 	base := obj.DeepCopy()

@@ -73,6 +73,10 @@ const (
 
 	// ServingLastIndexReason: the latest run failed and the previous index keeps serving.
 	ServingLastIndexReason = "ServingLastIndex"
+
+	// CleanupFailedReason (an Event reason): a deleted source's chunks could not be removed
+	// from its store within the grace period and stay behind.
+	CleanupFailedReason = "CleanupFailed"
 )
 
 // Reasons of ToolServers, and of KnowledgeSources for the objects they refer to.
