@@ -76,7 +76,7 @@ type Env struct {
 func (e *Env) cluster(ctx context.Context) error {
 	e.startOnce.Do(func() {
 		start := time.Now()
-		var out io.Writer = io.Discard
+		out := io.Discard
 		if *verbose {
 			out = os.Stderr
 		}

@@ -39,11 +39,11 @@ func anyPod(app string, check func(p *corev1.Pod) error) func(context.Context, *
 		}
 		var errs []error
 		for i := range pods {
-			if err := check(&pods[i]); err == nil {
+			err := check(&pods[i])
+			if err == nil {
 				return nil
-			} else {
-				errs = append(errs, fmt.Errorf("pod %s: %w", pods[i].Name, err))
 			}
+			errs = append(errs, fmt.Errorf("pod %s: %w", pods[i].Name, err))
 		}
 		return errors.Join(errs...)
 	}
