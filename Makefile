@@ -71,8 +71,12 @@ lint-selftest: $(GOLANGCI_LINT) ## Show the layer rules bite: an internal/ packa
 	GOLANGCI_LINT=$(GOLANGCI_LINT) hack/lint-selftest.sh
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) verify-deps ## Regenerate (manifests, generate, go mod tidy) in a temporary copy; fail if the tree differs.
+verify: $(CONTROLLER_GEN) verify-deps verify-size ## Regenerate (manifests, generate, go mod tidy) in a temporary copy; fail if the tree differs.
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/verify.sh
+
+.PHONY: verify-size
+verify-size: ## Fail if a hand-written, non-test Go file in controllers/, internal/ or cmd/ is over 500 lines.
+	hack/check-file-size.sh
 
 # Test doubles, harnesses, scenarios and benchmarks live in test/ and hack/; the shipped binary
 # must link none of them (nor a client-go style fake package).
