@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubage/kubage/internal/text"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -188,7 +189,7 @@ func (h *Handler) process(w http.ResponseWriter, r *http.Request, payload *Paylo
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.opts.RequestTimeout)
 	defer cancel()
-	ctx = ctrl.LoggerInto(ctx, ctrl.Log.WithName("alerts").WithValues("receiver", clip(payload.Receiver, 64)))
+	ctx = ctrl.LoggerInto(ctx, ctrl.Log.WithName("alerts").WithValues("receiver", text.Clip(payload.Receiver, 64)))
 	summary, err := h.processor.Process(ctx, payload)
 	var transient *TransientError
 	switch {

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Labels and annotations the receiver puts on the sessions it creates.
@@ -94,7 +95,7 @@ func nameStem(s string) string {
 			prevLowerOrDigit, prevHyphen = false, true
 		}
 	}
-	stem := strings.Trim(clip(b.String(), maxNameStem), "-")
+	stem := strings.Trim(text.Clip(b.String(), maxNameStem), "-")
 	if stem == "" {
 		return "unnamed"
 	}
@@ -136,9 +137,9 @@ func BuildSession(a *Alert, receiver string, pol *CompiledPolicy, now time.Time)
 			Hints:      hints(a),
 			Alert: &kubagev1alpha1.AlertSource{
 				Fingerprint: a.Fingerprint,
-				AlertName:   clip(a.Name(), 256),
+				AlertName:   text.Clip(a.Name(), 256),
 				StartsAt:    metav1.NewTime(a.StartsAt.UTC()),
-				Receiver:    clip(cleanText(receiver), 256),
+				Receiver:    text.Clip(cleanText(receiver), 256),
 			},
 		},
 	}
@@ -170,7 +171,7 @@ func sessionNamespace(a *Alert, pol *CompiledPolicy) (string, *Rejection) {
 		return "", reject(ReasonNoNamespace, "no label %s and no default namespace", strings.Join(pol.NamespaceLabels, ", "))
 	}
 	if len(validation.IsDNS1123Label(ns)) > 0 {
-		return "", reject(ReasonInvalidNamespace, "%q is not a valid namespace name", clip(ns, 64))
+		return "", reject(ReasonInvalidNamespace, "%q is not a valid namespace name", text.Clip(ns, 64))
 	}
 	return ns, nil
 }
@@ -183,7 +184,7 @@ func sessionTarget(a *Alert, pol *CompiledPolicy) (*kubagev1alpha1.TroubleshootT
 			continue
 		}
 		if len(validation.IsDNS1123Subdomain(v)) > 0 {
-			return nil, reject(ReasonInvalidTargetName, "label %s=%q is not a valid %s name", t.Label, clip(v, 64), t.Kind)
+			return nil, reject(ReasonInvalidTargetName, "label %s=%q is not a valid %s name", t.Label, text.Clip(v, 64), t.Kind)
 		}
 		return &kubagev1alpha1.TroubleshootTarget{APIGroup: t.APIGroup, Kind: t.Kind, Name: v}, nil
 	}
@@ -203,7 +204,7 @@ func problemText(a *Alert, target *kubagev1alpha1.TroubleshootTarget, ns string)
 			fmt.Fprintf(&b, "\n%s: %s", key, v)
 		}
 	}
-	return clip(b.String(), maxProblemBytes)
+	return text.Clip(b.String(), maxProblemBytes)
 }
 
 // hints keeps the runbook first, then the labels, the alert's origin and the other
@@ -213,7 +214,7 @@ func hints(a *Alert) []string {
 	add := func(key, value string) {
 		value = strings.TrimSpace(cleanText(value))
 		if value != "" && len(out) < maxHints {
-			out = append(out, clip(key+": "+value, maxHintBytes))
+			out = append(out, text.Clip(key+": "+value, maxHintBytes))
 		}
 	}
 	add("runbook_url", a.Annotations["runbook_url"])

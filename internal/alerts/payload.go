@@ -26,6 +26,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Bounds on one payload. Alertmanager sends at most a few hundred alerts per group in
@@ -157,7 +159,7 @@ func ParsePayload(body []byte, maxAlerts int) (*Payload, error) {
 		return nil, payloadErr(ReasonMissingField, "version is required")
 	}
 	if p.Version != "4" {
-		return nil, payloadErr(ReasonUnsupportedVersion, "version %q is not supported; want \"4\"", clip(p.Version, 16))
+		return nil, payloadErr(ReasonUnsupportedVersion, "version %q is not supported; want \"4\"", text.Clip(p.Version, 16))
 	}
 	if p.Status != StatusFiring && p.Status != StatusResolved {
 		if p.Status == "" {
@@ -229,7 +231,7 @@ func checkAlertContent(a *Alert) (reason, message string) {
 			return ReasonLabelsTooLarge, fmt.Sprintf("label names are at most %d bytes and values %d", MaxLabelNameBytes, MaxLabelValueBytes)
 		}
 		if hasHiddenRunes(k) || hasHiddenRunes(v) {
-			return ReasonControlCharacters, fmt.Sprintf("label %q has control or formatting characters", clip(cleanText(k), 64))
+			return ReasonControlCharacters, fmt.Sprintf("label %q has control or formatting characters", text.Clip(cleanText(k), 64))
 		}
 	}
 	for k, v := range a.Annotations {
@@ -237,7 +239,7 @@ func checkAlertContent(a *Alert) (reason, message string) {
 			return ReasonLabelsTooLarge, fmt.Sprintf("annotation names are at most %d bytes and values %d", MaxLabelNameBytes, MaxAnnotationValueBytes)
 		}
 		if hasHiddenRunes(k) {
-			return ReasonControlCharacters, fmt.Sprintf("annotation name %q has control or formatting characters", clip(cleanText(k), 64))
+			return ReasonControlCharacters, fmt.Sprintf("annotation name %q has control or formatting characters", text.Clip(cleanText(k), 64))
 		}
 	}
 	return "", ""
@@ -276,17 +278,6 @@ func cleanText(s string) string {
 	return b.String()
 }
 
-// clip shortens s to at most n bytes without splitting a UTF-8 sequence.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -308,7 +299,7 @@ func describeJSONError(err error) string {
 		return fmt.Sprintf("invalid JSON at byte %d", syn.Offset)
 	case errors.As(err, &typ):
 		if typ.Field != "" {
-			return fmt.Sprintf("%s must be a JSON %s", clip(typ.Field, 128), jsonKind(typ.Type.Kind().String()))
+			return fmt.Sprintf("%s must be a JSON %s", text.Clip(typ.Field, 128), jsonKind(typ.Type.Kind().String()))
 		}
 		return fmt.Sprintf("unexpected JSON %s at byte %d", typ.Value, typ.Offset)
 	case errors.As(err, &tim):

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Outcome is what became of one alert.
@@ -154,7 +155,7 @@ func (p *Processor) Process(ctx context.Context, payload *Payload) (*Summary, er
 	s := &Summary{Received: len(results), Alerts: results}
 	for i := range results {
 		r, al := &results[i], &payload.Alerts[i]
-		r.Fingerprint, r.AlertName, r.Status = al.Fingerprint, clip(al.Name(), 256), al.Status
+		r.Fingerprint, r.AlertName, r.Status = al.Fingerprint, text.Clip(al.Name(), 256), al.Status
 		switch r.Outcome {
 		case OutcomeCreated:
 			s.Created++
@@ -247,13 +248,13 @@ func (p *Processor) create(ctx context.Context, ts *kubagev1alpha1.Troubleshoot)
 	case apierrors.IsAlreadyExists(err):
 		return createResult{}, nil
 	case apierrors.IsInvalid(err):
-		return createResult{rejection: reject(ReasonInvalidObject, "the API server refused the session: %s", clip(err.Error(), 512))}, nil
+		return createResult{rejection: reject(ReasonInvalidObject, "the API server refused the session: %s", text.Clip(err.Error(), 512))}, nil
 	case apierrors.IsNotFound(err):
 		p.namespaces.forget(ts.Namespace)
 		return createResult{rejection: reject(ReasonNamespaceNotFound, "namespace %s does not exist", ts.Namespace)}, nil
 	case apierrors.IsForbidden(err):
 		p.namespaces.forget(ts.Namespace)
-		return createResult{rejection: reject(ReasonForbidden, "%s", clip(err.Error(), 512))}, nil
+		return createResult{rejection: reject(ReasonForbidden, "%s", text.Clip(err.Error(), 512))}, nil
 	default:
 		return createResult{}, fmt.Errorf("creating Troubleshoot %s/%s: %w", ts.Namespace, ts.Name, err)
 	}
@@ -301,7 +302,7 @@ func (p *Processor) resolved(ctx context.Context, pol *CompiledPolicy, a *Alert,
 		alertsResolved.WithLabelValues("no_session").Inc()
 		return AlertResult{Namespace: ns, Outcome: OutcomeResolvedNoSession, Message: "no session for this occurrence"}, nil
 	case apierrors.IsForbidden(err), apierrors.IsInvalid(err):
-		return rejected(ReasonForbidden, clip(err.Error(), 512), ns), nil
+		return rejected(ReasonForbidden, text.Clip(err.Error(), 512), ns), nil
 	default:
 		return AlertResult{}, fmt.Errorf("patching Troubleshoot %s/%s: %w", ns, name, err)
 	}

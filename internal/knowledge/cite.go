@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // MaxConclusionCitations bounds what CiteForConclusion returns.
@@ -88,7 +89,7 @@ func (c Citation) Evidence(id string, at *metav1.Time) kubagev1alpha1.Evidence {
 	}
 	return kubagev1alpha1.Evidence{
 		ID:        id,
-		Summary:   clip(summary, 512),
+		Summary:   text.Clip(summary, 512),
 		Source:    kubagev1alpha1.EvidenceSource{Kind: kubagev1alpha1.EvidenceFromKnowledge, Knowledge: &ref},
 		Timestamp: at,
 	}

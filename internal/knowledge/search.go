@@ -22,13 +22,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/retrieval"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Bounds of a search.
@@ -87,11 +87,11 @@ func (c Citation) String() string {
 // API converts the citation to the Troubleshoot status type, within its field bounds.
 func (c Citation) API() kubagev1alpha1.KnowledgeCitation {
 	return kubagev1alpha1.KnowledgeCitation{
-		Source:      clip(c.Source, 253),
-		ChunkID:     clip(c.ChunkID, 128),
-		Document:    clip(c.Path, 1024),
-		HeadingPath: clip(strings.Join(c.HeadingPath, " > "), 512),
-		URL:         clip(c.URL, 2048),
+		Source:      text.Clip(c.Source, 253),
+		ChunkID:     text.Clip(c.ChunkID, 128),
+		Document:    text.Clip(c.Path, 1024),
+		HeadingPath: text.Clip(strings.Join(c.HeadingPath, " > "), 512),
+		URL:         text.Clip(c.URL, 2048),
 	}
 }
 
@@ -134,8 +134,8 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 	if q.Namespace == "" {
 		return nil, fmt.Errorf("%w: a namespace is required", ErrInvalidQuery)
 	}
-	text := strings.TrimSpace(clip(q.Text, MaxQueryBytes))
-	if text == "" {
+	query := strings.TrimSpace(text.Clip(q.Text, MaxQueryBytes))
+	if query == "" {
 		return nil, fmt.Errorf("%w: the query text is empty", ErrInvalidQuery)
 	}
 	sel := labels.Everything()
@@ -167,7 +167,7 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 	for _, g := range groups {
 		ans.Sources += len(g.sources)
 		r := &retrieval.Retriever{Store: g.store.store, Embedder: g.embedder, Fusion: s.opts.Fusion}
-		req := retrieval.Request{Query: text, TopK: k, Sources: g.sources, MinTrust: q.MinTrust, PerDocument: q.PerDocument}
+		req := retrieval.Request{Query: query, TopK: k, Sources: g.sources, MinTrust: q.MinTrust, PerDocument: q.PerDocument}
 		if q.Domain != "" {
 			req.Domains = []string{q.Domain}
 		}
@@ -264,16 +264,5 @@ func snippetOf(r retrieval.Result, trust map[string]int) Snippet {
 			c.URL += "#" + r.Anchor
 		}
 	}
-	return Snippet{Citation: c, Title: r.Title, Text: clip(r.Text, MaxSnippetBytes), Score: r.Score}
-}
-
-// clip shortens s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return Snippet{Citation: c, Title: r.Title, Text: text.Clip(r.Text, MaxSnippetBytes), Score: r.Score}
 }

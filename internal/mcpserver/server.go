@@ -37,6 +37,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -160,7 +161,7 @@ func (h *handler) call(name string) server.ToolHandlerFunc {
 			return mcpsdk.NewToolResultError("name the namespace to read with the namespace argument"), nil
 		}
 		if !h.allowed(ns) {
-			return mcpsdk.NewToolResultError(fmt.Sprintf("namespace %q is not served here.%s", clip(ns, 63), h.scopeNote())), nil
+			return mcpsdk.NewToolResultError(fmt.Sprintf("namespace %q is not served here.%s", text.ClipMarked(ns, 63), h.scopeNote())), nil
 		}
 
 		ctx, cancel := context.WithTimeout(ctx, h.opts.CallTimeout)
@@ -247,11 +248,4 @@ func writeUnauthorized(w http.ResponseWriter) {
 // ServeStdio serves s over stdin and stdout until ctx ends or stdin closes.
 func ServeStdio(ctx context.Context, s *server.MCPServer, stdin io.Reader, stdout io.Writer) error {
 	return server.NewStdioServer(s).Listen(ctx, stdin, stdout)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

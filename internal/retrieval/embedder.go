@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubage/kubage/internal/text"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -132,7 +133,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	var missing []int
 	o.mu.Lock()
 	for i, t := range texts {
-		t = truncate(t, o.cfg.MaxInputChars)
+		t = text.Clip(t, o.cfg.MaxInputChars)
 		keys[i] = sha256.Sum256([]byte(o.cfg.Model + "\x00" + t))
 		if v, ok := o.cache[keys[i]]; ok {
 			out[i] = v
@@ -145,7 +146,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		batch := missing[start:min(start+o.cfg.BatchSize, len(missing))]
 		inputs := make([]string, len(batch))
 		for j, i := range batch {
-			inputs[j] = truncate(texts[i], o.cfg.MaxInputChars)
+			inputs[j] = text.Clip(texts[i], o.cfg.MaxInputChars)
 		}
 		vecs, err := o.request(ctx, inputs)
 		if err != nil {
@@ -242,16 +243,3 @@ func (o *OpenAIEmbedder) requestOnce(ctx context.Context, inputs []string) ([][]
 	}
 	return out, nil
 }
-
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -27,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubage/kubage/internal/text"
 )
 
 // fakeEmbeddings is an OpenAI-compatible /embeddings endpoint returning
@@ -185,7 +187,7 @@ func TestOpenAIEmbedderErrors(t *testing.T) {
 			t.Fatal("missing base URL accepted")
 		}
 	})
-	if got := truncate("héllo", 2); got != "h" {
+	if got := text.Clip("héllo", 2); got != "h" {
 		t.Errorf("truncate cut inside a rune: %q", got)
 	}
 }

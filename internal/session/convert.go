@@ -26,6 +26,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -291,7 +292,7 @@ func Remediation(r agent.Remediation) *kubagev1alpha1.Remediation {
 			desc = "action " + id
 		}
 		out.Actions = append(out.Actions, kubagev1alpha1.RemediationAction{
-			ID: id, Description: desc, Command: clip(a.Command, 2048), Risk: risk,
+			ID: id, Description: desc, Command: text.Clip(a.Command, 2048), Risk: risk,
 			Approval: kubagev1alpha1.ApprovalPending,
 		})
 	}
@@ -309,14 +310,3 @@ func Remediation(r agent.Remediation) *kubagev1alpha1.Remediation {
 // clean makes untrusted text a single line of at most n characters (Sanitize may append
 // a three-byte ellipsis to what it cut).
 func clean(s string, n int) string { return strings.TrimSpace(tools.Sanitize(s, n-3, true)) }
-
-// clip bounds text without otherwise changing it (commands keep their quoting).
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
-}

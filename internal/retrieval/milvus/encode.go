@@ -22,12 +22,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
 
 	"github.com/kubage/kubage/internal/retrieval"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // emptyTermID stands in for "no terms": Milvus rejects empty sparse rows.
@@ -112,7 +112,7 @@ func (e *encoder) columns(source, path, hash string, chunks []retrieval.Chunk) (
 			if f == FieldID && (v == "" || len(v) > maxIDLen) {
 				return nil, nil, fmt.Errorf("chunk id %q is empty or longer than %d bytes", v, maxIDLen)
 			}
-			str[f][i] = clip(v, varcharLimits[f])
+			str[f][i] = text.Clip(v, varcharLimits[f])
 		}
 		ints[FieldOrdinal][i] = int64(c.Ordinal)
 		ints[FieldTokenCount][i] = int64(c.Tokens)
@@ -150,17 +150,6 @@ func (e *encoder) columns(source, path, hash string, chunks []retrieval.Chunk) (
 
 type sparsePair struct {
 	body, title retrieval.SparseVector
-}
-
-// clip truncates s to n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // quote renders a Milvus expression string literal.

@@ -39,6 +39,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/kubage/kubage/internal/retrieval"
+	"github.com/kubage/kubage/internal/text"
 )
 
 const testCollection = "kb_test"
@@ -474,7 +475,7 @@ func TestEncodingHelpers(t *testing.T) {
 	if got := filterExpr(retrieval.Filter{Sources: []string{`a"b`}}); got != `source in ["a\"b"]` {
 		t.Errorf("escaped filter = %q", got)
 	}
-	if got := clip("héllo", 2); got != "h" {
+	if got := text.Clip("héllo", 2); got != "h" {
 		t.Errorf("clip = %q", got)
 	}
 	sv := retrieval.SparseVector{Indices: []uint32{3, 9}, Values: []float32{0.5, 1.5}}
