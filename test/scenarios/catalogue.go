@@ -52,6 +52,13 @@ func All() []*Scenario {
 	out = append(out, controllerScenarios()...)
 	out = append(out, nodeScenarios()...)
 	out = append(out, badInputScenarios()...)
+	// The corpus written from outside sources (corpus_*.go).
+	out = append(out, rankingScenarios()...)
+	out = append(out, providerScenarios()...)
+	out = append(out, clueScenarios()...)
+	out = append(out, referenceScenarios()...)
+	out = append(out, mechanismScenarios()...)
+	out = append(out, outsideScenarios()...)
 	return out
 }
 
@@ -93,8 +100,9 @@ func podScenarios() []*Scenario {
 	return []*Scenario{
 		{
 			Name: "crash-loop", Covers: "CrashLoopBackOff with the exit code and the log tail", Bench: true,
+			Source: "runbooks/kubernetes/KubePodCrashLooping.md", Class: ClassSingle,
 			Problem: "checkout pods keep restarting", Target: target("Deployment", "checkout"),
-			Want: Want{Rule: "crash-loop", Culprit: Ref{Kind: "Deployment", Name: "checkout"}},
+			Want: Want{Rule: "crash-loop", Culprit: Ref{Kind: "Deployment", Name: "checkout"}, Terms: []string{"exit code 3", "cannot connect to database"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createDeployment(ctx, deployment("checkout", "example/checkout:2.1", 2,
 					sim("crashloop", annExitCode, "3", annMessage, "cannot connect to database")))
@@ -106,8 +114,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "oom-killed", Covers: "OOMKilled with the memory limit", Bench: true,
+			Source: "k8s-docs/tasks/configure-pod-container/assign-memory-resource.md", Class: ClassMechanism,
 			Problem: "the worker pods restart all the time",
-			Want:    Want{Rule: "oom-killed", Culprit: Ref{Kind: "Deployment", Name: "worker"}},
+			Want:    Want{Rule: "oom-killed", Culprit: Ref{Kind: "Deployment", Name: "worker"}, Terms: []string{"128Mi"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("worker", "example/worker:1.4", 1, sim("oomkill"))
 				d.Spec.Template.Spec.Containers[0].Resources = requests("100m", "128Mi")
@@ -120,8 +129,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "image-tag-not-found", Covers: "image pull error: the tag does not exist", Bench: true,
+			Source: "k8s-docs/concepts/containers/images.md", Class: ClassSingle,
 			Problem: "web is stuck in ImagePullBackOff", Target: target("Deployment", "web"),
-			Want: Want{Rule: "image-pull-not-found", Culprit: Ref{Kind: "Deployment", Name: "web"}},
+			Want: Want{Rule: "image-pull-not-found", Culprit: Ref{Kind: "Deployment", Name: "web"}, Terms: []string{"nginx:1.27-does-not-exist"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createDeployment(ctx, deployment("web", "nginx:1.27-does-not-exist", 1, nil))
 			},
@@ -129,8 +139,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "image-pull-auth", Covers: "image pull error: the registry wants credentials (no imagePullSecrets)",
+			Source: "k8s-docs/tasks/configure-pod-container/pull-image-private-registry.md", Class: ClassSingle,
 			Problem: "billing pods cannot pull their image", Target: target("Deployment", "billing"),
-			Want: Want{Rule: "image-pull-auth", Culprit: Ref{Kind: "Deployment", Name: "billing"}},
+			Want: Want{Rule: "image-pull-auth", Culprit: Ref{Kind: "Deployment", Name: "billing"}, Terms: []string{"credentials"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createDeployment(ctx, deployment("billing", "registry.private.example/team/billing:2.3", 1, nil))
 			},
@@ -138,8 +149,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "configmap-missing", Covers: "CreateContainerConfigError: the ConfigMap does not exist", Bench: true, MinHops: 2,
+			Source: "k8s-docs/tasks/configure-pod-container/configure-pod-configmap.md", Class: ClassReference, Hops: 2,
 			Problem: "api pods never start", Target: target("Deployment", "api"),
-			Want: Want{Rule: "configmap-missing", Culprit: Ref{Kind: "ConfigMap", Name: "api-settings"}},
+			Want: Want{Rule: "configmap-missing", Culprit: Ref{Kind: "ConfigMap", Name: "api-settings"}, Also: []Ref{{Kind: "Deployment", Name: "api"}}, Terms: []string{"api-settings"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("api", "example/api:3.0", 1, sim("create-config-error"))
 				d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{
@@ -151,8 +163,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "secret-key-missing", Covers: "CreateContainerConfigError: the Secret exists but lacks the key", MinHops: 2,
+			Source: "k8s-docs/concepts/configuration/secret.md", Class: ClassReference, Hops: 2,
 			Problem: "orders pods are stuck in CreateContainerConfigError", Target: target("Deployment", "orders"),
-			Want: Want{Rule: "secret-key-missing", Culprit: Ref{Kind: "Secret", Name: "db-credentials"}},
+			Want: Want{Rule: "secret-key-missing", Culprit: Ref{Kind: "Secret", Name: "db-credentials"}, Also: []Ref{{Kind: "Deployment", Name: "orders"}}, Terms: []string{"password"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if _, err := e.Client.CoreV1().Secrets(e.Namespace).Create(ctx, &corev1.Secret{
 					ObjectMeta: metav1.ObjectMeta{Name: "db-credentials"},
@@ -171,8 +184,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "configmap-key-missing", Covers: "CreateContainerConfigError: the ConfigMap exists but lacks the key", MinHops: 2,
+			Source: "k8s-docs/concepts/configuration/configmap.md", Class: ClassReference, Hops: 2,
 			Problem: "notifier does not start after the config change", Target: target("Deployment", "notifier"),
-			Want: Want{Rule: "configmap-key-missing", Culprit: Ref{Kind: "ConfigMap", Name: "notifier-config"}},
+			Want: Want{Rule: "configmap-key-missing", Culprit: Ref{Kind: "ConfigMap", Name: "notifier-config"}, Also: []Ref{{Kind: "Deployment", Name: "notifier"}}, Terms: []string{"SMTP_PORT"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if _, err := e.Client.CoreV1().ConfigMaps(e.Namespace).Create(ctx, &corev1.ConfigMap{
 					ObjectMeta: metav1.ObjectMeta{Name: "notifier-config"},
@@ -192,8 +206,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "pull-secret-missing", Covers: "image pull auth: the imagePullSecret the pods name does not exist", MinHops: 2,
+			Source: "k8s-docs/tasks/configure-pod-container/pull-image-private-registry.md", Class: ClassReference, Hops: 2,
 			Problem: "the new ledger release cannot pull its image", Target: target("Deployment", "ledger-worker"),
-			Want: Want{Rule: "image-pull-auth", Culprit: Ref{Kind: "Secret", Name: "regcred"}},
+			Want: Want{Rule: "image-pull-auth", Culprit: Ref{Kind: "Secret", Name: "regcred"}, Also: []Ref{{Kind: "Deployment", Name: "ledger-worker"}}, Terms: []string{"regcred"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				// The kubelet pulls anonymously when the secret is missing, and the registry says 401.
 				d := deployment("ledger-worker", "registry.private.example/finance/ledger-worker:3.2", 1, sim("image-pull-auth"))
@@ -204,8 +219,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "secret-volume-missing", Covers: "FailedMount: the Secret volume does not exist", MinHops: 2,
+			Source: "k8s-docs/concepts/storage/volumes.md", Class: ClassReference, Hops: 2,
 			Problem: "gateway pods hang in ContainerCreating", Target: target("Deployment", "gateway"),
-			Want: Want{Rule: "secret-missing", Culprit: Ref{Kind: "Secret", Name: "gateway-tls"}},
+			Want: Want{Rule: "secret-missing", Culprit: Ref{Kind: "Secret", Name: "gateway-tls"}, Also: []Ref{{Kind: "Deployment", Name: "gateway"}}, Terms: []string{"gateway-tls"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("gateway", "example/gateway:1.2", 1, sim("mount-fail"))
 				d.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: "tls", VolumeSource: corev1.VolumeSource{
@@ -218,8 +234,9 @@ func podScenarios() []*Scenario {
 		},
 		{
 			Name: "liveness-probe", Covers: "liveness probe failing, container restarted",
+			Source: "k8s-docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes.md", Class: ClassSingle,
 			Problem: "ledger restarts every few seconds", Target: target("Deployment", "ledger"),
-			Want: Want{Rule: "liveness-probe-failing", Culprit: Ref{Kind: "Deployment", Name: "ledger"}},
+			Want: Want{Rule: "liveness-probe-failing", Culprit: Ref{Kind: "Deployment", Name: "ledger"}, Terms: []string{"liveness"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("ledger", "example/ledger:5.0", 1, sim("liveness-fail", annMessage, "Liveness probe failed: Get \"http://10.244.0.9:8080/healthz\": context deadline exceeded"))
 				d.Spec.Template.Spec.Containers[0].LivenessProbe = httpProbe("/healthz")
@@ -240,8 +257,9 @@ func schedulingScenarios() []*Scenario {
 	return []*Scenario{
 		{
 			Name: "insufficient-cpu", Covers: "unschedulable: no node has the requested CPU", Bench: true,
+			Source: "k8s-docs/concepts/configuration/manage-resources-containers.md", Class: ClassMechanism,
 			Problem: "analytics pods stay Pending", Target: target("Deployment", "analytics"),
-			Want: Want{Rule: "unschedulable-insufficient-resources", Culprit: Ref{Kind: "Deployment", Name: "analytics"}},
+			Want: Want{Rule: "unschedulable-insufficient-resources", Culprit: Ref{Kind: "Deployment", Name: "analytics"}, Terms: []string{"cpu"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("analytics", "example/spark:3.5", 1, nil)
 				d.Spec.Template.Spec.Containers[0].Resources = requests("16", "8Gi")
@@ -251,8 +269,9 @@ func schedulingScenarios() []*Scenario {
 		},
 		{
 			Name: "node-selector", Covers: "unschedulable: no node matches the nodeSelector",
+			Source: "k8s-docs/concepts/scheduling-eviction/assign-pod-node.md", Class: ClassSingle,
 			Problem: "search-indexer never gets scheduled", Target: target("Deployment", "search-indexer"),
-			Want: Want{Rule: "unschedulable-node-affinity", Culprit: Ref{Kind: "Deployment", Name: "search-indexer"}},
+			Want: Want{Rule: "unschedulable-node-affinity", Culprit: Ref{Kind: "Deployment", Name: "search-indexer"}, Terms: []string{"disktype"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("search-indexer", "example/indexer:0.9", 1, nil)
 				d.Spec.Template.Spec.NodeSelector = map[string]string{"disktype": "nvme"}
@@ -262,8 +281,9 @@ func schedulingScenarios() []*Scenario {
 		},
 		{
 			Name: "untolerated-taint", Covers: "unschedulable: the only matching node is tainted",
+			Source: "k8s-docs/concepts/scheduling-eviction/taint-and-toleration.md", Class: ClassSingle,
 			Problem: "trainer pods stay Pending on the GPU pool", Target: target("Deployment", "trainer"),
-			Want: Want{Rule: "unschedulable-taint", Culprit: Ref{Kind: "Deployment", Name: "trainer"}},
+			Want: Want{Rule: "unschedulable-taint", Culprit: Ref{Kind: "Deployment", Name: "trainer"}, Terms: []string{"nvidia.com/gpu"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if _, err := e.createNode(ctx, nodeSpec{name: "gpu", kwok: true, taints: []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}}); err != nil {
 					return err
@@ -276,8 +296,9 @@ func schedulingScenarios() []*Scenario {
 		},
 		{
 			Name: "node-cordoned", Covers: "unschedulable: the pool's node is cordoned",
+			Source: "k8s-docs/tasks/administer-cluster/safely-drain-node.md", Class: ClassSingle, Hops: 1,
 			Problem: "batch-runner pods stay Pending", Target: target("Deployment", "batch-runner"),
-			Want: Want{Rule: "unschedulable-nodes-cordoned", Culprit: Ref{Kind: "Deployment", Name: "batch-runner"}},
+			Want: Want{Rule: "unschedulable-nodes-cordoned", Culprit: Ref{Kind: "Deployment", Name: "batch-runner"}, Terms: []string{"{ns}-maint"}},
 			Check: func(c agent.Conclusion, _ agent.Trace, e *Env) error {
 				return containsAll(c.RootCause.Summary, e.ClusterName("maint"))
 			},
@@ -320,8 +341,9 @@ func storageScenarios() []*Scenario {
 	return []*Scenario{
 		{
 			Name: "storageclass-missing", Covers: "pod Pending → PVC Pending → StorageClass missing", Bench: true, MinHops: 3,
+			Source: "k8s-docs/concepts/storage/storage-classes.md", Class: ClassReference, Hops: 3,
 			Problem: "the database pod stays Pending", Target: target("Deployment", "db"),
-			Want: Want{Rule: "pvc-storageclass-missing", Culprit: Ref{Kind: "StorageClass", Name: "fast-ssd", Cluster: true}},
+			Want: Want{Rule: "pvc-storageclass-missing", Culprit: Ref{Kind: "StorageClass", Name: "fast-ssd", Cluster: true}, Also: []Ref{{Kind: "PersistentVolumeClaim", Name: "db-data"}}, Terms: []string{"{ns}-fast-ssd"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createPVC(ctx, pvc("db-data", e.ClusterName("fast-ssd"), "20Gi", corev1.ReadWriteOnce)); err != nil {
 					return err
@@ -334,8 +356,9 @@ func storageScenarios() []*Scenario {
 		},
 		{
 			Name: "no-provisioner", Covers: "pod Pending → PVC Pending → StorageClass whose provisioner is not installed", MinHops: 3,
+			Source: "k8s-docs/concepts/storage/dynamic-provisioning.md", Class: ClassSingle, Hops: 3,
 			Problem: "uploader pods stay Pending", Target: target("Deployment", "uploader"),
-			Want: Want{Rule: "pvc-no-provisioner", Culprit: Ref{Kind: "StorageClass", Name: "ebs", Cluster: true}},
+			Want: Want{Rule: "pvc-no-provisioner", Culprit: Ref{Kind: "StorageClass", Name: "ebs", Cluster: true}, Terms: []string{"ebs.csi.aws.com"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createStorageClass(ctx, "ebs", "ebs.csi.aws.com", storagev1.VolumeBindingImmediate); err != nil {
 					return err
@@ -351,8 +374,9 @@ func storageScenarios() []*Scenario {
 		},
 		{
 			Name: "access-mode", Covers: "StatefulSet → PVC Pending: no volume of the class offers ReadWriteMany", MinHops: 2,
+			Source: "k8s-docs/concepts/storage/persistent-volumes.md", Class: ClassSingle, Hops: 2,
 			Problem: "cache-0 is Pending", Target: target("StatefulSet", "cache"),
-			Want: Want{Rule: "pvc-access-mode-unsupported", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "shared-cache-0"}},
+			Want: Want{Rule: "pvc-access-mode-unsupported", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "shared-cache-0"}, Terms: []string{"ReadWriteMany"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createStorageClass(ctx, "local", "kubernetes.io/no-provisioner", storagev1.VolumeBindingImmediate); err != nil {
 					return err
@@ -379,8 +403,9 @@ func storageScenarios() []*Scenario {
 		},
 		{
 			Name: "statefulset-storageclass-typo", Covers: "StatefulSet → its claim Pending → the StorageClass it names does not exist", MinHops: 3,
+			Source: "k8s-docs/tasks/debug/debug-application/debug-statefulset.md", Class: ClassReference, Hops: 3,
 			Problem: "postgres-0 never starts", Target: target("StatefulSet", "postgres"),
-			Want: Want{Rule: "pvc-storageclass-missing", Culprit: Ref{Kind: "StorageClass", Name: "gp3-encrypted", Cluster: true}},
+			Want: Want{Rule: "pvc-storageclass-missing", Culprit: Ref{Kind: "StorageClass", Name: "gp3-encrypted", Cluster: true}, Also: []Ref{{Kind: "StatefulSet", Name: "postgres"}}, Terms: []string{"{ns}-gp3-encrypted"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createStatefulSet(ctx, statefulSet("postgres", "postgres:16", pvc("pgdata", e.ClusterName("gp3-encrypted"), "50Gi", corev1.ReadWriteOnce)))
 			},
@@ -388,8 +413,9 @@ func storageScenarios() []*Scenario {
 		},
 		{
 			Name: "no-default-storageclass", Covers: "StatefulSet → PVC without a class, and the cluster has no default StorageClass", MinHops: 1,
+			Source: "k8s-docs/concepts/storage/dynamic-provisioning.md", Class: ClassSingle, Hops: 1,
 			Problem: "kafka-0 never starts",
-			Want:    Want{Rule: "pvc-no-default-storageclass", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "logs-kafka-0"}},
+			Want:    Want{Rule: "pvc-no-default-storageclass", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "logs-kafka-0"}, Terms: []string{"default"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createStatefulSet(ctx, statefulSet("kafka", "example/kafka:3.7", pvc("logs", "", "100Gi", corev1.ReadWriteOnce)))
 			},
@@ -397,8 +423,9 @@ func storageScenarios() []*Scenario {
 		},
 		{
 			Name: "pvc-missing", Covers: "pod Pending: it mounts a PVC that does not exist", MinHops: 2,
+			Source: "k8s-docs/concepts/storage/persistent-volumes.md", Class: ClassReference, Hops: 2,
 			Problem: "reports pods are Pending", Target: target("Deployment", "reports"),
-			Want: Want{Rule: "pvc-missing", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "reports-archive"}},
+			Want: Want{Rule: "pvc-missing", Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "reports-archive"}, Also: []Ref{{Kind: "Deployment", Name: "reports"}}, Terms: []string{"reports-archive"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("reports", "example/reports:1.0", 1, nil)
 				claimVolume(&d.Spec.Template, "reports-archive")
@@ -415,8 +442,9 @@ func networkScenarios() []*Scenario {
 	return []*Scenario{
 		{
 			Name: "readiness-probe", Covers: "Service without ready endpoints → pods fail their readiness probe", Bench: true, MinHops: 2,
+			Source: "k8s-docs/tasks/debug/debug-application/debug-service.md", Class: ClassSingle, Hops: 2,
 			Problem: "the search service returns 503", Target: target("Service", "search"),
-			Want: Want{Rule: "readiness-probe-failing", Culprit: Ref{Kind: "Deployment", Name: "search"}},
+			Want: Want{Rule: "readiness-probe-failing", Culprit: Ref{Kind: "Deployment", Name: "search"}, Terms: []string{"readiness"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("search", "example/search:4.2", 2, sim("readiness-fail"))
 				d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
@@ -429,8 +457,9 @@ func networkScenarios() []*Scenario {
 		},
 		{
 			Name: "selector-mismatch", Covers: "Service without endpoints → its selector does not match the Deployment's pod labels", Bench: true,
+			Source: "k8s-docs/tasks/debug/debug-application/debug-service.md", Class: ClassSingle,
 			Problem: "frontend service has no endpoints", Target: target("Service", "frontend"),
-			Want: Want{Rule: "service-selector-mismatch", Culprit: Ref{Kind: "Service", Name: "frontend"}},
+			Want: Want{Rule: "service-selector-mismatch", Culprit: Ref{Kind: "Service", Name: "frontend"}, Terms: []string{"selector"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createDeployment(ctx, deployment("frontend", "example/frontend:7.1", 2, nil)); err != nil {
 					return err
@@ -441,8 +470,9 @@ func networkScenarios() []*Scenario {
 		},
 		{
 			Name: "target-port-mismatch", Covers: "Service targetPort is not a port the pods expose",
+			Source: "k8s-docs/tasks/debug/debug-application/debug-service.md", Class: ClassSingle,
 			Problem: "connections to catalog are refused", Target: target("Service", "catalog"),
-			Want: Want{Rule: "service-target-port-mismatch", Culprit: Ref{Kind: "Service", Name: "catalog"}},
+			Want: Want{Rule: "service-target-port-mismatch", Culprit: Ref{Kind: "Service", Name: "catalog"}, Terms: []string{"9090"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createDeployment(ctx, deployment("catalog", "example/catalog:2.0", 1, nil)); err != nil {
 					return err
@@ -453,8 +483,9 @@ func networkScenarios() []*Scenario {
 		},
 		{
 			Name: "ingress-to-crashing-pods", Covers: "Ingress → Service → pods crash-looping", Bench: true, MinHops: 2,
+			Source: "k8s-docs/concepts/services-networking/ingress.md", Class: ClassProvider, Hops: 3,
 			Problem: "shop.example.com returns 502", Target: target("Ingress", "shop"),
-			Want: Want{Rule: "crash-loop", Culprit: Ref{Kind: "Deployment", Name: "shop"}},
+			Want: Want{Rule: "crash-loop", Culprit: Ref{Kind: "Deployment", Name: "shop"}, Terms: []string{"panic: nil map"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createDeployment(ctx, deployment("shop", "example/shop:9.3", 2, sim("crashloop", annExitCode, "1", annMessage, "panic: nil map"))); err != nil {
 					return err
@@ -471,8 +502,9 @@ func networkScenarios() []*Scenario {
 		},
 		{
 			Name: "ingress-backend-missing", Covers: "Ingress routes to a Service that does not exist",
+			Source: "k8s-docs/concepts/services-networking/ingress.md", Class: ClassReference, Hops: 1,
 			Problem: "docs.example.com returns 503", Target: target("Ingress", "docs"),
-			Want: Want{Rule: "ingress-backend-missing", Culprit: Ref{Kind: "Ingress", Name: "docs"}},
+			Want: Want{Rule: "ingress-backend-missing", Culprit: Ref{Kind: "Ingress", Name: "docs"}, Also: []Ref{{Kind: "Service", Name: "docs-v2"}}, Terms: []string{"docs-v2"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createDeployment(ctx, deployment("docs", "example/docs:1.0", 1, nil)); err != nil {
 					return err
@@ -486,8 +518,9 @@ func networkScenarios() []*Scenario {
 		},
 		{
 			Name: "networkpolicy-deny-all", Covers: "NetworkPolicy selecting the pods with no ingress allowed", MinHops: 1,
+			Source: "k8s-docs/concepts/services-networking/network-policies.md", Class: ClassProvider, Hops: 1,
 			Problem: "requests to ledger-api time out", Target: target("Service", "ledger-api"),
-			Want: Want{Rule: "networkpolicy-deny-ingress", Culprit: Ref{Kind: "NetworkPolicy", Name: "default-deny-ingress"}},
+			Want: Want{Rule: "networkpolicy-deny-ingress", Culprit: Ref{Kind: "NetworkPolicy", Name: "default-deny-ingress"}, Terms: []string{"default-deny-ingress"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createDeployment(ctx, deployment("ledger-api", "example/ledger-api:1.3", 1, nil)); err != nil {
 					return err
@@ -512,8 +545,9 @@ func controllerScenarios() []*Scenario {
 	return []*Scenario{
 		{
 			Name: "rollout-stuck", Covers: "Deployment rollout past progressDeadlineSeconds: the new version never becomes ready", MinHops: 1,
+			Source: "k8s-docs/concepts/workloads/controllers/deployment.md", Class: ClassSingle, Hops: 1,
 			Problem: "the payments rollout to 1.1 never finishes", Target: target("Deployment", "payments"),
-			Want: Want{Rule: "readiness-probe-failing", Culprit: Ref{Kind: "Deployment", Name: "payments"}},
+			Want: Want{Rule: "readiness-probe-failing", Culprit: Ref{Kind: "Deployment", Name: "payments"}, Terms: []string{"readiness"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("payments", "example/payments:1.0", 2, nil)
 				d.Spec.ProgressDeadlineSeconds = ptr.To[int32](10)
@@ -542,8 +576,9 @@ func controllerScenarios() []*Scenario {
 		},
 		{
 			Name: "job-backoff-limit", Covers: "Job failed: backoff limit reached, with exit code", Bench: true,
+			Source: "runbooks/kubernetes/KubeJobFailed.md", Class: ClassMechanism,
 			Problem: "the nightly export job failed", Target: target("Job", "nightly-export"),
-			Want: Want{Rule: "job-backoff-limit", Culprit: Ref{Kind: "Job", Name: "nightly-export"}},
+			Want: Want{Rule: "job-backoff-limit", Culprit: Ref{Kind: "Job", Name: "nightly-export"}, Terms: []string{"backoffLimit", "permission denied"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				_, err := e.Client.BatchV1().Jobs(e.Namespace).Create(ctx, job("nightly-export", 1,
 					sim("fail", annExitCode, "2", annMessage, "export failed: permission denied writing s3://exports/nightly")), metav1.CreateOptions{})
@@ -558,16 +593,18 @@ func controllerScenarios() []*Scenario {
 		},
 		{
 			Name: "cronjob-suspended", Covers: "CronJob not running: it is suspended",
+			Source: "k8s-docs/concepts/workloads/controllers/cron-jobs.md", Class: ClassSingle,
 			Problem: "the cleanup job has not run for days", Target: target("CronJob", "cleanup"),
-			Want: Want{Rule: "cronjob-suspended", Culprit: Ref{Kind: "CronJob", Name: "cleanup"}},
+			Want: Want{Rule: "cronjob-suspended", Culprit: Ref{Kind: "CronJob", Name: "cleanup"}, Terms: []string{"suspend"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createCronJob(ctx, "cleanup", "0 3 * * *", true, nil)
 			},
 		},
 		{
 			Name: "cronjob-job-crash", Covers: "CronJob → its Job → pod failing", MinHops: 1, Slow: true,
+			Source: "k8s-docs/concepts/workloads/controllers/cron-jobs.md", Class: ClassSingle, Hops: 2,
 			Problem: "the hourly report never produces output", Target: target("CronJob", "report"),
-			Want: Want{Rule: "job-backoff-limit", Culprit: Ref{Kind: "CronJob", Name: "report"}},
+			Want: Want{Rule: "job-backoff-limit", Culprit: Ref{Kind: "CronJob", Name: "report"}, Terms: []string{"template not found"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createCronJob(ctx, "report", "* * * * *", false, sim("fail", annExitCode, "4", annMessage, "report: template not found"))
 			},
@@ -589,8 +626,9 @@ func controllerScenarios() []*Scenario {
 		},
 		{
 			Name: "quota-exceeded", Covers: "Deployment short of replicas → ReplicaSet FailedCreate → ResourceQuota exceeded", Bench: true, MinHops: 1,
+			Source: "runbooks/kubernetes/KubeQuotaExceeded.md", Class: ClassMechanism, Hops: 2,
 			Problem: "web only runs 2 of 4 replicas", Target: target("Deployment", "web"),
-			Want: Want{Rule: "quota-exceeded", Culprit: Ref{Kind: "ResourceQuota", Name: "team-quota"}},
+			Want: Want{Rule: "quota-exceeded", Culprit: Ref{Kind: "ResourceQuota", Name: "team-quota"}, Terms: []string{"team-quota", "pods"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if _, err := e.Client.CoreV1().ResourceQuotas(e.Namespace).Create(ctx, &corev1.ResourceQuota{
 					ObjectMeta: metav1.ObjectMeta{Name: "team-quota"},
@@ -604,9 +642,10 @@ func controllerScenarios() []*Scenario {
 		},
 		{
 			Name: "limitrange-violation", Covers: "ReplicaSet FailedCreate: pods exceed the LimitRange maximum",
+			Source: "k8s-docs/concepts/policy/limit-range.md", Class: ClassMechanism, Hops: 1,
 			Problem: "etl has no pods at all", Target: target("Deployment", "etl"),
 			// The pods are what break the namespace's policy: the workload is the first thing to fix.
-			Want: Want{Rule: "limitrange-violation", Culprit: Ref{Kind: "Deployment", Name: "etl"}},
+			Want: Want{Rule: "limitrange-violation", Culprit: Ref{Kind: "Deployment", Name: "etl"}, Terms: []string{"container-limits", "500m"}},
 			Check: func(c agent.Conclusion, _ agent.Trace, _ *Env) error {
 				return containsAll(c.RootCause.Summary+evidenceText(c), "container-limits")
 			},
@@ -628,8 +667,9 @@ func controllerScenarios() []*Scenario {
 		},
 		{
 			Name: "serviceaccount-missing", Covers: "ReplicaSet FailedCreate: the pods' ServiceAccount does not exist", MinHops: 1,
+			Source: "k8s-docs/tasks/configure-pod-container/configure-service-account.md", Class: ClassReference, Hops: 2,
 			Problem: "reporter does not start", Target: target("Deployment", "reporter"),
-			Want: Want{Rule: "serviceaccount-missing", Culprit: Ref{Kind: "ServiceAccount", Name: "reporter"}},
+			Want: Want{Rule: "serviceaccount-missing", Culprit: Ref{Kind: "ServiceAccount", Name: "reporter"}, Also: []Ref{{Kind: "Deployment", Name: "reporter"}}, Terms: []string{"reporter"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("reporter", "example/reporter:1.0", 1, nil)
 				d.Spec.Template.Spec.ServiceAccountName = "reporter"
@@ -639,8 +679,9 @@ func controllerScenarios() []*Scenario {
 		},
 		{
 			Name: "hpa-without-requests", Covers: "HPA cannot scale → its Deployment sets no CPU requests", MinHops: 1,
+			Source: "k8s-docs/tasks/run-application/horizontal-pod-autoscale.md", Class: ClassMechanism, Hops: 1,
 			Problem: "the api autoscaler does not scale", Target: target("HorizontalPodAutoscaler", "api"),
-			Want: Want{Rule: "hpa-missing-requests", Culprit: Ref{Kind: "Deployment", Name: "api"}},
+			Want: Want{Rule: "hpa-missing-requests", Culprit: Ref{Kind: "Deployment", Name: "api"}, Terms: []string{"cpu", "request"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createDeployment(ctx, deployment("api", "example/api:3.0", 1, nil)); err != nil {
 					return err
@@ -672,8 +713,9 @@ func controllerScenarios() []*Scenario {
 		},
 		{
 			Name: "pdb-blocking", Covers: "PodDisruptionBudget allows no disruption, so drains hang",
+			Source: "k8s-docs/tasks/run-application/configure-pdb.md", Class: ClassMechanism,
 			Problem: "kubectl drain hangs evicting zookeeper pods", Target: target("PodDisruptionBudget", "zookeeper"),
-			Want: Want{Rule: "pdb-blocking", Culprit: Ref{Kind: "PodDisruptionBudget", Name: "zookeeper"}},
+			Want: Want{Rule: "pdb-blocking", Culprit: Ref{Kind: "PodDisruptionBudget", Name: "zookeeper"}, Terms: []string{"minAvailable"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if err := e.createDeployment(ctx, deployment("zookeeper", "example/zookeeper:3.9", 3, nil)); err != nil {
 					return err
@@ -720,8 +762,9 @@ func nodeScenarios() []*Scenario {
 	return []*Scenario{
 		{
 			Name: "node-not-ready", Covers: "Deployment unavailable → its pod's node stopped reporting (NotReady)", MinHops: 2, Slow: true,
+			Source: "runbooks/kubernetes/KubeNodeNotReady.md", Class: ClassSingle, Hops: 2,
 			Problem: "ingest stopped processing", Target: target("Deployment", "ingest"),
-			Want: Want{Rule: "node-not-ready", Culprit: Ref{Kind: "Node", Name: "lost", Cluster: true}},
+			Want: Want{Rule: "node-not-ready", Culprit: Ref{Kind: "Node", Name: "lost", Cluster: true}, Terms: []string{"{ns}-lost"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				if _, err := e.startSimNode(ctx, nodeSpec{name: "lost"}); err != nil {
 					return err
@@ -745,8 +788,9 @@ func nodeScenarios() []*Scenario {
 		},
 		{
 			Name: "node-memory-pressure", Covers: "pod Pending → the pool's only node is under memory pressure (tainted by the node controller)", MinHops: 2,
+			Source: "k8s-docs/concepts/scheduling-eviction/node-pressure-eviction.md", Class: ClassSingle, Hops: 2,
 			Problem: "cache pods stay Pending", Target: target("Deployment", "cache"),
-			Want: Want{Rule: "node-memory-pressure", Culprit: Ref{Kind: "Node", Name: "mem", Cluster: true}},
+			Want: Want{Rule: "node-memory-pressure", Culprit: Ref{Kind: "Node", Name: "mem", Cluster: true}, Terms: []string{"memory pressure"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				_, err := e.startSimNode(ctx, nodeSpec{name: "mem"}, corev1.NodeMemoryPressure)
 				return err
@@ -783,6 +827,7 @@ func badInputScenarios() []*Scenario {
 	return []*Scenario{
 		{
 			Name: "target-not-found", Covers: "bad input: the target does not exist",
+			Source: "project: bad input (a target that does not exist)", Class: ClassSingle, BadInput: true,
 			Problem: "ghost is down", Target: target("Deployment", "ghost"),
 			Want:  Want{Rule: "target-not-found", Culprit: Ref{Kind: "Deployment", Name: "ghost"}},
 			Setup: healthy, Wait: anyPod("web", runningReady),
@@ -792,12 +837,14 @@ func badInputScenarios() []*Scenario {
 		},
 		{
 			Name: "unknown-kind", Covers: "bad input: a kind the engine does not know",
+			Source: "project: bad input (a kind the engine does not know)", Class: ClassSingle, BadInput: true,
 			Problem: "the apps kustomization is not ready", Target: target("FluxKustomization", "apps"),
 			Want:  Want{Rule: "unsupported-target", Culprit: Ref{Kind: "FluxKustomization", Name: "apps"}},
 			Setup: healthy, Wait: anyPod("web", runningReady),
 		},
 		{
 			Name: "mid-deletion", Covers: "bad input: the target pod is being deleted and held by a finalizer",
+			Source: "k8s-docs/concepts/workloads/pods/pod-lifecycle.md", Class: ClassSingle, BadInput: true,
 			Problem: "pod stuck is stuck terminating", Target: target("Pod", "stuck"),
 			Want: Want{Rule: "no-problem-found", Culprit: Ref{Kind: "Pod", Name: "stuck"}},
 			Setup: func(ctx context.Context, e *Env) error {
@@ -836,6 +883,7 @@ func badInputScenarios() []*Scenario {
 		},
 		{
 			Name: "hostile-event", Covers: "bad input: an Event whose text tries to instruct the engine, with control characters and 8 KiB of noise",
+			Source: "project: bad input (hostile event text)", Class: ClassSingle, BadInput: true,
 			Problem: "is web healthy?", Target: target("Deployment", "web"),
 			Want:  Want{Rule: "no-problem-found", Culprit: Ref{Kind: "Deployment", Name: "web"}},
 			Setup: healthy,

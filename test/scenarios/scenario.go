@@ -70,12 +70,35 @@ type Scenario struct {
 	Trigger func(ctx context.Context, e *Env) error
 	// Check adds assertions on the conclusion beyond rule and culprit (bad-input scenarios).
 	Check func(c agent.Conclusion, tr agent.Trace, e *Env) error
+
+	// Source is the outside text the scenario was written from: a path under the shared corpus
+	// (k8s-docs/..., runbooks/...) or the title of a public incident write-up.
+	Source string
+	// Class is the kind of reasoning the scenario needs (see the Class* constants).
+	Class Class
+	// Hops is how many objects lie between the symptom a user sees and the cause (0 when the
+	// cause is the object showing the symptom). Unlike MinHops it is not asserted.
+	Hops int
+	// BadInput marks scenarios about hostile or wrong input rather than a diagnosis: they run
+	// targeted only and stay out of the corpus accuracy.
+	BadInput bool
+	// KnownMiss says, in a line, why the engine misses this tune-split scenario today; the e2e
+	// spec reports such a scenario instead of failing on it until the rules catch up.
+	KnownMiss string
 }
 
-// Want is the expected rule and culprit.
+// Want is the expected conclusion. The corpus check needs Culprit and every Also object in
+// rootCause.affectedObjects and every Term in the summary; scenarios with a Rule also assert the
+// rule and the exact culprit (the project's original catalogue).
 type Want struct {
 	Rule    string
 	Culprit Ref
+	// Also are further objects the conclusion must name (the object a user edits to fix a
+	// reference, next to the missing one).
+	Also []Ref
+	// Terms must appear in the summary, case-insensitively: words a competent SRE would use.
+	// "{ns}" is replaced with the scenario's namespace.
+	Terms []string
 }
 
 // Ref names an object relative to a scenario: namespaced objects live in the scenario's
@@ -86,8 +109,11 @@ type Ref struct {
 	Cluster bool
 }
 
-// Category is the category of the expected rule.
+// Category is the category of the expected rule ("" for corpus scenarios without a rule).
 func (w Want) Category() string { return agent.Catalogue[w.Rule].Category }
+
+// Culprits are the objects the conclusion must name in its affectedObjects.
+func (w Want) Culprits() []Ref { return append([]Ref{w.Culprit}, w.Also...) }
 
 // Env is a deployed scenario: its namespace, client, and what to clean up.
 type Env struct {
@@ -175,13 +201,26 @@ func (e *Env) Cleanup(ctx context.Context) error {
 
 // Session is the session a user would start for the scenario.
 func (s *Scenario) Session(e *Env) agent.Session {
-	return agent.Session{ID: e.Namespace + "/" + s.Name, Problem: s.Problem, Namespace: e.Namespace, Target: s.Target}
+	return s.SessionFor(e, Targeted)
+}
+
+// SessionFor is the session of one variant: target-less variants drop the Target, as an alert
+// without labels or a user who only describes the symptom would.
+func (s *Scenario) SessionFor(e *Env, v Variant) agent.Session {
+	t := s.Target
+	if v != Targeted {
+		t = nil
+	}
+	return agent.Session{ID: e.Namespace + "/" + s.Name + "/" + string(v), Problem: s.Problem, Namespace: e.Namespace, Target: t}
 }
 
 // Result is one engine run on a deployed scenario.
 type Result struct {
-	Scenario string `json:"scenario"`
-	// Expected is "Category rule Kind/Name".
+	Scenario string  `json:"scenario"`
+	Variant  Variant `json:"variant"`
+	Split    Split   `json:"split"`
+	Class    Class   `json:"class"`
+	// Expected is "Category rule Kind/Name" (or the culprits and terms of a corpus scenario).
 	Expected    string          `json:"expected"`
 	Category    string          `json:"category"`
 	Rule        string          `json:"rule"`
@@ -192,17 +231,24 @@ type Result struct {
 	APIRequests int64           `json:"apiRequests"`
 	Duration    time.Duration   `json:"duration"`
 	Summary     string          `json:"summary,omitempty"`
-	// Mismatch says how the conclusion differs from the expectation; empty when it matches.
+	// Mismatch says how the conclusion differs from the expected rule and culprit (scenarios
+	// with a Want.Rule, targeted variant); empty when it matches.
 	Mismatch string `json:"mismatch,omitempty"`
+	// Miss says why the corpus check failed (a culprit missing from affectedObjects, a term
+	// missing from the summary); empty on a hit.
+	Miss string `json:"miss,omitempty"`
 
 	Conclusion agent.Conclusion `json:"-"`
 	Trace      agent.Trace      `json:"-"`
 }
 
-// OK reports a conclusion that matches the expectation.
+// OK reports a conclusion that matches the expected rule and culprit.
 func (r Result) OK() bool { return r.Mismatch == "" }
 
-// Run runs one rule-engine session on a deployed scenario and compares it with Want.
+// Hit reports a conclusion that passes the corpus check.
+func (r Result) Hit() bool { return r.Miss == "" }
+
+// Run runs one targeted rule-engine session on a deployed scenario and compares it with Want.
 func Run(ctx context.Context, s *Scenario, e *Env) (Result, error) {
 	return RunWith(ctx, s, e, e.Client)
 }
@@ -210,25 +256,34 @@ func Run(ctx context.Context, s *Scenario, e *Env) (Result, error) {
 // RunWith is Run with the engine on its own client, so its requests are not throttled by the
 // scenarios' own polling (client-go rate limits per client).
 func RunWith(ctx context.Context, s *Scenario, e *Env, engineClient kubernetes.Interface) (Result, error) {
+	return RunVariant(ctx, s, e, engineClient, Targeted)
+}
+
+// RunVariant runs one rule-engine session of variant v on engineClient (for NoLogs, a client
+// whose log requests fail: see NoLogsConfig) and judges it.
+func RunVariant(ctx context.Context, s *Scenario, e *Env, engineClient kubernetes.Interface, v Variant) (Result, error) {
 	if s.Trigger != nil && e.State["triggered"] == "" {
 		if err := s.Trigger(ctx, e); err != nil {
-			return Result{Scenario: s.Name, Mismatch: "trigger failed: " + err.Error()}, fmt.Errorf("scenario %s: trigger: %w", s.Name, err)
+			return Result{Scenario: s.Name, Variant: v, Mismatch: "trigger failed: " + err.Error(), Miss: "trigger failed"}, fmt.Errorf("scenario %s: trigger: %w", s.Name, err)
 		}
 		e.State["triggered"] = "yes"
 	}
+	sess := s.SessionFor(e, v)
 	eng := agent.NewRuleEngine(engineClient)
 	start := time.Now()
-	c, tr, err := agent.RunSession(ctx, eng, s.Session(e), nil, agent.Budget{})
+	c, tr, err := agent.RunSession(ctx, eng, sess, nil, agent.Budget{})
 	d := time.Since(start)
-	want := e.Resolve(s.Want.Culprit)
 	res := Result{
 		Scenario:    s.Name,
-		Expected:    fmt.Sprintf("%s %s %s", s.Want.Category(), s.Want.Rule, refString(want)),
+		Variant:     v,
+		Split:       s.Split(),
+		Class:       s.Class,
+		Expected:    s.expected(e),
 		Category:    c.RootCause.Category,
 		Rule:        c.RootCause.Rule,
 		Culprit:     c.RootCause.Culprit,
 		Confidence:  c.RootCause.Confidence,
-		Hops:        Hops(s.Session(e).TargetRef(), c.RootCause),
+		Hops:        Hops(sess.TargetRef(), c.RootCause),
 		Iterations:  len(tr.Iterations),
 		APIRequests: tr.APIRequests,
 		Duration:    d,
@@ -238,8 +293,14 @@ func RunWith(ctx context.Context, s *Scenario, e *Env, engineClient kubernetes.I
 	}
 	if err != nil {
 		res.Mismatch = "session failed: " + err.Error()
+		res.Miss = res.Mismatch
 		return res, err
 	}
+	res.Miss = s.judge(c, e)
+	if s.Want.Rule == "" || v != Targeted {
+		return res, nil
+	}
+	want := e.Resolve(s.Want.Culprit)
 	var bad []string
 	if c.RootCause.Rule != s.Want.Rule {
 		bad = append(bad, fmt.Sprintf("rule %q, want %q", c.RootCause.Rule, s.Want.Rule))
@@ -285,18 +346,24 @@ func Hops(target agent.ObjectRef, rc agent.RootCause) int {
 	return max(len(seen)-1, 0)
 }
 
-// Table renders results as a Markdown table (scenario, expected, what the engine concluded).
+// Table renders results as a Markdown table: the scenario and variant, what was expected, what
+// the engine concluded, and both checks (the rule check of the original catalogue, the corpus check).
 func Table(results []Result) string {
 	var b strings.Builder
-	b.WriteString("| Scenario | Expected | Got category | Got rule | Got culprit | Conf. | Hops | API req. | Duration | OK |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Scenario | Variant | Split | Class | Expected | Got rule | Got culprit | Conf. | Hops | API req. | Duration | Rule check | Corpus |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 	for _, r := range results {
 		ok := "yes"
 		if !r.OK() {
-			ok = "NO: " + strings.ReplaceAll(r.Mismatch, "|", "\\|")
+			ok = "NO: " + esc(r.Mismatch)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d%% | %d | %d | %s | %s |\n", r.Scenario, r.Expected, r.Category, r.Rule,
-			refString(r.Culprit), r.Confidence, r.Hops, r.APIRequests, r.Duration.Round(time.Millisecond), ok)
+		hit := "hit"
+		if !r.Hit() {
+			hit = "MISS: " + esc(r.Miss)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %d%% | %d | %d | %s | %s | %s |\n", r.Scenario, r.Variant, r.Split, r.Class, esc(r.Expected), r.Rule,
+			refString(r.Culprit), r.Confidence, r.Hops, r.APIRequests, r.Duration.Round(time.Millisecond), ok, hit)
 	}
 	return b.String()
 }

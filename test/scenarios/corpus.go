@@ -1,0 +1,257 @@
+package scenarios
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kubage/kubage/internal/agent"
+)
+
+// Class is the kind of reasoning a scenario needs, after the classes of misses in issue 12.
+type Class int
+
+const (
+	// ClassSingle: the cause is on one object, the one showing the symptom or its owner.
+	ClassSingle Class = 0
+	// ClassRanking: one fault produces several visible problems; the cause must win.
+	ClassRanking Class = 1
+	// ClassProvider: a consumer fails because of a provider it calls (Service, NetworkPolicy, DNS).
+	ClassProvider Class = 2
+	// ClassClue: the clue is in text (termination message, log line, event) naming something.
+	ClassClue Class = 3
+	// ClassReference: a reference points at something missing; name both ends.
+	ClassReference Class = 4
+	// ClassMechanism: the explanation needs the cluster's numbers (limits, probe timing, quota).
+	ClassMechanism Class = 5
+	// ClassOutside: outside the failure catalogue (RBAC questions, Running pods whose logs repeat
+	// an error, objects configured not to run).
+	ClassOutside Class = 6
+)
+
+// Split is the half of the corpus a scenario belongs to.
+type Split string
+
+const (
+	// Tune scenarios may be read while changing rules; the e2e suite asserts them.
+	Tune Split = "tune"
+	// HeldOut scenarios are only measured: reading them while changing rules spoils the estimate.
+	HeldOut Split = "heldout"
+)
+
+// Split is computed once from the name (FNV-1a 32, a third held out), never chosen by hand.
+func (s *Scenario) Split() Split {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(s.Name))
+	if h.Sum32()%3 == 0 {
+		return HeldOut
+	}
+	return Tune
+}
+
+// HopCount is the scenario's distance from symptom to cause: Hops, or MinHops when larger.
+func (s *Scenario) HopCount() int { return max(s.Hops, s.MinHops) }
+
+// Variant is one way of asking about a scenario.
+type Variant string
+
+const (
+	// Targeted points the session at the scenario's Target.
+	Targeted Variant = "targeted"
+	// TargetLess gives only the problem text: the session scans the namespace.
+	TargetLess Variant = "target-less"
+	// NoLogs is target-less on a client whose container-log requests fail, as for an operator
+	// without pods/log access or a node whose kubelet does not answer.
+	NoLogs Variant = "no-logs"
+)
+
+// AllVariants are the variants in the order they run.
+var AllVariants = []Variant{Targeted, TargetLess, NoLogs}
+
+// Variants are the variants a scenario runs: bad-input scenarios only make sense targeted.
+func (s *Scenario) Variants() []Variant {
+	if s.BadInput {
+		return []Variant{Targeted}
+	}
+	return AllVariants
+}
+
+// NoLogsConfig copies cfg so that every container-log request (…/pods/NAME/log) is answered
+// 403 Forbidden without reaching the apiserver; everything else passes through.
+func NoLogsConfig(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	prev := c.WrapTransport
+	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return noLogs{next: rt}
+	}
+	return c
+}
+
+type noLogs struct{ next http.RoundTripper }
+
+func (n noLogs) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(req.URL.Path, "/log") {
+		return n.next.RoundTrip(req)
+	}
+	body := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+		`"message":"pods \"log\" is forbidden: container logs are unreachable in this scenario variant","reason":"Forbidden","code":403}`
+	return &http.Response{
+		StatusCode: http.StatusForbidden, Status: "403 Forbidden", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req,
+	}, nil
+}
+
+// terms are the scenario's Terms with "{ns}" replaced by its namespace.
+func (s *Scenario) terms(e *Env) []string {
+	out := make([]string, len(s.Want.Terms))
+	for i, t := range s.Want.Terms {
+		out[i] = strings.ReplaceAll(t, "{ns}", e.Namespace)
+	}
+	return out
+}
+
+// judge is the corpus check: every culprit in rootCause.affectedObjects (what a user sees in
+// status) and every term in the summary. It returns why it failed, or "".
+func (s *Scenario) judge(c agent.Conclusion, e *Env) string {
+	var miss []string
+	for _, r := range s.Want.Culprits() {
+		want := e.Resolve(r)
+		found := false
+		for _, a := range c.RootCause.AffectedObjects {
+			if a.Kind == want.Kind && a.Name == want.Name && (want.Namespace == "" || a.Namespace == "" || a.Namespace == want.Namespace) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			miss = append(miss, refString(want)+" not in affectedObjects")
+		}
+	}
+	summary := strings.ToLower(c.RootCause.Summary)
+	for _, t := range s.terms(e) {
+		if !strings.Contains(summary, strings.ToLower(t)) {
+			miss = append(miss, fmt.Sprintf("summary lacks %q", t))
+		}
+	}
+	return strings.Join(miss, "; ")
+}
+
+// expected renders what the scenario wants, for tables.
+func (s *Scenario) expected(e *Env) string {
+	var parts []string
+	if s.Want.Rule != "" {
+		parts = append(parts, s.Want.Category()+" "+s.Want.Rule)
+	}
+	var refs []string
+	for _, r := range s.Want.Culprits() {
+		refs = append(refs, refString(e.Resolve(r)))
+	}
+	parts = append(parts, strings.Join(refs, "+"))
+	if ts := s.terms(e); len(ts) > 0 {
+		parts = append(parts, fmt.Sprintf("%q", ts))
+	}
+	return strings.Join(parts, " ")
+}
+
+// ListLine is the scenario's line in `make scenarios-list`.
+func (s *Scenario) ListLine() string {
+	return fmt.Sprintf("%-36s %-7s hops=%d class=%d %s", s.Name, s.Split(), s.HopCount(), s.Class, s.Source)
+}
+
+// Cell is one split × variant figure.
+type Cell struct {
+	Split   Split   `json:"split"`
+	Variant Variant `json:"variant"`
+	Hits    int     `json:"hits"`
+	Runs    int     `json:"runs"`
+	// Percent is Hits/Runs rounded down.
+	Percent int `json:"percent"`
+	// P50Ms is the median session duration of these runs.
+	P50Ms float64 `json:"p50Ms"`
+}
+
+// Accuracy pools results (bad-input scenarios excluded by the caller) per split × variant.
+func Accuracy(results []Result) []Cell {
+	type key struct {
+		s Split
+		v Variant
+	}
+	durs := map[key][]time.Duration{}
+	cells := map[key]*Cell{}
+	for _, r := range results {
+		k := key{r.Split, r.Variant}
+		c := cells[k]
+		if c == nil {
+			c = &Cell{Split: r.Split, Variant: r.Variant}
+			cells[k] = c
+		}
+		c.Runs++
+		if r.Hit() {
+			c.Hits++
+		}
+		durs[k] = append(durs[k], r.Duration)
+	}
+	var out []Cell
+	for _, sp := range []Split{Tune, HeldOut} {
+		for _, v := range AllVariants {
+			c := cells[key{sp, v}]
+			if c == nil {
+				continue
+			}
+			c.Percent = 100 * c.Hits / c.Runs
+			d := durs[key{sp, v}]
+			sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+			c.P50Ms = float64(d[(len(d)-1)/2].Microseconds()) / 1000
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// AccuracyTable renders Accuracy as Markdown.
+func AccuracyTable(cells []Cell) string {
+	var b strings.Builder
+	b.WriteString("| Split | Variant | Hits | Runs | Accuracy | Session p50 |\n|---|---|---|---|---|---|\n")
+	for _, c := range cells {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d %% | %.0f ms |\n", c.Split, c.Variant, c.Hits, c.Runs, c.Percent, c.P50Ms)
+	}
+	return b.String()
+}
+
+// ClassTable counts hits per class × variant over results (held-out results shown this way
+// reveal no scenario).
+func ClassTable(results []Result) string {
+	type key struct {
+		c Class
+		v Variant
+	}
+	hits, runs := map[key]int{}, map[key]int{}
+	for _, r := range results {
+		k := key{r.Class, r.Variant}
+		runs[k]++
+		if r.Hit() {
+			hits[k]++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| Class | targeted | target-less | no-logs |\n|---|---|---|---|\n")
+	for c := ClassSingle; c <= ClassOutside; c++ {
+		fmt.Fprintf(&b, "| %d |", c)
+		for _, v := range AllVariants {
+			k := key{c, v}
+			fmt.Fprintf(&b, " %d/%d |", hits[k], runs[k])
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
