@@ -102,9 +102,13 @@ test-envtest: control-plane ## Reconciler and CRD validation tests against a rea
 test-e2e: control-plane build ## End-to-end tests on a local control plane (brought up and torn down by the suite).
 	KUBAGE_BIN=$(BIN)/kubage go test $(GO_TEST_FLAGS) -v -timeout 30m ./test/e2e/... -ginkgo.v
 
+.PHONY: scenarios-list
+scenarios-list: ## One line per real-cluster scenario: name, split, hops, class, source (no cluster needed).
+	go run ./hack/scenarios
+
 .PHONY: bench
 bench: control-plane build ## Benchmarks; prints JSON figures.
-	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench -timeout=15m
+	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench -timeout=20m
 
 ##@ Build
 .PHONY: build
