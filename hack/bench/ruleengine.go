@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/test/scenarios"
@@ -37,6 +38,7 @@ var (
 	reScenarios = flag.String("rule-engine-scenarios", "", "ruleEngine: comma-separated scenarios (default: the representative subset)")
 	rePods      = flag.Int("rule-engine-pods", 2000, "ruleEngine: pods in the large namespace (0 skips it)")
 	reFleetRuns = flag.Int("rule-engine-fleet-runs", 5, "ruleEngine: measured sessions on the large namespace")
+	reCorpus    = flag.Bool("rule-engine-corpus", true, "ruleEngine: deploy the whole scenario corpus and report accuracy per split and variant")
 )
 
 // stats are latency and API-request figures over a set of sessions.
@@ -63,11 +65,26 @@ type scenarioReport struct {
 }
 
 type ruleEngineReport struct {
+	// Corpus is the accuracy of one session per scenario and variant over the whole catalogue.
+	Corpus    *corpusReport    `json:"corpus,omitempty"`
 	Scenarios []scenarioReport `json:"scenarios"`
 	// Overall pools every measured session of every scenario.
 	Overall   stats        `json:"overall"`
 	LargeNS   *largeReport `json:"namespace2000Pods,omitempty"`
 	Procedure string       `json:"procedure"`
+}
+
+type corpusReport struct {
+	Procedure string `json:"procedure"`
+	Scenarios int    `json:"scenarios"`
+	// Accuracy is per split × variant: hits (culprits in affectedObjects and terms in the
+	// summary) over runs, with the median session duration.
+	Accuracy []scenarios.Cell `json:"accuracy"`
+	// SessionP50Ms pools every run: in-process RunSession wall time, not create→status through
+	// the operator (the sessions section measures that).
+	SessionP50Ms float64 `json:"sessionP50Ms"`
+	// NotDeployed names scenarios whose failure never showed (excluded from the figures).
+	NotDeployed []string `json:"notDeployed,omitempty"`
 }
 
 type largeReport struct {
@@ -89,19 +106,24 @@ type largeRun struct {
 }
 
 func ruleEngineBench(ctx context.Context, env *Env) (any, error) {
-	list := scenarios.Bench()
+	measured := scenarios.Bench()
+	deploy := measured
+	if *reCorpus {
+		deploy = scenarios.All()
+	}
 	if *reScenarios != "" {
 		var err error
-		if list, err = scenarios.Named(strings.Split(*reScenarios, ",")...); err != nil {
+		if measured, err = scenarios.Named(strings.Split(*reScenarios, ",")...); err != nil {
 			return nil, err
 		}
+		deploy = measured
 	}
 	rep := &ruleEngineReport{Procedure: fmt.Sprintf("scenarios deployed for real on the local kwok cluster; after the failure shows, 1 warm-up then %d measured RunSession calls each with the RuleEngine (in-process runner, default budget); durations are wall time of RunSession on its own client without client-side rate limit (controller-runtime's default), API requests from the tools' request counter", *reRuns)}
 
-	env.Log.Printf("deploying %d scenarios", len(list))
-	ds := scenarios.DeployAll(ctx, env.Client, list, 2*time.Minute)
+	env.Log.Printf("deploying %d scenarios", len(deploy))
+	ds := scenarios.DeployAll(ctx, env.Client, deploy, 150*time.Second)
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()
 		if err := scenarios.CleanupAll(cctx, ds); err != nil {
 			env.Log.Printf("cleanup: %v", err)
@@ -115,9 +137,14 @@ func ruleEngineBench(ctx context.Context, env *Env) (any, error) {
 			return rep, ctx.Err()
 		}
 	}
+	byName := map[string]*scenarios.Deployed{}
+	for _, d := range ds {
+		byName[d.Name] = d
+	}
 	var all []scenarios.Result
 	var errs []error
-	for _, d := range ds {
+	for _, s := range measured {
+		d := byName[s.Name]
 		if d.Err() != nil {
 			errs = append(errs, d.Err())
 			continue
@@ -137,6 +164,14 @@ func ruleEngineBench(ctx context.Context, env *Env) (any, error) {
 	}
 	rep.Overall = summarize(all)
 
+	if *reCorpus {
+		c, err := corpus(ctx, env, ds)
+		rep.Corpus = c
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+
 	if *rePods > 0 {
 		l, err := large(ctx, env, *rePods)
 		rep.LargeNS = l
@@ -145,6 +180,53 @@ func ruleEngineBench(ctx context.Context, env *Env) (any, error) {
 		}
 	}
 	return rep, errors.Join(errs...)
+}
+
+// corpus runs every variant of every deployed diagnosis scenario once and pools the corpus
+// check per split × variant.
+func corpus(ctx context.Context, env *Env, ds []*scenarios.Deployed) (*corpusReport, error) {
+	cfg := rest.CopyConfig(env.Cluster.RESTConfig)
+	cfg.QPS = engineQPS
+	noLogs, err := kubernetes.NewForConfig(scenarios.NoLogsConfig(cfg))
+	if err != nil {
+		return nil, err
+	}
+	rep := &corpusReport{Procedure: "every scenario of the catalogue except bad-input ones, deployed at once; one RuleEngine session per variant: targeted (the scenario's Target), " +
+		"target-less (problem text only, a namespace scan), no-logs (target-less on a client whose pods/log requests are answered 403); a hit needs every expected culprit in " +
+		"rootCause.affectedObjects and every expected term in the summary; the split is FNV-1a 32 of the name mod 3 (0: heldout)"}
+	var results []scenarios.Result
+	var durs []float64
+	for _, d := range ds {
+		if d.BadInput {
+			continue
+		}
+		if d.Err() != nil {
+			rep.NotDeployed = append(rep.NotDeployed, d.Name)
+			continue
+		}
+		rep.Scenarios++
+		for _, v := range d.Variants() {
+			cs := env.engineClient
+			if v == scenarios.NoLogs {
+				cs = noLogs
+			}
+			r, err := scenarios.RunVariant(ctx, d.Scenario, d.Env, cs, v)
+			if err != nil {
+				return rep, err
+			}
+			results = append(results, r)
+			durs = append(durs, float64(r.Duration.Microseconds())/1000)
+		}
+	}
+	rep.Accuracy = scenarios.Accuracy(results)
+	if len(durs) > 0 {
+		sort.Float64s(durs)
+		rep.SessionP50Ms = round1(percentile(durs, 50))
+	}
+	for _, c := range rep.Accuracy {
+		env.Log.Printf("corpus %-7s %-11s %3d/%3d = %3d %%  p50 %.0f ms", c.Split, c.Variant, c.Hits, c.Runs, c.Percent, c.P50Ms)
+	}
+	return rep, nil
 }
 
 // measure runs one warm-up session and then n measured ones.
