@@ -242,7 +242,7 @@ func clueScenarios() []*Scenario {
 					},
 					func() error {
 						d := deployment("web", "example/web:14.2", 1, sim("readiness-fail", annMessage,
-							"Readiness probe failed: HTTP probe failed with statuscode: 503", annLogs, "web-flags-dns"))
+							"HTTP probe failed with statuscode: 503", annLogs, "web-flags-dns"))
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
 						envFromConfigMap(&d.Spec.Template, "web-settings")
 						return e.createDeployment(ctx, d)

@@ -110,7 +110,7 @@ func mechanismScenarios() []*Scenario {
 			Want: Want{Culprit: Ref{Kind: "Deployment", Name: "catalog-search"}, Terms: []string{"liveness", "initialDelaySeconds"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("catalog-search", "example/catalog-search:5.0", 1, sim("liveness-fail", annMessage,
-					`Liveness probe failed: Get "http://10.244.0.12:8080/healthz": dial tcp 10.244.0.12:8080: connect: connection refused`, annLogs, "catalog-search-warmup"))
+					`Get "http://10.244.0.12:8080/healthz": dial tcp 10.244.0.12:8080: connect: connection refused`, annLogs, "catalog-search-warmup"))
 				p := httpProbe("/healthz")
 				p.InitialDelaySeconds, p.PeriodSeconds, p.FailureThreshold = 5, 5, 3
 				d.Spec.Template.Spec.Containers[0].LivenessProbe = p
@@ -119,19 +119,19 @@ func mechanismScenarios() []*Scenario {
 			Wait: all(anyPod("catalog-search", restartedWith("Error", 137)), podEvent("Unhealthy", "Liveness probe failed")),
 		},
 		{
-			Name: "startup-probe-budget-too-short", Covers: "startup probe gives 30 s (3 × 10 s) to an app whose migrations take ~75 s",
+			Name: "keycloak-liveness-timeout", Covers: "liveness probe kills the container: timeoutSeconds 1 while /health takes ~3 s under load",
 			Source: srcProbes, Class: ClassMechanism,
-			Problem: "keycloak never becomes available", Target: target("Deployment", "keycloak"),
-			Want: Want{Culprit: Ref{Kind: "Deployment", Name: "keycloak"}, Terms: []string{"startup", "failureThreshold"}},
+			Problem: "keycloak restarts every few minutes during peak hours", Target: target("Deployment", "keycloak"),
+			Want: Want{Culprit: Ref{Kind: "Deployment", Name: "keycloak"}, Terms: []string{"liveness", "timeoutSeconds"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				d := deployment("keycloak", "quay.io/keycloak/keycloak:24.0", 1, sim("liveness-fail", annMessage,
-					"Startup probe failed: HTTP probe failed with statuscode: 503", annLogs, "keycloak-startup"))
-				p := httpProbe("/health/started")
-				p.PeriodSeconds, p.FailureThreshold = 10, 3
-				d.Spec.Template.Spec.Containers[0].StartupProbe = p
+					`Get "http://10.244.0.31:8080/health/live": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, annLogs, "keycloak-slow-health"))
+				p := httpProbe("/health/live")
+				p.PeriodSeconds, p.TimeoutSeconds, p.FailureThreshold = 5, 1, 3
+				d.Spec.Template.Spec.Containers[0].LivenessProbe = p
 				return e.createDeployment(ctx, d)
 			},
-			Wait: all(anyPod("keycloak", restartedWith("Error", 137)), podEvent("Unhealthy", "Startup probe failed")),
+			Wait: all(anyPod("keycloak", restartedWith("Error", 137)), podEvent("Unhealthy", "Liveness probe failed")),
 		},
 		{
 			Name: "report-job-active-deadline", Covers: "Job killed by activeDeadlineSeconds 15 while still working",

@@ -73,7 +73,7 @@ func providerScenarios() []*Scenario {
 					func() error { return e.createServiceOn(ctx, "inventory", "inventory", 80, intstr.FromInt32(8081)) },
 					func() error {
 						d := deployment("orders", "example/orders:5.2", 1, sim("readiness-fail", annMessage,
-							"Readiness probe failed: HTTP probe failed with statuscode: 503", annLogs, "orders-inventory"))
+							"HTTP probe failed with statuscode: 503", annLogs, "orders-inventory"))
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
 						return e.createDeployment(ctx, env(d, "INVENTORY_URL", "http://inventory"))
 					},
@@ -137,7 +137,7 @@ func providerScenarios() []*Scenario {
 					},
 					func() error {
 						d := deployment("accounts", "example/accounts:7.3", 1, sim("readiness-fail", annMessage,
-							"Readiness probe failed: HTTP probe failed with statuscode: 503", annLogs, "accounts-postgres"))
+							"HTTP probe failed with statuscode: 503", annLogs, "accounts-postgres"))
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
 						return e.createDeployment(ctx, env(d, "DATABASE_URL", "postgres://accounts@postgres-0.postgres:5432/accounts"))
 					},
@@ -255,7 +255,7 @@ func providerScenarios() []*Scenario {
 				return steps(
 					func() error {
 						d := deployment("auth", "example/auth:6.0", 2, sim("readiness-fail", annMessage,
-							"Readiness probe failed: HTTP probe failed with statuscode: 500", annLogs, "auth-ready"))
+							"HTTP probe failed with statuscode: 500", annLogs, "auth-ready"))
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/healthz/ready")
 						return e.createDeployment(ctx, d)
 					},
@@ -348,7 +348,7 @@ func providerScenarios() []*Scenario {
 					},
 					func() error {
 						d := deployment("search-api", "example/search-api:3.3", 1, sim("readiness-fail", annMessage,
-							"Readiness probe failed: Get \"http://10.244.2.31:8080/ready\": context deadline exceeded", annLogs, "search-es-timeout"))
+							"Get \"http://10.244.2.31:8080/ready\": context deadline exceeded", annLogs, "search-es-timeout"))
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
 						return e.createDeployment(ctx, env(d, "ES_URL", "http://elasticsearch:9200"))
 					},

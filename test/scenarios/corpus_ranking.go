@@ -193,7 +193,7 @@ func rankingScenarios() []*Scenario {
 			Want: Want{Culprit: Ref{Kind: "Deployment", Name: "auth"}, Terms: []string{"JWT_SIGNING_KEY"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				notReady := func(name, image, upstreamEnv, upstream, logs string) error {
-					d := deployment(name, image, 1, sim("readiness-fail", annMessage, "Readiness probe failed: HTTP probe failed with statuscode: 503", annLogs, logs))
+					d := deployment(name, image, 1, sim("readiness-fail", annMessage, "HTTP probe failed with statuscode: 503", annLogs, logs))
 					d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
 					if err := e.createDeployment(ctx, env(d, upstreamEnv, upstream)); err != nil {
 						return err
@@ -235,7 +235,7 @@ func rankingScenarios() []*Scenario {
 					},
 					func() error {
 						d := deployment("web", "example/web:15.0", 2, sim("readiness-fail", annMessage,
-							"Readiness probe failed: HTTP probe failed with statuscode: 503", annLogs, "web-catalog-timeout"))
+							"HTTP probe failed with statuscode: 503", annLogs, "web-catalog-timeout"))
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
 						return e.createDeployment(ctx, env(d, "CATALOG_URL", "http://catalog"))
 					},
