@@ -164,6 +164,12 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 				if !res.OK() {
 					trace, _ := json.MarshalIndent(res.Trace, "", "  ")
 					GinkgoWriter.Printf("conclusion: %+v\ntrace: %s\n", res.Conclusion.RootCause, trace)
+					if s.KnownMiss != "" {
+						mu.Lock()
+						knownMisses = append(knownMisses, fmt.Sprintf("- %s: %s", s.Name, s.KnownMiss))
+						mu.Unlock()
+						Skip(fmt.Sprintf("known miss: %s; %s", s.KnownMiss, res.Mismatch))
+					}
 				}
 				Expect(res.Mismatch).To(BeEmpty(), "%s concluded %s %s on %s: %s", s.Name, res.Category, res.Rule, res.Culprit, res.Summary)
 				return

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/session"
 )
 
 // Class is the kind of reasoning a scenario needs, after the classes of misses in issue 12.
@@ -120,14 +121,16 @@ func (s *Scenario) terms(e *Env) []string {
 	return out
 }
 
-// judge is the corpus check: every culprit in rootCause.affectedObjects (what a user sees in
-// status) and every term in the summary. It returns why it failed, or "".
+// judge is the corpus check on what a user reads in status: rootCause as the session writes it
+// (the culprit first in affectedObjects, the summary cleaned and bounded). Every culprit must be
+// among the affectedObjects and every term in the summary. It returns why it failed, or "".
 func (s *Scenario) judge(c agent.Conclusion, e *Env) string {
+	rc := session.RootCause(c.RootCause, nil)
 	var miss []string
 	for _, r := range s.Want.Culprits() {
 		want := e.Resolve(r)
 		found := false
-		for _, a := range c.RootCause.AffectedObjects {
+		for _, a := range rc.AffectedObjects {
 			if a.Kind == want.Kind && a.Name == want.Name && (want.Namespace == "" || a.Namespace == "" || a.Namespace == want.Namespace) {
 				found = true
 				break
@@ -137,7 +140,7 @@ func (s *Scenario) judge(c agent.Conclusion, e *Env) string {
 			miss = append(miss, refString(want)+" not in affectedObjects")
 		}
 	}
-	summary := strings.ToLower(c.RootCause.Summary)
+	summary := strings.ToLower(rc.Summary)
 	for _, t := range s.terms(e) {
 		if !strings.Contains(summary, strings.ToLower(t)) {
 			miss = append(miss, fmt.Sprintf("summary lacks %q", t))
