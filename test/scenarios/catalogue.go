@@ -59,6 +59,9 @@ func All() []*Scenario {
 	out = append(out, referenceScenarios()...)
 	out = append(out, mechanismScenarios()...)
 	out = append(out, outsideScenarios()...)
+	for _, s := range out {
+		s.KnownMiss = knownMisses[s.Name]
+	}
 	return out
 }
 
@@ -790,7 +793,7 @@ func nodeScenarios() []*Scenario {
 			Name: "node-memory-pressure", Covers: "pod Pending → the pool's only node is under memory pressure (tainted by the node controller)", MinHops: 2,
 			Source: "k8s-docs/concepts/scheduling-eviction/node-pressure-eviction.md", Class: ClassSingle, Hops: 2,
 			Problem: "cache pods stay Pending", Target: target("Deployment", "cache"),
-			Want: Want{Rule: "node-memory-pressure", Culprit: Ref{Kind: "Node", Name: "mem", Cluster: true}, Terms: []string{"memory pressure"}},
+			Want: Want{Rule: "node-memory-pressure", Culprit: Ref{Kind: "Node", Name: "mem", Cluster: true}, Terms: []string{"MemoryPressure"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				_, err := e.startSimNode(ctx, nodeSpec{name: "mem"}, corev1.NodeMemoryPressure)
 				return err

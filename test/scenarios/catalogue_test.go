@@ -129,6 +129,15 @@ func TestCorpusShape(t *testing.T) {
 			t.Errorf("%s: KnownMiss on a held-out scenario (only tune misses are recorded)", s.Name)
 		}
 	}
+	byName := map[string]*Scenario{}
+	for _, s := range all {
+		byName[s.Name] = s
+	}
+	for name := range knownMisses {
+		if s := byName[name]; s == nil || s.Split() != Tune {
+			t.Errorf("knownMisses names %s, which is no tune-split scenario", name)
+		}
+	}
 	if 2*multi < len(all) {
 		t.Errorf("%d of %d scenarios need two hops or more, want at least half", multi, len(all))
 	}

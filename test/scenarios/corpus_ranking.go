@@ -216,7 +216,7 @@ func rankingScenarios() []*Scenario {
 		{
 			Name: "ingress-web-catalog-netpol", Covers: "Ingress 503 → web not ready → web times out calling catalog → catalog's NetworkPolicy admits only the api",
 			Source: srcNetpol, Class: ClassRanking, Hops: 4,
-			Problem: "www.example.com returns 503", Target: target("Ingress", "web"),
+			Problem: "www.example.com returns 503", Target: target("Ingress", "www"),
 			Want: Want{Culprit: Ref{Kind: "NetworkPolicy", Name: "catalog-allow-api"}, Terms: []string{"catalog-allow-api"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
