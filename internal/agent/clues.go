@@ -1,0 +1,370 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"net"
+	"regexp"
+	"strings"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// This file finds the line that carries an error in untrusted text (log tails, termination
+// messages, event messages) and pulls out what it names: hosts, ports, file paths, setting
+// names and RBAC denials. Everything is bounded: lines are clipped before any regexp runs
+// and every list is capped, so a hostile log cannot grow the result or change its shape.
+
+// ErrClass is a family of well-known errors.
+type ErrClass string
+
+const (
+	ErrNone       ErrClass = ""
+	ErrDNS        ErrClass = "dns"         // the name does not resolve
+	ErrRefused    ErrClass = "refused"     // nothing listens (no endpoints, wrong port)
+	ErrTimeout    ErrClass = "timeout"     // packets dropped (network policy, dead backend)
+	ErrUnavail    ErrClass = "unavailable" // an upstream answered 502/503
+	ErrPermission ErrClass = "permission"  // file system permissions
+	ErrForbidden  ErrClass = "forbidden"   // the Kubernetes API refused (RBAC)
+	ErrTLS        ErrClass = "tls"         // certificate expired or not trusted
+	ErrDisk       ErrClass = "disk"        // no space left
+	ErrFiles      ErrClass = "files"       // too many open files
+	ErrMemory     ErrClass = "memory"      // out of memory
+	ErrConfig     ErrClass = "config"      // a setting, key or file is missing
+	ErrSchema     ErrClass = "schema"      // database schema or migration
+	ErrAuth       ErrClass = "auth"        // credentials rejected
+	ErrGeneric    ErrClass = "error"       // an error without a known family
+)
+
+// errFamilies is checked in order; the first family whose needle occurs wins.
+var errFamilies = []struct {
+	class   ErrClass
+	needles []string
+}{
+	{ErrForbidden, []string{"is forbidden: user", "cannot list resource", "cannot get resource", "cannot watch resource", "cannot create resource", "cannot update resource", "cannot patch resource", "cannot delete resource"}},
+	{ErrDNS, []string{"no such host", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname"}},
+	{ErrRefused, []string{"connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
+	{ErrTLS, []string{"x509:", "certificate has expired", "certificate is not yet valid", "unknown authority", "certificate verify failed", "tls: bad certificate", "ssl handshake", "certificate is valid for"}},
+	{ErrTimeout, []string{"i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
+	{ErrUnavail, []string{"503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "connection reset by peer"}},
+	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
+	{ErrFiles, []string{"too many open files", "emfile"}},
+	{ErrMemory, []string{"out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
+	{ErrAuth, []string{"authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
+	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version"}},
+	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm"}},
+	{ErrConfig, []string{"no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "config"}},
+}
+
+// Clue is what the text says went wrong.
+type Clue struct {
+	// Line is the line that carries the error (sanitized, at most maxClueLine bytes).
+	Line  string
+	Class ErrClass
+	Score int
+	// Repeats counts the lines of the same error family (a workload that keeps failing).
+	Repeats   int
+	Hosts     []HostPort
+	Paths     []string
+	Keys      []string
+	Forbidden *Denial
+}
+
+// HostPort is a host named in the text, with the port when one was given.
+type HostPort struct {
+	Host string
+	Port string
+}
+
+func (h HostPort) String() string {
+	if h.Port == "" {
+		return h.Host
+	}
+	return net.JoinHostPort(h.Host, h.Port)
+}
+
+// Denial is a Kubernetes API authorization error quoted by an application.
+type Denial struct {
+	Namespace, ServiceAccount, User string
+	Verb, Resource, Group, Scope    string
+}
+
+// Bounds of clue extraction.
+const (
+	maxClueLines   = 200  // lines considered (the tail)
+	maxClueLineLen = 1000 // bytes of a line looked at
+	maxClueLine    = 300  // bytes of the quoted line
+	maxEntities    = 6    // hosts, paths and keys each
+)
+
+// IsError reports whether the clue carries an error at all.
+func (c Clue) IsError() bool { return c.Score > 0 && c.Class != ErrNone }
+
+var (
+	stackFrame   = regexp.MustCompile(`^\s*(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ more|Caused by: \.\.\.)`)
+	usageLine    = regexp.MustCompile(`(?i)^\s*(usage:|-{1,2}[a-z][\w-]*[ =]|flags:|options:|\s*-h, --help)`)
+	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg|alert)\b|level=(fatal|panic)|"level":\s*"(fatal|panic)"`)
+	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception):`)
+	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
+	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
+
+	urlHost     = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
+	lookupHost  = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
+	dialHost    = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
+	hostPortRe  = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
+	ipPortRe    = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})\b`)
+	keywordHost = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
+	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
+
+	pathRe = regexp.MustCompile(`(?:^|[\s"'=:(\[,])(/[A-Za-z0-9._@-]+(?:/[A-Za-z0-9._@-]+)+/?)`)
+
+	keyBefore = regexp.MustCompile(`(?i)(?:environment variable|env var|env|variable|setting|config(?:uration)? key|config|key|parameter|option|property)\s+["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})["'\x60]?\s+(?:is\s+|was\s+)?(?:not set|missing|required|undefined|empty|not found|not defined|must be set)`)
+	keyAfter  = regexp.MustCompile(`(?i)(?:missing|required|undefined|unset|no value for|must set|not set:|missing required)\s+(?:(?:environment variable|env var|config(?:uration)? key|key|setting|variable|parameter|property|option)s?\s*[:=]?\s*)?["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})`)
+	keyError  = regexp.MustCompile(`KeyError: ['"]([^'"]{1,80})['"]`)
+	capsKey   = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
+
+	denialRe = regexp.MustCompile(`(?i)user "([^"]{1,300})" cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
+)
+
+// keyStopWords are words the key patterns catch that never name a setting.
+var keyStopWords = map[string]bool{
+	"the": true, "a": true, "an": true, "required": true, "environment": true, "variable": true, "value": true, "key": true,
+	"config": true, "configuration": true, "setting": true, "field": true, "argument": true, "is": true, "for": true, "in": true,
+	"of": true, "to": true, "and": true, "or": true, "not": true, "file": true, "option": true, "parameter": true, "error": true,
+	"ERROR": true, "FATAL": true, "WARN": true, "INFO": true, "DEBUG": true, "PANIC": true, "HTTP": true, "GET": true, "POST": true,
+}
+
+// ScoreLine rates how much a line looks like the one that says what went wrong.
+func ScoreLine(line string) (int, ErrClass) {
+	line = clipBytes(line, maxClueLineLen)
+	if strings.TrimSpace(line) == "" {
+		return -10, ErrNone
+	}
+	if stackFrame.MatchString(line) {
+		return -6, ErrNone
+	}
+	low := strings.ToLower(line)
+	score, class := 0, ErrNone
+	for _, f := range errFamilies {
+		for _, n := range f.needles {
+			if hasNeedle(low, n) {
+				class = f.class
+				break
+			}
+		}
+		if class != ErrNone {
+			break
+		}
+	}
+	marked := false
+	if fatalMarker.MatchString(line) {
+		score += 4
+		marked = true
+	}
+	if errorMarker.MatchString(line) {
+		score += 2
+		marked = true
+	}
+	if class != ErrNone {
+		// Weak families ("config", "schema") need an error marker to count; strong ones stand alone.
+		switch {
+		case class == ErrConfig || class == ErrSchema || class == ErrUnavail || class == ErrAuth:
+			if marked || strings.Contains(low, "warn") {
+				score += 5
+			} else {
+				class = ErrNone
+			}
+		default:
+			score += 6
+		}
+	}
+	if class == ErrNone && marked {
+		class = ErrGeneric
+	}
+	if quietMarker.MatchString(line) && class == ErrNone {
+		score -= 2
+	}
+	if usageLine.MatchString(line) {
+		score -= 4
+	}
+	if exitingWords.MatchString(line) {
+		score--
+	}
+	return score, class
+}
+
+// hasNeedle finds n in low; a number (an HTTP status) must stand alone, so "503" does not
+// match inside "15033".
+func hasNeedle(low, n string) bool {
+	if strings.Trim(n, "0123456789") != "" {
+		return strings.Contains(low, n)
+	}
+	for i := 0; i+len(n) <= len(low); {
+		j := strings.Index(low[i:], n)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before, after := j == 0 || !isDigit(low[j-1]), j+len(n) == len(low) || !isDigit(low[j+len(n)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// ExtractClues picks the error line of a text tail and the entities it (and the other error
+// lines of the same family) names. The first line of the highest score wins: the first
+// error is usually the cause and later ones its consequences.
+func ExtractClues(lines []string) Clue {
+	if len(lines) > maxClueLines {
+		lines = lines[len(lines)-maxClueLines:]
+	}
+	best, bestScore, bestClass := -1, 0, ErrNone
+	scores := make([]int, len(lines))
+	classes := make([]ErrClass, len(lines))
+	for i, l := range lines {
+		s, c := ScoreLine(l)
+		scores[i], classes[i] = s, c
+		if s > bestScore {
+			best, bestScore, bestClass = i, s, c
+		}
+	}
+	if best < 0 {
+		return Clue{}
+	}
+	c := Clue{Line: tools.Sanitize(strings.TrimSpace(lines[best]), maxClueLine, true), Class: bestClass, Score: bestScore}
+	// Entities come from the best line first, then the other error lines of its family.
+	order := []int{best}
+	for i := range lines {
+		if i != best && scores[i] > 0 && classes[i] == bestClass {
+			order = append(order, i)
+		}
+	}
+	c.Repeats = len(order)
+	for n, i := range order {
+		if n >= 8 {
+			break
+		}
+		c.addEntities(clipBytes(lines[i], maxClueLineLen))
+	}
+	return c
+}
+
+func (c *Clue) addEntities(line string) {
+	low := strings.ToLower(line)
+	addHost := func(h, port string) {
+		h = strings.Trim(h, ".-")
+		if h == "" || len(h) > 253 || len(c.Hosts) >= maxEntities || ignoredHost(h) {
+			return
+		}
+		if port != "" && (len(port) > 5 || strings.HasPrefix(port, "0")) {
+			port = ""
+		}
+		for i, x := range c.Hosts {
+			if x.Host == h {
+				if x.Port == "" {
+					c.Hosts[i].Port = port
+				}
+				return
+			}
+		}
+		c.Hosts = append(c.Hosts, HostPort{Host: h, Port: port})
+	}
+	for _, re := range []*regexp.Regexp{dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
+		for _, m := range re.FindAllStringSubmatch(low, 4) {
+			port := ""
+			if len(m) > 2 {
+				port = m[2]
+			}
+			addHost(m[1], port)
+		}
+	}
+	for _, m := range pathRe.FindAllStringSubmatch(line, 4) {
+		p := strings.TrimRight(m[1], ".,:;")
+		if len(p) <= 256 && len(c.Paths) < maxEntities && !containsStr(c.Paths, p) {
+			c.Paths = append(c.Paths, p)
+		}
+	}
+	for _, re := range []*regexp.Regexp{keyError, keyBefore, capsKey, keyAfter} {
+		for _, m := range re.FindAllStringSubmatch(line, 4) {
+			k := strings.Trim(m[1], ".-")
+			if k == "" || keyStopWords[k] || keyStopWords[strings.ToLower(k)] || len(c.Keys) >= maxEntities || containsStr(c.Keys, k) {
+				continue
+			}
+			c.Keys = append(c.Keys, k)
+		}
+	}
+	if c.Forbidden == nil {
+		if m := denialRe.FindStringSubmatch(line); m != nil {
+			d := &Denial{User: m[1], Verb: strings.ToLower(m[2]), Resource: m[3], Group: m[4], Namespace: m[5], Scope: "namespace"}
+			if m[5] == "" {
+				d.Scope = "cluster"
+			}
+			if rest, ok := strings.CutPrefix(m[1], "system:serviceaccount:"); ok {
+				if sns, sa, ok := strings.Cut(rest, ":"); ok {
+					d.ServiceAccount = sa
+					if d.Namespace == "" {
+						d.Namespace = sns
+					}
+					d.User = ""
+					d.Namespace = orDefault(m[5], sns)
+				}
+			}
+			c.Forbidden = d
+		}
+	}
+}
+
+// ignoredHost drops names that are never a dependency worth following.
+func ignoredHost(h string) bool {
+	switch h {
+	case "localhost", "127.0.0.1", "0.0.0.0", "::1", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local":
+		return true
+	}
+	if strings.Trim(h, "0123456789.") == "" && strings.Count(h, ".") != 3 {
+		return true // a number, a version or a time, not a host
+	}
+	// File names and code locations look like hosts to the patterns ("main.go:42").
+	for _, ext := range []string{".go", ".py", ".js", ".ts", ".java", ".rb", ".rs", ".yaml", ".yml", ".json", ".conf", ".log", ".txt", ".sh", ".sql", ".cs"} {
+		if strings.HasSuffix(h, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// clipBytes cuts s to at most n bytes (on a byte boundary; callers sanitize before showing).
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// splitLines breaks a message (a termination message, an event) into at most max lines.
+func splitLines(s string, max int) []string {
+	s = clipBytes(s, 16<<10)
+	out := strings.Split(strings.ReplaceAll(s, "\r", ""), "\n")
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}

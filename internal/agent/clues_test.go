@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExtractCluesPicksTheErrorLine(t *testing.T) {
+	cases := []struct {
+		name  string
+		text  string
+		line  string // substring of the chosen line
+		class ErrClass
+		hosts []string
+		paths []string
+		keys  []string
+	}{
+		{name: "go panic after the error, stack frames last",
+			text:  "INFO starting server version=1.4.2\nINFO connecting to database host=postgres.default.svc port=5432\nERROR database connection failed err=\"dial tcp 10.96.14.7:5432: connect: connection refused\"\npanic: failed to initialise storage: dial tcp 10.96.14.7:5432: connect: connection refused\n\ngoroutine 1 [running]:\nmain.main()\n\t/src/cmd/server/main.go:42 +0x1d4",
+			line:  "panic: failed to initialise storage", class: ErrRefused, hosts: []string{"10.96.14.7:5432"}},
+		{name: "dns failure names the host",
+			text:  "level=info msg=\"starting\"\nlevel=error msg=\"cannot reach orders\" err=\"dial tcp: lookup orders-db on 10.96.0.10:53: no such host\"\nlevel=info msg=\"exiting\"",
+			line:  "no such host", class: ErrDNS, hosts: []string{"orders-db"}},
+		{name: "python traceback: the exception line, not the frames",
+			text:  "Traceback (most recent call last):\n  File \"/app/main.py\", line 12, in <module>\n    conn = psycopg2.connect(dsn)\npsycopg2.OperationalError: could not translate host name \"pg-primary\" to address: Name or service not known",
+			line:  "psycopg2.OperationalError", class: ErrDNS, hosts: []string{"pg-primary"}},
+		{name: "usage banner after the error",
+			text:  "Error: required flag \"--listen\" not set\nUsage:\n  server [flags]\n  -h, --help   help for server",
+			line:  "required flag", class: ErrConfig},
+		{name: "missing env var",
+			text:  "2025-01-01T00:00:00Z INFO boot\n2025-01-01T00:00:00Z FATAL DATABASE_URL is not set\n2025-01-01T00:00:00Z INFO exiting",
+			line:  "DATABASE_URL is not set", class: ErrConfig, keys: []string{"DATABASE_URL"}},
+		{name: "missing config file",
+			text:  "error: open /etc/app/settings.yaml: no such file or directory",
+			line:  "settings.yaml", class: ErrConfig, paths: []string{"/etc/app/settings.yaml"}},
+		{name: "upstream 503 with a URL",
+			text:  "WARN GET http://payments-api.shop.svc.cluster.local:8080/v1/charge returned 503 Service Unavailable",
+			line:  "503", class: ErrUnavail, hosts: []string{"payments-api.shop.svc.cluster.local:8080"}},
+		{name: "x509 expiry", text: "ERROR tls: failed to verify certificate: x509: certificate has expired or is not yet valid", line: "x509", class: ErrTLS},
+		{name: "disk full", text: "INFO writing\nERROR write /data/wal/0001: no space left on device", line: "no space", class: ErrDisk, paths: []string{"/data/wal/0001"}},
+		{name: "schema", text: "ERROR: relation \"orders\" does not exist at character 15", line: "relation", class: ErrSchema},
+		{name: "auth", text: "FATAL: password authentication failed for user \"app\"", line: "password authentication failed", class: ErrAuth},
+		{name: "timeout with host port", text: "error: dial tcp redis:6379: i/o timeout", line: "i/o timeout", class: ErrTimeout, hosts: []string{"redis:6379"}},
+		{name: "only info lines", text: "INFO starting\nINFO listening address=:8080", line: "", class: ErrNone},
+		{name: "number inside a word is no status", text: "INFO processed id=15033 rows", line: "", class: ErrNone},
+		{name: "rbac denial",
+			text:  `E0101 reflector.go:138] failed to list *v1.Pod: pods is forbidden: User "system:serviceaccount:shop:lister" cannot list resource "pods" in API group "" in the namespace "shop"`,
+			line:  "forbidden", class: ErrForbidden},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(tc.text, "\n"))
+			if tc.line == "" {
+				if c.IsError() {
+					t.Fatalf("found an error in harmless text: %+v", c)
+				}
+				return
+			}
+			if !strings.Contains(c.Line, tc.line) || c.Class != tc.class {
+				t.Fatalf("got line %q class %q, want a line with %q class %q", c.Line, c.Class, tc.line, tc.class)
+			}
+			var hosts []string
+			for _, h := range c.Hosts {
+				hosts = append(hosts, h.String())
+			}
+			for _, want := range tc.hosts {
+				if !containsStr(hosts, want) {
+					t.Errorf("hosts %v lack %q", hosts, want)
+				}
+			}
+			for _, want := range tc.paths {
+				if !containsStr(c.Paths, want) {
+					t.Errorf("paths %v lack %q", c.Paths, want)
+				}
+			}
+			for _, want := range tc.keys {
+				if !containsStr(c.Keys, want) {
+					t.Errorf("keys %v lack %q", c.Keys, want)
+				}
+			}
+		})
+	}
+}
+
+func TestExtractCluesDenial(t *testing.T) {
+	c := ExtractClues([]string{`pods is forbidden: User "system:serviceaccount:shop:lister" cannot list resource "pods" in API group "" in the namespace "shop"`})
+	d := c.Forbidden
+	if d == nil || d.ServiceAccount != "lister" || d.Namespace != "shop" || d.Verb != "list" || d.Resource != "pods" || d.Group != "" {
+		t.Fatalf("denial %+v", d)
+	}
+}
+
+func TestScoreLineIgnoresFramesAndBanners(t *testing.T) {
+	for _, l := range []string{"\t/src/cmd/server/main.go:42 +0x1d4", "goroutine 1 [running]:", "    at com.example.Main.run(Main.java:10)", "  File \"/app/x.py\", line 3, in f", "Usage:", "  -h, --help   help"} {
+		if s, _ := ScoreLine(l); s > 0 {
+			t.Errorf("%q scored %d", l, s)
+		}
+	}
+}
