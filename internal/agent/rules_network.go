@@ -1,0 +1,147 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+// Rules about Services, networking, autoscaling, nodes and session outcomes.
+func init() {
+	// --- Services and networking ---
+	rule(Rule{ID: "service-selector-mismatch", Category: "ServiceSelectorMismatch", Confidence: 90,
+		Title:      "the Service's selector matches no pods",
+		Signals:    "no pods match spec.selector, EndpointSlices empty, workloads whose pod labels differ",
+		Actions:    []ActionTemplate{{Description: "Make the selector ({selector}) match the pod labels ({podLabels})", Command: "kubectl -n {ns} patch service {name} --type=merge -p '{\"spec\":{\"selector\":{podLabelsJSON}}}'", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name}  # endpoints listed"}})
+	rule(Rule{ID: "service-no-ready-endpoints", Category: "ServiceNoReadyEndpoints", Confidence: 55,
+		Title:      "the Service's pods exist but none is ready",
+		Signals:    "pods match the selector, none Ready, EndpointSlices without ready endpoints",
+		Actions:    []ActionTemplate{{Description: "Fix the pods behind the Service", Command: "kubectl -n {ns} get pods -l {selector}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name}"}})
+	rule(Rule{ID: "service-no-endpoints", Category: "ServiceNoEndpoints", Confidence: 60,
+		Title:      "the Service has no selector and no endpoints",
+		Signals:    "spec.selector empty, no EndpointSlices with endpoints",
+		Actions:    []ActionTemplate{{Description: "Add a selector or create the EndpointSlice by hand", Command: "kubectl -n {ns} edit service {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name}"}})
+	rule(Rule{ID: "service-target-port-mismatch", Category: "ServiceTargetPortMismatch", Confidence: 82,
+		Title:      "the Service's targetPort is not a port the pods expose",
+		Signals:    "spec.ports[].targetPort not among the containers' ports (by number or name)",
+		Actions:    []ActionTemplate{{Description: "Set targetPort to the container port ({containerPorts})", Command: "kubectl -n {ns} patch service {name} --type=json -p '[{\"op\":\"replace\",\"path\":\"/spec/ports/{portIndex}/targetPort\",\"value\":<container port>}]'", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name} -o wide"}})
+	rule(Rule{ID: "deployment-scaled-to-zero", Category: "ScaledToZero", Confidence: 85,
+		Title:      "the workload behind the Service is scaled to zero",
+		Signals:    "the workload whose pod labels match the Service selector has spec.replicas 0",
+		Actions:    []ActionTemplate{{Description: "Scale it up", Command: "kubectl -n {ns} scale {resource} --replicas=<n>", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get {resource}"}})
+	rule(Rule{ID: "ingress-backend-missing", Category: "IngressBackendMissing", Confidence: 90,
+		Title:   "the Ingress routes to a Service that does not exist",
+		Signals: "spec.rules[].http.paths[].backend.service.name absent from the namespace",
+		Actions: []ActionTemplate{
+			{Description: "Point the Ingress at an existing Service, or create Service {service}", Command: "kubectl -n {ns} edit ingress {name}", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} describe ingress {name}  # backends resolve"}})
+	rule(Rule{ID: "ingress-backend-port-mismatch", Category: "IngressBackendPortMismatch", Confidence: 80,
+		Title:      "the Ingress routes to a port the Service does not have",
+		Signals:    "backend.service.port not among the Service's ports",
+		Actions:    []ActionTemplate{{Description: "Use one of the Service's ports ({servicePorts})", Command: "kubectl -n {ns} edit ingress {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} describe ingress {name}"}})
+	rule(Rule{ID: "networkpolicy-deny-ingress", Category: "NetworkPolicyDenyIngress", Confidence: 75,
+		Title:      "a NetworkPolicy selects the pods and allows no ingress traffic",
+		Signals:    "NetworkPolicy with policyTypes Ingress, no ingress rules, podSelector matching the pods",
+		Actions:    []ActionTemplate{{Description: "Add an ingress rule allowing the clients of {pods}", Command: "kubectl -n {ns} edit networkpolicy {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} describe networkpolicy {name}"}})
+	// --- Autoscaling and disruption ---
+	rule(Rule{ID: "hpa-target-missing", Category: "HPATargetMissing", Confidence: 90,
+		Title:      "the HorizontalPodAutoscaler's scale target does not exist",
+		Signals:    "AbleToScale=False FailedGetScale, scaleTargetRef absent",
+		Actions:    []ActionTemplate{{Description: "Fix scaleTargetRef ({target}) of the HPA", Command: "kubectl -n {ns} edit hpa {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} describe hpa {name}  # AbleToScale True"}})
+	rule(Rule{ID: "hpa-missing-requests", Category: "HPAMissingRequests", Confidence: 88,
+		Title:      "the HPA cannot compute utilization because the pods set no resource requests",
+		Signals:    "a Utilization metric while a target container has no request for that resource, or ScalingActive=False 'missing request for cpu'",
+		Actions:    []ActionTemplate{{Description: "Set {metric} requests on {workload}", Command: "kubectl -n {ns} set resources {workload} --requests={metric}=<value>", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} describe hpa {hpa}  # ScalingActive True"}})
+	rule(Rule{ID: "hpa-metrics-unavailable", Category: "HPAMetricsUnavailable", Confidence: 85,
+		Title:      "the HPA cannot read its metrics",
+		Signals:    "ScalingActive=False reason FailedGetResourceMetric/FailedGetPodsMetric/FailedGetExternalMetric, events",
+		Actions:    []ActionTemplate{{Description: "Make the metrics API serve the metric (metrics-server / adapter): {detail}", Command: "kubectl get apiservices | grep metrics", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} describe hpa {name}"}})
+	rule(Rule{ID: "hpa-maxed-out", Category: "HPAMaxedOut", Confidence: 75,
+		Title:      "the HPA wants more replicas than its maximum",
+		Signals:    "ScalingLimited=True TooManyReplicas, currentReplicas == maxReplicas",
+		Actions:    []ActionTemplate{{Description: "Raise maxReplicas (now {maxReplicas}) or make pods handle more load", Command: "kubectl -n {ns} patch hpa {name} --type=merge -p '{\"spec\":{\"maxReplicas\":<higher>}}'", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get hpa {name}"}})
+	rule(Rule{ID: "pdb-blocking", Category: "PDBBlocking", Confidence: 80,
+		Title:      "a PodDisruptionBudget allows no disruptions, blocking drains and evictions",
+		Signals:    "status.disruptionsAllowed 0 with expectedPods > 0, minAvailable/maxUnavailable",
+		Actions:    []ActionTemplate{{Description: "Relax the budget ({budget}) or add replicas so one pod may go", Command: "kubectl -n {ns} patch pdb {name} --type=merge -p '{\"spec\":{\"maxUnavailable\":1,\"minAvailable\":null}}'", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pdb {name}  # ALLOWED DISRUPTIONS >= 1"}})
+	rule(Rule{ID: "pdb-selects-no-pods", Category: "PDBSelectsNoPods", Confidence: 45,
+		Title:      "a PodDisruptionBudget selects no pods",
+		Signals:    "status.expectedPods 0",
+		Actions:    []ActionTemplate{{Description: "Fix the PDB selector", Command: "kubectl -n {ns} edit pdb {name}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get pdb {name}"}})
+	// --- Nodes ---
+	rule(Rule{ID: "node-not-ready", Category: "NodeNotReady", Confidence: 90,
+		Title:   "the node is not Ready",
+		Signals: "Node condition Ready=False/Unknown with reason and message, unreachable taints",
+		Actions: []ActionTemplate{
+			{Description: "Check the kubelet and container runtime on {name} ({detail})", Command: "kubectl describe node {name}", Risk: RiskLow},
+			{Description: "Drain the node so its pods move elsewhere", Command: "kubectl drain {name} --ignore-daemonsets --delete-emptydir-data", Risk: RiskHigh},
+		},
+		Validation: []string{"kubectl get node {name}  # STATUS Ready"}})
+	rule(Rule{ID: "node-memory-pressure", Category: "NodeMemoryPressure", Confidence: 85,
+		Title:      "the node is under memory pressure and evicts pods",
+		Signals:    "Node condition MemoryPressure=True, Evicted pods",
+		Actions:    []ActionTemplate{{Description: "Find the biggest memory users on {name} and set limits", Command: "kubectl describe node {name}", Risk: RiskLow}},
+		Validation: []string{"kubectl describe node {name}  # MemoryPressure False"}})
+	rule(Rule{ID: "node-disk-pressure", Category: "NodeDiskPressure", Confidence: 85,
+		Title:      "the node is running out of disk",
+		Signals:    "Node condition DiskPressure=True",
+		Actions:    []ActionTemplate{{Description: "Free disk on {name} (images, logs, emptyDirs)", Command: "kubectl describe node {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl describe node {name}  # DiskPressure False"}})
+	rule(Rule{ID: "node-pid-pressure", Category: "NodePIDPressure", Confidence: 85,
+		Title:      "the node is running out of process IDs",
+		Signals:    "Node condition PIDPressure=True",
+		Actions:    []ActionTemplate{{Description: "Find the pod forking processes on {name}; set pod PID limits", Command: "kubectl describe node {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl describe node {name}  # PIDPressure False"}})
+	rule(Rule{ID: "node-network-unavailable", Category: "NodeNetworkUnavailable", Confidence: 80,
+		Title:      "the node's network is not configured",
+		Signals:    "Node condition NetworkUnavailable=True",
+		Actions:    []ActionTemplate{{Description: "Check the CNI plugin on {name}", Command: "kubectl -n kube-system get pods -o wide | grep {name}", Risk: RiskLow}},
+		Validation: []string{"kubectl describe node {name}"}})
+	rule(Rule{ID: "node-cordoned", Category: "NodeCordoned", Confidence: 55,
+		Title:      "the node is cordoned",
+		Signals:    "Node spec.unschedulable=true",
+		Actions:    []ActionTemplate{{Description: "Uncordon {name} when its maintenance is over", Command: "kubectl uncordon {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl get node {name}"}})
+	// --- Session-level outcomes ---
+	rule(Rule{ID: "target-not-found", Category: "TargetNotFound", Confidence: 100,
+		Title:      "the object to investigate does not exist",
+		Signals:    "GET of the session target returns NotFound",
+		Actions:    []ActionTemplate{{Description: "Check the name and namespace of the target", Command: "kubectl -n {ns} get {plural}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get {resource}"}})
+	rule(Rule{ID: "unsupported-target", Category: "UnsupportedTarget", Confidence: 100,
+		Title:   "the rule engine does not know the target's kind",
+		Signals: "target kind not in the tools' kind table",
+		Actions: []ActionTemplate{{Description: "Target a Pod, workload, Service, PVC, Node, Job, CronJob, HPA, PDB or Ingress, or the whole namespace", Command: "", Risk: RiskLow}}})
+	rule(Rule{ID: "no-problem-found", Category: "NoProblemFound", Confidence: 20,
+		Title:   "no known failure signal was found",
+		Signals: "every analyzer ran and no rule matched",
+		Actions: []ActionTemplate{{Description: "Look at recent events and application metrics; the cause may be outside Kubernetes objects", Command: "kubectl -n {ns} get events --sort-by=.lastTimestamp", Risk: RiskLow}}})
+	rule(Rule{ID: "inconclusive", Category: "Inconclusive", Confidence: 10,
+		Title:   "the investigation could not complete",
+		Signals: "analyzer tasks failed (API errors, permissions, budget)",
+		Actions: []ActionTemplate{{Description: "Check the operator's permissions and the API server, then retry", Command: "kubectl auth can-i --list -n {ns}", Risk: RiskLow}}})
+}

@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+// Rules about pods, containers, configuration, scheduling and storage.
+func init() {
+	verifyPods := "kubectl -n {ns} get pods -l {podSelector} -w  # pods become Running and Ready"
+	// --- Pods and containers ---
+	rule(Rule{ID: "crash-loop", Category: "CrashLoopBackOff", Confidence: 80,
+		Title:   "a container keeps crashing and is restarted with back-off",
+		Signals: "container waiting reason CrashLoopBackOff, lastState.terminated exit code, BackOff events, previous-instance log tail",
+		Actions: []ActionTemplate{
+			{Description: "Read the crashed instance's logs to see why it exits (exit code {exitCode}: {exitMeaning})", Command: "kubectl -n {ns} logs {pod} -c {container} --previous --tail=100", Risk: RiskLow},
+			{Description: "Fix the application error or its configuration, or roll back to the last working revision", Command: "kubectl -n {ns} rollout undo {resource}", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pod -l {podSelector}  # RESTARTS stops increasing", "kubectl -n {ns} rollout status {resource}"}})
+	rule(Rule{ID: "oom-killed", Category: "OOMKilled", Confidence: 92,
+		Title:   "a container is killed for exceeding its memory limit",
+		Signals: "container state or lastState.terminated reason OOMKilled (exit 137), memory limit, restart count",
+		Actions: []ActionTemplate{
+			{Description: "Raise the memory limit of container {container} (currently {memoryLimit}) or reduce the application's memory use", Command: "kubectl -n {ns} set resources {resource} -c {container} --limits=memory=<larger, e.g. 2x {memoryLimit}>", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector}  # RESTARTS stops increasing", "kubectl -n {ns} describe pod {pod} | grep -A3 'Last State'  # no OOMKilled"}})
+	rule(Rule{ID: "image-pull-not-found", Category: "ImagePullNotFound", Confidence: 90,
+		Title:   "the container image or tag does not exist",
+		Signals: "waiting reason ErrImagePull/ImagePullBackOff with 'not found' / 'manifest unknown' in the message or Failed events",
+		Actions: []ActionTemplate{
+			{Description: "Point container {container} at an image that exists (now {image})", Command: "kubectl -n {ns} set image {resource} {container}=<registry/repo:existing-tag>", Risk: RiskMedium},
+			{Description: "Or roll back to the previous revision", Command: "kubectl -n {ns} rollout undo {resource}", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector}  # STATUS Running", "kubectl -n {ns} rollout status {resource}"}})
+	rule(Rule{ID: "image-pull-auth", Category: "ImagePullAuth", Confidence: 88,
+		Title:   "the registry refuses to serve the image without valid credentials",
+		Signals: "ErrImagePull/ImagePullBackOff messages with unauthorized / authentication required / denied / 403, missing imagePullSecrets",
+		Actions: []ActionTemplate{
+			{Description: "Create (or fix) the registry pull secret {pullSecret}", Command: "kubectl -n {ns} create secret docker-registry {pullSecret} --docker-server=<registry> --docker-username=<user> --docker-password=<token>", Risk: RiskLow},
+			{Description: "Reference it from the pod template", Command: "kubectl -n {ns} patch {resource} --type=merge -p '{\"spec\":{\"template\":{\"spec\":{\"imagePullSecrets\":[{\"name\":\"{pullSecret}\"}]}}}}'", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector}  # no ErrImagePull"}})
+	rule(Rule{ID: "image-pull-error", Category: "ImagePull", Confidence: 70,
+		Title:   "the kubelet cannot pull the container image",
+		Signals: "waiting reason ErrImagePull/ImagePullBackOff without a more specific message",
+		Actions: []ActionTemplate{
+			{Description: "Check that image {image} exists and the node can reach its registry", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow},
+			{Description: "Point the workload at a reachable image", Command: "kubectl -n {ns} set image {resource} {container}=<image>", Risk: RiskMedium},
+		},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "invalid-image-name", Category: "InvalidImageName", Confidence: 92,
+		Title:      "the image reference is not a valid image name",
+		Signals:    "waiting reason InvalidImageName",
+		Actions:    []ActionTemplate{{Description: "Fix the image reference {image} of container {container}", Command: "kubectl -n {ns} set image {resource} {container}=<registry/repo:tag>", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "configmap-missing", Category: "ConfigMapMissing", Confidence: 95,
+		Title:   "a ConfigMap the pods need does not exist",
+		Signals: "CreateContainerConfigError 'configmap \"x\" not found', FailedMount events, referenced ConfigMap absent",
+		Actions: []ActionTemplate{
+			{Description: "Create ConfigMap {name} with the keys the pods use ({keys})", Command: "kubectl -n {ns} create configmap {name} --from-literal=<key>=<value>", Risk: RiskLow},
+			{Description: "Or fix the reference in the workload if the name is wrong ({usedBy})", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get configmap {name}", verifyPods}})
+	rule(Rule{ID: "configmap-key-missing", Category: "ConfigMapKeyMissing", Confidence: 93,
+		Title:      "a ConfigMap exists but lacks a key the pods reference",
+		Signals:    "CreateContainerConfigError 'couldn't find key K in ConfigMap', key absent from the ConfigMap",
+		Actions:    []ActionTemplate{{Description: "Add key(s) {missingKeys} to ConfigMap {name}", Command: "kubectl -n {ns} patch configmap {name} --type=merge -p '{\"data\":{\"{firstMissingKey}\":\"<value>\"}}'", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "secret-missing", Category: "SecretMissing", Confidence: 95,
+		Title:   "a Secret the pods need does not exist",
+		Signals: "CreateContainerConfigError 'secret \"x\" not found', FailedMount events, referenced Secret absent",
+		Actions: []ActionTemplate{
+			{Description: "Create Secret {name} with the keys the pods use ({keys})", Command: "kubectl -n {ns} create secret generic {name} --from-literal=<key>=<value>", Risk: RiskLow},
+			{Description: "Or fix the reference in the workload if the name is wrong ({usedBy})", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get secret {name}", verifyPods}})
+	rule(Rule{ID: "secret-key-missing", Category: "SecretKeyMissing", Confidence: 93,
+		Title:      "a Secret exists but lacks a key the pods reference",
+		Signals:    "CreateContainerConfigError 'couldn't find key K in Secret', key absent from the Secret (values never read)",
+		Actions:    []ActionTemplate{{Description: "Add key(s) {missingKeys} to Secret {name}", Command: "kubectl -n {ns} patch secret {name} --type=merge -p '{\"stringData\":{\"{firstMissingKey}\":\"<value>\"}}'", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "create-container-error", Category: "ContainerCreateError", Confidence: 72,
+		Title:      "the runtime cannot create or start the container",
+		Signals:    "waiting reason CreateContainerError / RunContainerError, terminated reason ContainerCannotRun, message",
+		Actions:    []ActionTemplate{{Description: "Fix the container's command, entrypoint or security settings ({message})", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "container-failed", Category: "ContainerFailed", Confidence: 75,
+		Title:      "a container exited with an error and is not restarted",
+		Signals:    "pod phase Failed, terminated exit code != 0, log tail",
+		Actions:    []ActionTemplate{{Description: "Read the logs to see why it exited with code {exitCode} ({exitMeaning})", Command: "kubectl -n {ns} logs {pod} -c {container}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector}"}})
+	rule(Rule{ID: "readiness-probe-failing", Category: "ReadinessProbeFailing", Confidence: 80,
+		Title:   "the readiness probe fails, so the pod receives no traffic",
+		Signals: "container running but not ready, Unhealthy events 'Readiness probe failed'",
+		Actions: []ActionTemplate{
+			{Description: "Check the probe ({probe}) against what the application serves; fix the path/port or the app", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow},
+			{Description: "Adjust the probe in the workload", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector}  # READY n/n"}})
+	rule(Rule{ID: "liveness-probe-failing", Category: "LivenessProbeFailing", Confidence: 85,
+		Title:      "the liveness (or startup) probe fails and the kubelet keeps restarting the container",
+		Signals:    "Unhealthy events 'Liveness probe failed' / 'Startup probe failed', Killing events, restarts",
+		Actions:    []ActionTemplate{{Description: "Fix the probe ({probe}) or give the app more time (initialDelaySeconds/failureThreshold)", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector}  # RESTARTS stops increasing"}})
+	rule(Rule{ID: "container-not-ready", Category: "ContainerNotReady", Confidence: 55,
+		Title:      "a container runs but never becomes ready",
+		Signals:    "container running with ready=false and no probe failure events",
+		Actions:    []ActionTemplate{{Description: "Inspect the pod and its readiness probe", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "pod-evicted", Category: "PodEvicted", Confidence: 72,
+		Title:   "the pod was evicted by the kubelet",
+		Signals: "pod status.reason Evicted with the kubelet's message",
+		Actions: []ActionTemplate{
+			{Description: "Set requests/limits that match real use so the pod is not the first to go ({message})", Command: "kubectl -n {ns} set resources {workload} --requests=memory=<real use>", Risk: RiskMedium},
+			{Description: "Delete the evicted pod objects", Command: "kubectl -n {ns} delete pod {pod}", Risk: RiskLow},
+		},
+		Validation: []string{"kubectl -n {ns} get pods --field-selector=status.phase=Failed"}})
+	rule(Rule{ID: "pod-stuck-terminating", Category: "StuckTerminating", Confidence: 70,
+		Title:   "an object has been deleting for a long time",
+		Signals: "deletionTimestamp older than its grace period, finalizers, node state",
+		Actions: []ActionTemplate{
+			{Description: "Find what holds the deletion (finalizers: {finalizers})", Command: "kubectl -n {ns} get {resource} -o jsonpath='{.metadata.finalizers}'", Risk: RiskLow},
+			{Description: "Only if the owner of the finalizer is gone: remove the finalizers", Command: "kubectl -n {ns} patch {resource} --type=merge -p '{\"metadata\":{\"finalizers\":null}}'", Risk: RiskHigh},
+		},
+		Validation: []string{"kubectl -n {ns} get {resource}  # NotFound"}})
+	rule(Rule{ID: "pod-on-unhealthy-node", Category: "NodeProblem", Confidence: 60,
+		Title:      "the pod runs on a node that is not healthy",
+		Signals:    "pod's node has Ready!=True or a pressure condition",
+		Actions:    []ActionTemplate{{Description: "Look at node {node}", Command: "kubectl describe node {node}", Risk: RiskLow}},
+		Validation: []string{"kubectl get node {node}"}})
+	// --- Scheduling ---
+	rule(Rule{ID: "unschedulable-insufficient-resources", Category: "InsufficientResources", Confidence: 88,
+		Title:   "no node has enough free resources for the pod's requests",
+		Signals: "PodScheduled=False Unschedulable, FailedScheduling 'Insufficient cpu/memory' or 'Too many pods', pod requests",
+		Actions: []ActionTemplate{
+			{Description: "Lower the requests of {workload} (now {requests}) to what it needs", Command: "kubectl -n {ns} set resources {workload} --requests=cpu=<less>,memory=<less>", Risk: RiskMedium},
+			{Description: "Or add capacity (more or bigger nodes)", Command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,CPU:.status.allocatable.cpu,MEM:.status.allocatable.memory", Risk: RiskLow},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide  # a NODE is assigned"}})
+	rule(Rule{ID: "unschedulable-taint", Category: "UntoleratedTaint", Confidence: 85,
+		Title:   "every suitable node has a taint the pod does not tolerate",
+		Signals: "FailedScheduling 'had untolerated taint {key: value}'",
+		Actions: []ActionTemplate{
+			{Description: "Add a toleration for {taint} to {workload} if it is meant to run there", Command: "kubectl -n {ns} edit {workload}  # spec.template.spec.tolerations", Risk: RiskMedium},
+			{Description: "Or remove the taint from the nodes if it is stale", Command: "kubectl taint nodes <node> {taintKey}-", Risk: RiskHigh},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
+	rule(Rule{ID: "unschedulable-node-affinity", Category: "NodeAffinityMismatch", Confidence: 85,
+		Title:   "no node matches the pod's nodeSelector or node affinity",
+		Signals: "FailedScheduling \"didn't match Pod's node affinity/selector\", the pod's nodeSelector",
+		Actions: []ActionTemplate{
+			{Description: "Fix the nodeSelector/affinity of {workload} ({nodeSelector})", Command: "kubectl -n {ns} edit {workload}  # spec.template.spec.nodeSelector / affinity", Risk: RiskMedium},
+			{Description: "Or label the intended nodes", Command: "kubectl label node <node> <key>=<value>", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
+	rule(Rule{ID: "unschedulable-nodes-cordoned", Category: "NodesCordoned", Confidence: 75,
+		Title:      "the only candidate nodes are cordoned",
+		Signals:    "FailedScheduling 'node(s) were unschedulable'",
+		Actions:    []ActionTemplate{{Description: "Uncordon nodes whose maintenance is over", Command: "kubectl uncordon <node>", Risk: RiskMedium}},
+		Validation: []string{"kubectl get nodes"}})
+	rule(Rule{ID: "unschedulable", Category: "Unschedulable", Confidence: 65,
+		Title:      "the scheduler cannot place the pod",
+		Signals:    "PodScheduled=False with a reason not covered by a more specific rule (anti-affinity, ports, volume node affinity)",
+		Actions:    []ActionTemplate{{Description: "Read the scheduler's reason: {message}", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
+	rule(Rule{ID: "pod-pvc-pending", Category: "VolumeClaimPending", Confidence: 60,
+		Title:      "the pod waits for a PersistentVolumeClaim that is not bound",
+		Signals:    "FailedScheduling 'unbound immediate PersistentVolumeClaims', the claim's phase Pending",
+		Actions:    []ActionTemplate{{Description: "Find out why claim {claim} is not bound", Command: "kubectl -n {ns} describe pvc {claim}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get pvc {claim}  # STATUS Bound"}})
+	rule(Rule{ID: "pvc-missing", Category: "VolumeClaimMissing", Confidence: 94,
+		Title:      "the pod mounts a PersistentVolumeClaim that does not exist",
+		Signals:    "FailedScheduling 'persistentvolumeclaim \"x\" not found', claim absent",
+		Actions:    []ActionTemplate{{Description: "Create claim {name} or fix the claimName in {workload}", Command: "kubectl -n {ns} apply -f pvc-{name}.yaml", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get pvc {name}"}})
+	// --- Storage ---
+	rule(Rule{ID: "pvc-storageclass-missing", Category: "StorageClassMissing", Confidence: 95,
+		Title:   "the claim asks for a StorageClass that does not exist",
+		Signals: "PVC Pending with spec.storageClassName naming an absent StorageClass, ProvisioningFailed 'storageclass.storage.k8s.io \"x\" not found'",
+		Actions: []ActionTemplate{
+			{Description: "Create StorageClass {name} for a provisioner that runs in this cluster", Command: "kubectl apply -f storageclass-{name}.yaml", Risk: RiskMedium},
+			{Description: "Or recreate claim {claim} with an existing class (storageClassName is immutable)", Command: "kubectl get storageclass", Risk: RiskHigh},
+		},
+		Validation: []string{"kubectl -n {ns} get pvc {claim}  # STATUS Bound"}})
+	rule(Rule{ID: "pvc-no-default-storageclass", Category: "NoDefaultStorageClass", Confidence: 85,
+		Title:   "the claim names no StorageClass and the cluster has no default one",
+		Signals: "PVC Pending, storageClassName unset, no StorageClass annotated is-default-class, no matching PV",
+		Actions: []ActionTemplate{
+			{Description: "Mark a StorageClass as the default", Command: "kubectl patch storageclass <class> -p '{\"metadata\":{\"annotations\":{\"storageclass.kubernetes.io/is-default-class\":\"true\"}}}'", Risk: RiskMedium},
+			{Description: "Or recreate the claim with an explicit storageClassName", Command: "kubectl get storageclass", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pvc {name}"}})
+	rule(Rule{ID: "pvc-no-provisioner", Category: "NoProvisioner", Confidence: 88,
+		Title:   "no provisioner serves the claim's StorageClass",
+		Signals: "PVC Pending, ExternalProvisioning events 'waiting for a volume to be created by external provisioner', no CSIDriver of that name",
+		Actions: []ActionTemplate{
+			{Description: "Install or fix the provisioner {provisioner} (no CSIDriver registered)", Command: "kubectl get csidrivers; kubectl -n kube-system get pods | grep -i csi", Risk: RiskMedium},
+			{Description: "Or use a StorageClass whose provisioner runs here", Command: "kubectl get storageclass", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pvc {claim}"}})
+	rule(Rule{ID: "pvc-no-matching-pv", Category: "NoMatchingVolume", Confidence: 80,
+		Title:      "the claim needs a pre-created PersistentVolume and none matches",
+		Signals:    "PVC Pending with a no-provisioner or empty class, no Available PV with that class, size and access mode",
+		Actions:    []ActionTemplate{{Description: "Create a PersistentVolume of class {class} with size >= {size} and access mode {accessModes}", Command: "kubectl apply -f pv.yaml", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pvc {name}"}})
+	rule(Rule{ID: "pvc-access-mode-unsupported", Category: "AccessModeUnsupported", Confidence: 85,
+		Title:      "the claim asks for an access mode its storage cannot provide",
+		Signals:    "ProvisioningFailed events mentioning access modes, or no PV of the class supporting the requested modes",
+		Actions:    []ActionTemplate{{Description: "Recreate claim {name} with a supported access mode (asked {accessModes})", Command: "kubectl -n {ns} get pvc {name} -o yaml > pvc.yaml  # edit accessModes, delete and re-apply", Risk: RiskHigh}},
+		Validation: []string{"kubectl -n {ns} get pvc {name}"}})
+	rule(Rule{ID: "pvc-provisioning-failed", Category: "ProvisioningFailed", Confidence: 80,
+		Title:      "the provisioner failed to create the volume",
+		Signals:    "ProvisioningFailed events on the PVC",
+		Actions:    []ActionTemplate{{Description: "Fix what the provisioner reports: {message}", Command: "kubectl -n {ns} describe pvc {claim}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get pvc {claim}"}})
+	rule(Rule{ID: "pvc-lost", Category: "VolumeLost", Confidence: 85,
+		Title:      "the claim's PersistentVolume is gone",
+		Signals:    "PVC phase Lost or bound PV missing",
+		Actions:    []ActionTemplate{{Description: "Restore volume {volume} or recreate the claim from backup", Command: "kubectl get pv {volume}", Risk: RiskHigh}},
+		Validation: []string{"kubectl -n {ns} get pvc {name}"}})
+	rule(Rule{ID: "volume-mount-failed", Category: "VolumeMountFailed", Confidence: 72,
+		Title:      "the kubelet cannot mount or attach a volume",
+		Signals:    "FailedMount / FailedAttachVolume events",
+		Actions:    []ActionTemplate{{Description: "Fix what the kubelet reports: {message}", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
+}
