@@ -1,0 +1,285 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// Container states of one pod: crashes, OOM kills, probes, image pulls.
+func (pc *podCheck) containers(ctx context.Context) error {
+	p := pc.pod
+	specs := map[string]corev1.Container{}
+	for _, c := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
+		specs[c.Name] = c
+	}
+	statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, cs := range statuses {
+		n := len(pc.e.res.Findings)
+		if err := pc.container(ctx, cs, specs[cs.Name]); err != nil {
+			return err
+		}
+		if len(pc.e.res.Findings) > n {
+			// One root cause per pod is enough; the first broken container (init first) blocks the rest.
+			return nil
+		}
+	}
+	if len(statuses) == 0 && p.Status.Phase == corev1.PodPending && p.Spec.NodeName != "" {
+		return pc.mounts(ctx, "")
+	}
+	return nil
+}
+
+func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container) error {
+	p := pc.pod
+	last := cs.LastTerminationState.Terminated
+	switch {
+	case cs.State.Waiting != nil:
+		w := cs.State.Waiting
+		switch w.Reason {
+		case "CrashLoopBackOff":
+			if last != nil && last.Reason == "OOMKilled" {
+				pc.oom(ctx, cs, spec)
+				return nil
+			}
+			if pc.probeFailure(ctx, cs, spec, true) {
+				return nil
+			}
+			pc.crash(ctx, cs, "crash-loop", 0)
+		case "ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull", "RegistryUnavailable", "ImageInspectError", "SignatureValidationFailed":
+			pc.imagePull(ctx, cs, spec)
+		case "InvalidImageName":
+			pc.find(ctx, "invalid-image-name", cs.Name, fmt.Sprintf("Container %s of pod %s has an invalid image reference %q: %s", cs.Name, p.Name, spec.Image, tools.Sanitize(w.Message, 200, true)),
+				ObjectRef{}, nil, map[string]string{"image": spec.Image})
+		case "CreateContainerConfigError":
+			return pc.configError(ctx, cs.Name, w.Message)
+		case "CreateContainerError", "RunContainerError", "PreCreateHookError", "PostStartHookError", "PreStartHookError":
+			pc.find(ctx, "create-container-error", cs.Name, fmt.Sprintf("Container %s of pod %s cannot start (%s): %s", cs.Name, p.Name, w.Reason, tools.Sanitize(w.Message, 300, true)),
+				ObjectRef{}, nil, map[string]string{"message": tools.Sanitize(w.Message, 200, true)})
+		case "ContainerCreating", "PodInitializing", "":
+			if last != nil && last.Reason == "OOMKilled" {
+				pc.oom(ctx, cs, spec)
+				return nil
+			}
+			// mounts only reports FailedMount/sandbox events or references that are really missing.
+			return pc.mounts(ctx, cs.Name)
+		default:
+			pc.find(ctx, "create-container-error", cs.Name, fmt.Sprintf("Container %s of pod %s is waiting: %s %s", cs.Name, p.Name, w.Reason, tools.Sanitize(w.Message, 300, true)),
+				ObjectRef{}, nil, map[string]string{"message": w.Reason + " " + tools.Sanitize(w.Message, 200, true)})
+		}
+	case cs.State.Terminated != nil && cs.State.Terminated.ExitCode != 0:
+		t := cs.State.Terminated
+		if t.Reason == "OOMKilled" {
+			pc.oom(ctx, cs, spec)
+			return nil
+		}
+		if t.Reason == "ContainerCannotRun" || t.Reason == "StartError" {
+			pc.find(ctx, "create-container-error", cs.Name, fmt.Sprintf("Container %s of pod %s could not run: %s", cs.Name, p.Name, tools.Sanitize(t.Message, 300, true)),
+				ObjectRef{}, nil, map[string]string{"message": tools.Sanitize(t.Message, 200, true), "exitCode": fmt.Sprint(t.ExitCode)})
+			return nil
+		}
+		if p.Status.Phase == corev1.PodFailed || p.Spec.RestartPolicy == corev1.RestartPolicyNever {
+			pc.crash(ctx, cs, "container-failed", 0)
+			return nil
+		}
+		pc.crash(ctx, cs, "crash-loop", 70)
+	case cs.State.Running != nil:
+		if last != nil && last.Reason == "OOMKilled" && cs.RestartCount > 0 {
+			pc.oom(ctx, cs, spec)
+			return nil
+		}
+		if !cs.Ready {
+			if pc.probeFailure(ctx, cs, spec, false) {
+				return nil
+			}
+			started := cs.State.Running.StartedAt.Time
+			if spec.ReadinessProbe != nil && pc.e.now.Sub(started) > 2*time.Minute {
+				pc.find(ctx, "container-not-ready", cs.Name, fmt.Sprintf("Container %s of pod %s has been running for %s but is not ready (readiness %s).", cs.Name, p.Name, pc.e.now.Sub(started).Round(time.Second), tools.ProbeLine(spec.ReadinessProbe)),
+					ObjectRef{}, nil, map[string]string{"probe": tools.ProbeLine(spec.ReadinessProbe)})
+			}
+			return nil
+		}
+		if cs.RestartCount > 0 && last != nil && last.ExitCode != 0 && pc.e.now.Sub(last.FinishedAt.Time) < time.Hour {
+			if pc.probeFailure(ctx, cs, spec, true) {
+				return nil
+			}
+			if cs.RestartCount >= 3 {
+				pc.crash(ctx, cs, "crash-loop", 65)
+			}
+		}
+	}
+	return nil
+}
+
+func (pc *podCheck) oom(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container) {
+	limit := "none"
+	if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
+		limit = q.String()
+	}
+	pc.find(ctx, "oom-killed", cs.Name, fmt.Sprintf("Container %s of pod %s was OOMKilled (exit code 137): it used more than its memory limit of %s; restarted %d time(s).", cs.Name, pc.pod.Name, limit, cs.RestartCount),
+		ObjectRef{}, nil, map[string]string{"memoryLimit": limit, "exitCode": "137", "restarts": fmt.Sprint(cs.RestartCount)})
+}
+
+// crash reports a crashing or failed container with its exit code and log tail.
+func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, rule string, conf int) {
+	t := cs.LastTerminationState.Terminated
+	previous := true
+	if cs.State.Terminated != nil {
+		t, previous = cs.State.Terminated, false
+	}
+	exit, reason := int32(-1), "unknown"
+	if t != nil {
+		exit, reason = t.ExitCode, t.Reason
+	}
+	lr := pc.e.logs(ctx, pc.pod.Name, cs.Name, previous)
+	if previous && len(lr.Lines) == 0 && cs.State.Running != nil {
+		// Some runtimes keep no previous log; the restarted instance may still tell the story.
+		lr = pc.e.logs(ctx, pc.pod.Name, cs.Name, false)
+	}
+	var evIDs []string
+	tail := lastLines(lr.Lines, 5)
+	logSummary := "no log output available"
+	if len(lr.Lines) > 0 {
+		logSummary = "last log line: " + lr.Lines[len(lr.Lines)-1]
+		evIDs = append(evIDs, pc.e.evidence(fmt.Sprintf("Log tail of %s/%s: %s", pc.pod.Name, cs.Name, lr.Lines[len(lr.Lines)-1]),
+			Source{Kind: SourceLog, Object: &pc.ref, Tool: "k8s_logs"}, strings.Join(lastLines(lr.Lines, 20), "\n")))
+	} else if lr.Note != "" {
+		logSummary = lr.Note
+	}
+	if g := tools.EventsMention(pc.events(ctx), "BackOff"); g != nil {
+		evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, *g))
+	}
+	var summary string
+	if exit == 0 && rule == "crash-loop" {
+		summary = fmt.Sprintf("Container %s of pod %s keeps exiting with code 0 (%s) and is restarted because restartPolicy is Always: the process finishes instead of staying up (restarted %d time(s)); %s.", cs.Name, pc.pod.Name, reason, cs.RestartCount, logSummary)
+	} else if rule == "container-failed" {
+		summary = fmt.Sprintf("Container %s of pod %s exited with code %d (%s: %s); %s.", cs.Name, pc.pod.Name, exit, reason, ExitMeaning(exit), logSummary)
+	} else {
+		summary = fmt.Sprintf("Container %s of pod %s is crash-looping: restarted %d time(s), last exit code %d (%s: %s); %s.", cs.Name, pc.pod.Name, cs.RestartCount, exit, reason, ExitMeaning(exit), logSummary)
+	}
+	facts := map[string]string{"exitCode": fmt.Sprint(exit), "exitMeaning": ExitMeaning(exit), "restarts": fmt.Sprint(cs.RestartCount), "logTail": strings.Join(tail, " | ")}
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	f := Finding{Rule: rule, Confidence: conf, Object: pc.ref, Culprit: wl, Summary: summary, Evidence: append([]string{pc.statusEv}, evIDs...), Facts: pc.facts(ctx, cs.Name, facts)}
+	if wl.Key() != pc.ref.Key() {
+		f.Affected = []ObjectRef{pc.ref}
+	}
+	pc.e.find(f)
+}
+
+func lastLines(l []string, n int) []string {
+	if len(l) <= n {
+		return l
+	}
+	return l[len(l)-n:]
+}
+
+// probeFailure reports failing liveness/startup (restarting) or readiness probes from Unhealthy events.
+func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container, restarting bool) bool {
+	evs := pc.events(ctx)
+	for _, kind := range []string{"Liveness", "Startup", "Readiness"} {
+		if kind == "Readiness" && restarting {
+			continue
+		}
+		g := tools.EventsMention(evs, "Unhealthy", kind+" probe failed")
+		if g == nil {
+			continue
+		}
+		probe := spec.LivenessProbe
+		rule := "liveness-probe-failing"
+		switch kind {
+		case "Startup":
+			probe = spec.StartupProbe
+		case "Readiness":
+			probe, rule = spec.ReadinessProbe, "readiness-probe-failing"
+		}
+		pl := "not set"
+		if probe != nil {
+			pl = tools.ProbeLine(probe)
+		}
+		ev := pc.e.eventEvidence(pc.ref, *g)
+		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, g.Message)
+		if rule == "liveness-probe-failing" {
+			summary += fmt.Sprintf("; the kubelet restarted it %d time(s).", cs.RestartCount)
+		} else {
+			summary += "; the pod gets no Service traffic."
+		}
+		pc.find(ctx, rule, cs.Name, summary, ObjectRef{}, []string{ev}, map[string]string{"probe": pl})
+		return true
+	}
+	return false
+}
+
+func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container) {
+	p := pc.pod
+	msg := cs.State.Waiting.Message
+	var evIDs []string
+	for _, g := range pc.events(ctx) {
+		if g.Reason == "Failed" && (strings.Contains(g.Message, "pull") || strings.Contains(g.Message, "image")) {
+			evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, g))
+			if ClassifyPull(g.Message) != PullUnknown && ClassifyPull(msg) == PullUnknown {
+				msg = g.Message
+			}
+			break
+		}
+	}
+	// A referenced pull secret that does not exist settles "not found vs. auth".
+	var missingSecret string
+	for _, s := range p.Spec.ImagePullSecrets {
+		if _, err := pc.e.get(ctx, "Secret", s.Name); tools.IsNotFound(err) {
+			missingSecret = s.Name
+			break
+		}
+	}
+	if g := tools.EventsMention(pc.events(ctx), "FailedToRetrieveImagePullSecret"); g != nil {
+		evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, *g))
+	}
+	facts := map[string]string{"image": spec.Image, "message": tools.Sanitize(msg, 200, true)}
+	short := tools.Sanitize(msg, 300, true)
+	class := ClassifyPull(msg)
+	switch {
+	case missingSecret != "":
+		facts["pullSecret"] = missingSecret
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: its imagePullSecret %s does not exist, so the registry gets no credentials (%s).", p.Name, spec.Image, missingSecret, cs.State.Waiting.Reason),
+			pc.e.ref("Secret", missingSecret), evIDs, facts)
+	case class == PullAuth:
+		facts["pullSecret"] = firstPullSecret(p)
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: the registry refused the credentials: %s", p.Name, spec.Image, short), ObjectRef{}, evIDs, facts)
+	case class == PullNotFound:
+		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: the image or tag does not exist: %s", p.Name, spec.Image, short), ObjectRef{}, evIDs, facts)
+	case class == PullAmbiguous && len(p.Spec.ImagePullSecrets) == 0:
+		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: the registry says the repository does not exist or needs credentials, and the pod has no imagePullSecrets: %s", p.Name, spec.Image, short), ObjectRef{}, evIDs, facts)
+	case class == PullAmbiguous:
+		facts["pullSecret"] = firstPullSecret(p)
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: access denied with pull secret %s: %s", p.Name, spec.Image, facts["pullSecret"], short), ObjectRef{}, evIDs, facts)
+	default:
+		pc.find(ctx, "image-pull-error", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(short, "no further detail from the kubelet")), ObjectRef{}, evIDs, facts)
+	}
+}
+
+func firstPullSecret(p *corev1.Pod) string {
+	if len(p.Spec.ImagePullSecrets) > 0 {
+		return p.Spec.ImagePullSecrets[0].Name
+	}
+	return "regcred"
+}

@@ -1,0 +1,169 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// Configuration a pod needs before its containers can start: ConfigMaps, Secrets, volumes.
+// configError resolves CreateContainerConfigError / FailedMount config problems against the API.
+func (pc *podCheck) configError(ctx context.Context, container, msg string) error {
+	refs, err := pc.e.resolveConfig(ctx, &pc.pod.Spec)
+	if err != nil {
+		return err
+	}
+	var evIDs []string
+	if msg != "" {
+		evIDs = append(evIDs, pc.e.evidence(fmt.Sprintf("Container %s of pod %s: %s", container, pc.pod.Name, msg), Source{Kind: SourceObject, Object: &pc.ref}, ""))
+	}
+	parsed, hasParsed := ParseConfigError(msg)
+	for _, r := range refs {
+		if r.Optional || !r.Checked {
+			continue
+		}
+		if hasParsed && (r.Kind != parsed.Kind || r.Name != parsed.Name) {
+			continue
+		}
+		if !r.Exists || len(r.MissingKeys) > 0 {
+			pc.configFinding(ctx, container, r, evIDs)
+			return nil
+		}
+	}
+	if hasParsed {
+		// The kubelet named it but the reference check could not confirm (cap reached): trust the kubelet.
+		r := tools.ConfigRef{Kind: parsed.Kind, Name: parsed.Name, Checked: true, Exists: parsed.Key != ""}
+		if parsed.Key != "" {
+			r.MissingKeys = []string{parsed.Key}
+		}
+		pc.configFinding(ctx, container, r, evIDs)
+		return nil
+	}
+	for _, r := range refs {
+		if !r.Optional && r.Checked && (!r.Exists || len(r.MissingKeys) > 0) {
+			pc.configFinding(ctx, container, r, evIDs)
+			return nil
+		}
+	}
+	if msg != "" {
+		pc.find(ctx, "create-container-error", container, fmt.Sprintf("Container %s of pod %s has a configuration error: %s", container, pc.pod.Name, tools.Sanitize(msg, 300, true)),
+			ObjectRef{}, evIDs, map[string]string{"message": tools.Sanitize(msg, 200, true)})
+	}
+	return nil
+}
+
+func (e *env) resolveConfig(ctx context.Context, spec *corev1.PodSpec) ([]tools.ConfigRef, error) {
+	refs := tools.PodConfigRefs(spec)
+	out := make([]tools.ConfigRef, 0, len(refs))
+	for i, r := range refs {
+		if i >= 15 {
+			break
+		}
+		obj, err := e.get(ctx, r.Kind, r.Name)
+		r.Checked = true
+		switch {
+		case tools.IsNotFound(err):
+		case err != nil:
+			if err == errTaskBudget {
+				return out, nil
+			}
+			r.Checked = false
+		default:
+			var have []string
+			switch o := obj.(type) {
+			case *corev1.ConfigMap:
+				for k := range o.Data {
+					have = append(have, k)
+				}
+				for k := range o.BinaryData {
+					have = append(have, k)
+				}
+			case *corev1.Secret:
+				have = tools.SecretKeys(o)
+			}
+			sort.Strings(have)
+			r.Exists, r.KeysPresent = true, have
+			for _, k := range r.Keys {
+				if !containsStr(have, k) {
+					r.MissingKeys = append(r.MissingKeys, k)
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (pc *podCheck) configFinding(ctx context.Context, container string, r tools.ConfigRef, evIDs []string) {
+	culprit := pc.e.ref(r.Kind, r.Name)
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	facts := map[string]string{"keys": orDefault(strings.Join(r.Keys, ","), "all keys"), "usedBy": strings.Join(r.UsedBy, "; ")}
+	var rule, summary string
+	if !r.Exists {
+		rule = strings.ToLower(r.Kind) + "-missing"
+		summary = fmt.Sprintf("%s %s does not exist, but pod %s (%s) needs it for %s; the container cannot be created.", r.Kind, r.Name, pc.pod.Name, kubectlResource(wl), orDefault(strings.Join(r.UsedBy, "; "), "its configuration"))
+	} else {
+		rule = strings.ToLower(r.Kind) + "-key-missing"
+		facts["missingKeys"] = strings.Join(r.MissingKeys, ",")
+		facts["firstMissingKey"] = r.MissingKeys[0]
+		summary = fmt.Sprintf("%s %s exists but has no key %s, which pod %s (%s) references (%s); present keys: %s.", r.Kind, r.Name, strings.Join(r.MissingKeys, ","), pc.pod.Name, kubectlResource(wl), strings.Join(r.UsedBy, "; "), orDefault(strings.Join(r.KeysPresent, ","), "none"))
+	}
+	ev := pc.e.objEvidence(culprit, summary)
+	f := Finding{Rule: rule, Object: pc.ref, Culprit: culprit, Summary: summary, Evidence: append(append([]string{pc.statusEv}, evIDs...), ev),
+		Facts: pc.facts(ctx, container, facts), Affected: mergeRefs([]ObjectRef{pc.ref}, []ObjectRef{wl})}
+	pc.e.find(f)
+}
+
+// mounts explains a pod stuck creating containers from FailedMount / sandbox events.
+func (pc *podCheck) mounts(ctx context.Context, container string) error {
+	for _, g := range pc.events(ctx) {
+		switch g.Reason {
+		case "FailedMount", "FailedAttachVolume":
+			if _, ok := ParseConfigError(g.Message); ok {
+				return pc.configError(ctx, container, g.Message)
+			}
+			ev := pc.e.eventEvidence(pc.ref, g)
+			pc.find(ctx, "volume-mount-failed", container, fmt.Sprintf("Pod %s is stuck creating containers: %s (x%d): %s", pc.pod.Name, g.Reason, g.Count, g.Message),
+				ObjectRef{}, []string{ev}, map[string]string{"message": tools.Sanitize(g.Message, 200, true)})
+			return nil
+		case "FailedCreatePodSandBox":
+			ev := pc.e.eventEvidence(pc.ref, g)
+			pc.find(ctx, "create-container-error", container, fmt.Sprintf("Pod %s cannot get a sandbox (network/runtime) on node %s: %s", pc.pod.Name, pc.pod.Spec.NodeName, g.Message),
+				ObjectRef{}, []string{ev}, map[string]string{"message": tools.Sanitize(g.Message, 200, true)})
+			return nil
+		}
+	}
+	// No event: the references themselves may still be missing (events expire).
+	refs, err := pc.e.resolveConfig(ctx, &pc.pod.Spec)
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if !r.Optional && r.Checked && !r.Exists {
+			pc.configFinding(ctx, container, r, nil)
+			return nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// Pods the scheduler has not placed, and the claims that hold them.
+// scheduling handles pods the scheduler has not placed; done means no further checks apply.
+func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
+	p := pc.pod
+	cond := tools.PodCondition(p, corev1.PodScheduled)
+	unscheduled := p.Spec.NodeName == "" && p.Status.Phase == corev1.PodPending
+	if cond != nil && cond.Status == corev1.ConditionFalse {
+		unscheduled = true
+	}
+	if !unscheduled {
+		return false, nil
+	}
+	msg := ""
+	if cond != nil {
+		msg = cond.Message
+	}
+	var evIDs []string
+	if g := tools.EventsMention(pc.events(ctx), "FailedScheduling"); g != nil {
+		evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, *g))
+		if msg == "" || len(g.Message) > len(msg) {
+			msg = g.Message
+		}
+	}
+	if msg == "" {
+		if pc.e.now.Sub(p.CreationTimestamp.Time) < time.Minute {
+			pc.e.evidence("Pod "+p.Name+" was created less than a minute ago and is not scheduled yet", Source{Kind: SourceObject, Object: &pc.ref}, "")
+			return true, nil
+		}
+		pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s has been Pending without a node and without any scheduler decision; check that scheduler %q is running.", p.Name, orDefault(p.Spec.SchedulerName, "default-scheduler")),
+			ObjectRef{}, evIDs, map[string]string{"message": "no FailedScheduling event or condition"})
+		return true, nil
+	}
+	v, fit := pc.e.refineScheduling(ctx, p, ParseScheduling(msg))
+	wl := pc.e.workloadOf(ctx, p)
+	short := tools.Sanitize(msg, 400, true)
+	switch v.Reason {
+	case SchedMissingPVC:
+		claim := pc.e.ref("PersistentVolumeClaim", v.Claim)
+		pc.find(ctx, "pvc-missing", "", fmt.Sprintf("Pod %s mounts PersistentVolumeClaim %s, which does not exist, so it cannot be scheduled.", p.Name, v.Claim),
+			claim, evIDs, map[string]string{"claim": v.Claim})
+	case SchedUnboundPVC:
+		if !pc.claims(ctx, evIDs) {
+			pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s cannot be scheduled: %s", p.Name, short), ObjectRef{}, evIDs, map[string]string{"message": short})
+		}
+	case SchedInsufficient:
+		req := tools.PodRequests(&p.Spec)
+		pc.find(ctx, "unschedulable-insufficient-resources", "", fmt.Sprintf("Pod %s cannot be scheduled: no node has enough free %s for its requests (%s). Scheduler: %s",
+			p.Name, strings.Join(v.Resources, "/"), requestsString(req), short), wl, evIDs,
+			map[string]string{"requests": requestsString(req), "resources": strings.Join(v.Resources, ","), "message": short})
+	case SchedTaint:
+		taint := ""
+		for _, t := range v.Taints {
+			if taint == "" || (!strings.Contains(t, "control-plane") && strings.Contains(taint, "control-plane")) {
+				taint = t
+			}
+		}
+		key := taint
+		if i := strings.IndexAny(key, ":="); i > 0 {
+			key = key[:i]
+		}
+		pc.find(ctx, "unschedulable-taint", "", fmt.Sprintf("Pod %s cannot be scheduled: the nodes carry taint {%s} that it does not tolerate.%s Scheduler: %s", p.Name, taint, fit.summary(), short),
+			wl, evIDs, map[string]string{"taint": taint, "taintKey": strings.TrimSpace(key), "message": short})
+		// Taints the node controller sets for a condition (memory pressure, not ready) are
+		// explained by that condition: look at those nodes next.
+		if len(fit.conditionNodes) > 0 {
+			var follow []ObjectRef
+			for i, n := range fit.conditionNodes {
+				if i == 3 {
+					break
+				}
+				follow = append(follow, pc.e.ref("Node", n))
+			}
+			fs := pc.e.res.Findings
+			fs[len(fs)-1].Follow = cleanRefs(follow)
+		}
+	case SchedAffinity:
+		sel := "node affinity rules"
+		if len(p.Spec.NodeSelector) > 0 {
+			sel = "nodeSelector " + tools.LabelsString(p.Spec.NodeSelector)
+		}
+		pc.find(ctx, "unschedulable-node-affinity", "", fmt.Sprintf("Pod %s cannot be scheduled: no node matches its %s. Scheduler: %s", p.Name, sel, short),
+			wl, evIDs, map[string]string{"nodeSelector": sel, "message": short})
+	case SchedCordoned:
+		pc.find(ctx, "unschedulable-nodes-cordoned", "", fmt.Sprintf("Pod %s cannot be scheduled: the candidate nodes are cordoned.%s Scheduler: %s", p.Name, fit.summary(), short),
+			wl, evIDs, map[string]string{"message": short})
+	default:
+		low := strings.ToLower(msg)
+		if (strings.Contains(low, "volume") || strings.Contains(low, "claim")) && pc.claims(ctx, evIDs) {
+			return true, nil
+		}
+		pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s cannot be scheduled: %s", p.Name, short), wl, evIDs, map[string]string{"message": short})
+	}
+	return true, nil
+}
+
+// claims looks at the pod's PVCs and blames the missing or unbound ones.
+func (pc *podCheck) claims(ctx context.Context, evIDs []string) bool {
+	found := false
+	n := 0
+	for _, v := range pc.pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		if n++; n > 5 {
+			break
+		}
+		name := v.PersistentVolumeClaim.ClaimName
+		claim := pc.e.ref("PersistentVolumeClaim", name)
+		pvc, err := getAs[*corev1.PersistentVolumeClaim](ctx, pc.e, "PersistentVolumeClaim", name)
+		switch {
+		case tools.IsNotFound(err):
+			pc.find(ctx, "pvc-missing", "", fmt.Sprintf("Pod %s mounts PersistentVolumeClaim %s, which does not exist.", pc.pod.Name, name), claim, evIDs, map[string]string{"claim": name})
+			found = true
+		case err != nil:
+			continue
+		case pvc.Status.Phase != corev1.ClaimBound:
+			ev := pc.e.objEvidence(claim, "PersistentVolumeClaim "+name+": "+tools.Summarize(pvc, pc.e.now).Status)
+			f := Finding{Rule: "pod-pvc-pending", Object: pc.ref, Culprit: claim, Follow: []ObjectRef{claim},
+				Summary:  fmt.Sprintf("Pod %s is Pending because its PersistentVolumeClaim %s is %s.", pc.pod.Name, name, pvc.Status.Phase),
+				Evidence: append([]string{pc.statusEv, ev}, evIDs...), Facts: pc.facts(ctx, "", map[string]string{"claim": name}), Affected: []ObjectRef{pc.ref}}
+			pc.e.find(f)
+			found = true
+		}
+	}
+	return found
+}
