@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,7 +67,7 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			if pc.probeFailure(ctx, cs, spec, true) {
 				return nil
 			}
-			pc.crash(ctx, cs, "crash-loop", 0)
+			pc.crash(ctx, cs, spec, "crash-loop", 0)
 		case "ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull", "RegistryUnavailable", "ImageInspectError", "SignatureValidationFailed":
 			pc.imagePull(ctx, cs, spec)
 		case "InvalidImageName":
@@ -100,10 +101,10 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			return nil
 		}
 		if p.Status.Phase == corev1.PodFailed || p.Spec.RestartPolicy == corev1.RestartPolicyNever {
-			pc.crash(ctx, cs, "container-failed", 0)
+			pc.crash(ctx, cs, spec, "container-failed", 0)
 			return nil
 		}
-		pc.crash(ctx, cs, "crash-loop", 70)
+		pc.crash(ctx, cs, spec, "crash-loop", 70)
 	case cs.State.Running != nil:
 		if last != nil && last.Reason == "OOMKilled" && cs.RestartCount > 0 {
 			pc.oom(ctx, cs, spec)
@@ -125,7 +126,7 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 				return nil
 			}
 			if cs.RestartCount >= 3 {
-				pc.crash(ctx, cs, "crash-loop", 65)
+				pc.crash(ctx, cs, spec, "crash-loop", 65)
 			}
 		}
 	}
@@ -141,8 +142,10 @@ func (pc *podCheck) oom(ctx context.Context, cs corev1.ContainerStatus, spec cor
 		ObjectRef{}, nil, map[string]string{"memoryLimit": limit, "exitCode": "137", "restarts": fmt.Sprint(cs.RestartCount)})
 }
 
-// crash reports a crashing or failed container with its exit code and log tail.
-func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, rule string, conf int) {
+// crash reports a crashing or failed container with its exit code and the line of its log
+// (or termination message) that carries the error; when that text names something in the
+// cluster, the dependency it points at is followed instead.
+func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container, rule string, conf int) {
 	t := cs.LastTerminationState.Terminated
 	previous := true
 	if cs.State.Terminated != nil {
@@ -157,18 +160,34 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, rule s
 		// Some runtimes keep no previous log; the restarted instance may still tell the story.
 		lr = pc.e.logs(ctx, pc.pod.Name, cs.Name, false)
 	}
-	var evIDs []string
-	tail := lastLines(lr.Lines, 5)
-	logSummary := "no log output available"
-	if len(lr.Lines) > 0 {
-		logSummary = "last log line: " + lr.Lines[len(lr.Lines)-1]
-		evIDs = append(evIDs, pc.e.evidence(fmt.Sprintf("Log tail of %s/%s: %s", pc.pod.Name, cs.Name, lr.Lines[len(lr.Lines)-1]),
-			Source{Kind: SourceLog, Object: &pc.ref, Tool: "k8s_logs"}, strings.Join(lastLines(lr.Lines, 20), "\n")))
-	} else if lr.Note != "" {
-		logSummary = lr.Note
+	termMsg := ""
+	if t != nil {
+		termMsg = t.Message
 	}
+	clue, evIDs := pc.textClue(ctx, cs.Name, termMsg, lr)
 	if g := tools.EventsMention(pc.events(ctx), "BackOff"); g != nil {
 		evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, *g))
+	}
+	var symptom string
+	switch {
+	case rule == "container-failed":
+		symptom = fmt.Sprintf("failed with exit code %d (%s)", exit, reason)
+	case exit == 0:
+		symptom = fmt.Sprintf("keeps exiting with code 0 and is restarted (%d time(s))", cs.RestartCount)
+	default:
+		symptom = fmt.Sprintf("is crash-looping (restarted %d time(s), last exit code %d)", cs.RestartCount, exit)
+	}
+	if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: evIDs}) {
+		return
+	}
+	logSummary := "no log output available"
+	switch {
+	case clue.IsError():
+		logSummary = "the error it reports: " + strconv.Quote(clue.Line)
+	case len(lr.Lines) > 0:
+		logSummary = "last log line: " + lr.Lines[len(lr.Lines)-1]
+	case lr.Note != "":
+		logSummary = lr.Note
 	}
 	var summary string
 	if exit == 0 && rule == "crash-loop" {
@@ -178,13 +197,50 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, rule s
 	} else {
 		summary = fmt.Sprintf("Container %s of pod %s is crash-looping: restarted %d time(s), last exit code %d (%s: %s); %s.", cs.Name, pc.pod.Name, cs.RestartCount, exit, reason, ExitMeaning(exit), logSummary)
 	}
-	facts := map[string]string{"exitCode": fmt.Sprint(exit), "exitMeaning": ExitMeaning(exit), "restarts": fmt.Sprint(cs.RestartCount), "logTail": strings.Join(tail, " | ")}
+	facts := map[string]string{"exitCode": fmt.Sprint(exit), "exitMeaning": ExitMeaning(exit), "restarts": fmt.Sprint(cs.RestartCount),
+		"logTail": strings.Join(lastLines(lr.Lines, 5), " | "), "errorLine": clue.Line}
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	f := Finding{Rule: rule, Confidence: conf, Object: pc.ref, Culprit: wl, Summary: summary, Evidence: append([]string{pc.statusEv}, evIDs...), Facts: pc.facts(ctx, cs.Name, facts)}
 	if wl.Key() != pc.ref.Key() {
 		f.Affected = []ObjectRef{pc.ref}
 	}
 	pc.e.find(f)
+}
+
+// textClue reads what a container said: its termination message and log tail, or, when
+// neither has anything, the pod's warning events. It records the text as evidence.
+func (pc *podCheck) textClue(ctx context.Context, container, termMsg string, lr tools.LogsResult) (Clue, []string) {
+	var evIDs []string
+	lines := append(splitLines(termMsg, 20), lr.Lines...)
+	clue := ExtractClues(lines)
+	if len(lr.Lines) > 0 {
+		data := lastLines(lr.Lines, 20)
+		if clue.IsError() && !containsStr(data, clue.Line) {
+			data = append([]string{clue.Line, "..."}, data...)
+		}
+		head := lr.Lines[len(lr.Lines)-1]
+		if clue.IsError() {
+			head = clue.Line
+		}
+		evIDs = append(evIDs, pc.e.evidence(fmt.Sprintf("Log of %s/%s: %s", pc.pod.Name, container, head),
+			Source{Kind: SourceLog, Object: &pc.ref, Tool: "k8s_logs"}, strings.Join(data, "\n")))
+	}
+	if strings.TrimSpace(termMsg) != "" {
+		evIDs = append(evIDs, pc.e.evidence(fmt.Sprintf("Termination message of %s/%s: %s", pc.pod.Name, container, termMsg), Source{Kind: SourceObject, Object: &pc.ref}, termMsg))
+	}
+	if !clue.IsError() {
+		// Logs unreachable and no message: the kubelet's warnings may still quote the error.
+		var msgs []string
+		for _, g := range pc.events(ctx) {
+			if g.Type == "Warning" && g.Reason != "BackOff" && g.Reason != "Unhealthy" {
+				msgs = append(msgs, g.Message)
+			}
+		}
+		if c := ExtractClues(msgs); c.IsError() {
+			clue = c
+		}
+	}
+	return clue, evIDs
 }
 
 func lastLines(l []string, n int) []string {

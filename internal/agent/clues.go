@@ -88,6 +88,9 @@ type Clue struct {
 type HostPort struct {
 	Host string
 	Port string
+	// Weak marks a host read from loose wording ("connecting to X", "service=X"), which
+	// needs more support (a DNS error, a match in the configuration) before it is blamed.
+	Weak bool
 }
 
 func (h HostPort) String() string {
@@ -270,7 +273,7 @@ func ExtractClues(lines []string) Clue {
 
 func (c *Clue) addEntities(line string) {
 	low := strings.ToLower(line)
-	addHost := func(h, port string) {
+	addHost := func(h, port string, weak bool) {
 		h = strings.Trim(h, ".-")
 		if h == "" || len(h) > 253 || len(c.Hosts) >= maxEntities || ignoredHost(h) {
 			return
@@ -283,18 +286,19 @@ func (c *Clue) addEntities(line string) {
 				if x.Port == "" {
 					c.Hosts[i].Port = port
 				}
+				c.Hosts[i].Weak = x.Weak && weak
 				return
 			}
 		}
-		c.Hosts = append(c.Hosts, HostPort{Host: h, Port: port})
+		c.Hosts = append(c.Hosts, HostPort{Host: h, Port: port, Weak: weak})
 	}
-	for _, re := range []*regexp.Regexp{dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
+	for i, re := range []*regexp.Regexp{dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
 		for _, m := range re.FindAllStringSubmatch(low, 4) {
 			port := ""
 			if len(m) > 2 {
 				port = m[2]
 			}
-			addHost(m[1], port)
+			addHost(m[1], port, i >= 5)
 		}
 	}
 	for _, m := range pathRe.FindAllStringSubmatch(line, 4) {

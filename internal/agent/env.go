@@ -50,6 +50,8 @@ type env struct {
 	calls    int
 	maxCalls int
 	nEv      int
+	// lists memoizes whole-namespace lists within the task (Services, NetworkPolicies).
+	lists map[string]any
 }
 
 func (e *env) record(tool, args string, err error) error {
@@ -129,6 +131,23 @@ func listAs[T runtime.Object](ctx context.Context, e *env, kind string, opts too
 	return out, more, e.record("k8s_list", args, err)
 }
 
+// listOnce lists a kind once per task: the namespace scan and the dependency walks read the
+// same Services and NetworkPolicies, and each list is one API call.
+func listOnce[T runtime.Object](ctx context.Context, e *env, kind string, max int) ([]T, error) {
+	if l, ok := e.lists[kind].([]T); ok {
+		return l, nil
+	}
+	l, _, err := listAs[T](ctx, e, kind, tools.ListOptions{Max: max})
+	if err != nil {
+		return nil, err
+	}
+	if e.lists == nil {
+		e.lists = map[string]any{}
+	}
+	e.lists[kind] = l
+	return l, nil
+}
+
 // events returns the object's deduplicated events within the session's time range.
 func (e *env) events(ctx context.Context, kind, name string) []tools.EventGroup {
 	if e.budget() != nil {
@@ -153,7 +172,7 @@ func (e *env) logs(ctx context.Context, pod, container string, previous bool) to
 	if e.budget() != nil {
 		return tools.LogsResult{Note: "not fetched: task budget reached"}
 	}
-	lr, err := e.c.Logs(ctx, tools.LogsRequest{Pod: pod, Container: container, Previous: previous, TailLines: 20, MaxBytes: 8 << 10})
+	lr, err := e.c.Logs(ctx, tools.LogsRequest{Pod: pod, Container: container, Previous: previous, TailLines: 50, MaxBytes: 16 << 10})
 	_ = e.record("k8s_logs", fmt.Sprintf("%s/%s previous=%t", pod, container, previous), err)
 	if err != nil {
 		lr.Note = "logs unavailable: " + err.Error()

@@ -44,6 +44,8 @@ type RuleEngine struct {
 	MaxFollowPerRound int
 	// MaxHops caps how far chains are followed from the target.
 	MaxHops int
+	// Logs replaces the API as the source of container logs (recorded fixtures, tests).
+	Logs tools.LogSource
 }
 
 // NewRuleEngine returns a RuleEngine with default bounds.
@@ -158,6 +160,7 @@ func (r *RuleEngine) Investigate(ctx context.Context, s Session, t Task) (TaskRe
 	}
 	c := tools.NewClient(r.Client, tools.Scope{Namespace: s.Namespace})
 	c.SetClock(r.now)
+	c.SetLogSource(r.Logs)
 	hop, _ := strconv.Atoi(t.Args["hop"])
 	res.Hop = hop
 	defer func() { res.APIRequests = c.Requests() }()

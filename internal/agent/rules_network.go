@@ -18,6 +18,7 @@ package agent
 
 // Rules about Services, networking, autoscaling, nodes and session outcomes.
 func init() {
+	verifyPods := "kubectl -n {ns} get pods -l {podSelector} -w  # pods become Running and Ready"
 	// --- Services and networking ---
 	rule(Rule{ID: "service-selector-mismatch", Category: "ServiceSelectorMismatch", Confidence: 90,
 		Title:      "the Service's selector matches no pods",
@@ -61,6 +62,42 @@ func init() {
 		Signals:    "NetworkPolicy with policyTypes Ingress, no ingress rules, podSelector matching the pods",
 		Actions:    []ActionTemplate{{Description: "Add an ingress rule allowing the clients of {pods}", Command: "kubectl -n {ns} edit networkpolicy {name}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} describe networkpolicy {name}"}})
+	rule(Rule{ID: "networkpolicy-deny-egress", Category: "NetworkPolicyDenyEgress", Confidence: 85,
+		Title:      "a NetworkPolicy on the client pods blocks their outgoing traffic (or the DNS lookup before it)",
+		Signals:    "the client's log or message reports a timeout or failed lookup; a NetworkPolicy selecting the client has policyTypes Egress and no rule admitting the provider's pods and port, or port 53 to kube-system",
+		Actions:    []ActionTemplate{{Description: "Add an egress rule to NetworkPolicy {name} for the destination (and DNS: UDP/TCP 53 to kube-system)", Command: "kubectl -n {ns} edit networkpolicy {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} describe networkpolicy {name}", verifyPods}})
+	// --- Dependencies: a client failing because of what it calls ---
+	rule(Rule{ID: "dependency-unreachable", Category: "DependencyUnreachable", Confidence: 70,
+		Title:      "the application fails calling a Service whose backends are missing, not ready or broken",
+		Signals:    "a host in the container's error line (log tail, termination message, events) resolves to a Service of the namespace; its selector, ports, endpoints and backends",
+		Actions:    []ActionTemplate{{Description: "Fix the backends of Service {service}; the client recovers by itself", Command: "kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service}  # ready endpoints listed", verifyPods}})
+	rule(Rule{ID: "dependency-host-unknown", Category: "DependencyHostUnknown", Confidence: 88,
+		Title:      "the application calls a host name that no Service in the namespace has",
+		Signals:    "a name-resolution (or connection) error naming a cluster-local host that matches no Service; the ConfigMap key, env var or argument holding the name",
+		Actions:    []ActionTemplate{{Description: "Point {source} at an existing Service (e.g. {closest}) instead of {host}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}, {Description: "Restart the workload so it reads the new value", Command: "kubectl -n {ns} rollout restart {workload}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get service {closest}", verifyPods}})
+	rule(Rule{ID: "dependency-port-mismatch", Category: "DependencyPortMismatch", Confidence: 85,
+		Title:      "the application calls a port its Service does not expose",
+		Signals:    "host:port in the container's error line; the Service's ports",
+		Actions:    []ActionTemplate{{Description: "Use one of the Service's ports ({servicePorts}) instead of {port}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get service {service}", verifyPods}})
+	rule(Rule{ID: "dependency-auth-failed", Category: "DependencyAuthFailed", Confidence: 80,
+		Title:      "the credentials the application sends are rejected",
+		Signals:    "authentication failures in the container's error line; the Secret its credentials come from",
+		Actions:    []ActionTemplate{{Description: "Put the right credentials in {sourceResource} (key {key}) and restart the workload", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "schema-not-migrated", Category: "SchemaNotMigrated", Confidence: 80,
+		Title:      "the database schema the application expects is missing because its migration Job did not complete",
+		Signals:    "missing relation/table or migration errors in the container's error line; a Job in the namespace that failed or has not completed",
+		Actions:    []ActionTemplate{{Description: "Fix and re-run Job {job}", Command: "kubectl -n {ns} logs job/{job}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get job {job}  # COMPLETIONS 1/1", verifyPods}})
+	rule(Rule{ID: "app-error-logged", Category: "ApplicationError", Confidence: 60,
+		Title:      "a running workload keeps logging an error",
+		Signals:    "Running and Ready pods whose recent log lines repeat an error",
+		Actions:    []ActionTemplate{{Description: "Look at the error it logs: {errorLine}", Command: "kubectl -n {ns} logs {pod} -c {container} --tail=100", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} logs {pod} -c {container} --since=5m  # the error is gone"}})
 	// --- Autoscaling and disruption ---
 	rule(Rule{ID: "hpa-target-missing", Category: "HPATargetMissing", Confidence: 90,
 		Title:      "the HorizontalPodAutoscaler's scale target does not exist",

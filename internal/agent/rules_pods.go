@@ -139,6 +139,21 @@ func init() {
 		Signals:    "pod's node has Ready!=True or a pressure condition",
 		Actions:    []ActionTemplate{{Description: "Look at node {node}", Command: "kubectl describe node {node}", Risk: RiskLow}},
 		Validation: []string{"kubectl get node {node}"}})
+	rule(Rule{ID: "config-value-missing", Category: "ConfigValueMissing", Confidence: 86,
+		Title:      "the application needs a setting its environment does not provide",
+		Signals:    "'X is not set' / missing key in the container's error line; the container's env, and the ConfigMaps and Secrets it loads with envFrom",
+		Actions:    []ActionTemplate{{Description: "Add {key} to {sourceResource}, then restart the workload (env is read at start)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "config-file-missing", Category: "ConfigFileMissing", Confidence: 86,
+		Title:      "the application reads a file that the volume mounted there does not provide",
+		Signals:    "'open PATH: no such file' in the container's error line; the container's volumeMounts, the ConfigMap or Secret keys behind them",
+		Actions:    []ActionTemplate{{Description: "Add the key for {path} to {sourceResource} (or fix the path / items)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "volume-full", Category: "VolumeFull", Confidence: 82,
+		Title:      "the volume the application writes to is full",
+		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path",
+		Actions:    []ActionTemplate{{Description: "Free space or grow the volume ({size}); PVC size can only grow when its StorageClass allows expansion", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	// --- Scheduling ---
 	rule(Rule{ID: "unschedulable-insufficient-resources", Category: "InsufficientResources", Confidence: 88,
 		Title:   "no node has enough free resources for the pod's requests",

@@ -28,8 +28,9 @@ import (
 // candidate is a merged finding with the chain that leads to it.
 type candidate struct {
 	Finding
-	chain     []string
-	explained bool
+	chain  []string
+	path   string // "Pod/a → Service/b → Secret/c" when the cause is hops away
+	victim bool   // explains a failing pod or workload
 }
 
 // Summarize implements Summarizer: merge findings, drop those explained by a deeper
@@ -65,7 +66,6 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 			}
 			c := &candidate{Finding: f}
 			c.Facts = copyFacts(f.Facts)
-			c.chain = []string{chainStep(f)}
 			byKey[key] = c
 			cands = append(cands, c)
 		}
@@ -73,44 +73,35 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 	if len(cands) == 0 {
 		return noFinding(s, p, examined, errs), nil
 	}
-	// Walk shallow to deep so a chain Pod → PVC → StorageClass accumulates in order.
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Hop < cands[j].Hop })
-	for _, f := range cands {
-		if len(f.Follow) == 0 {
-			continue
+	g := buildExplainGraph(cands)
+	ranked := g.roots()
+	for _, c := range ranked {
+		// A root carries what it explains: their objects, evidence and the path to it.
+		for _, x := range g.explained(c) {
+			c.Affected = mergeRefs(c.Affected, append([]ObjectRef{x.Object, x.Culprit}, x.Affected...))
+			c.Evidence = mergeStrings(c.Evidence, x.Evidence)
 		}
-		follow := map[string]bool{}
-		for _, ref := range f.Follow {
-			follow[ref.Key()] = true
+		chain := g.chain(c)
+		c.chain = nil
+		for _, x := range chain {
+			c.chain = append(c.chain, chainStep(x.Finding))
 		}
-		for _, g := range cands {
-			if g == f || !follow[g.Object.Key()] || g.Object.Key() == f.Object.Key() {
-				continue
-			}
-			f.explained = true
-			g.Affected = mergeRefs(g.Affected, append([]ObjectRef{f.Object}, f.Affected...))
-			g.Evidence = mergeStrings(f.Evidence, g.Evidence)
-			if len(g.chain) <= len(f.chain) {
-				g.chain = append(append([]string(nil), f.chain...), chainStep(g.Finding))
-			}
+		if len(chain) > 1 {
+			c.path = pathString(chain)
 		}
-	}
-	var ranked []*candidate
-	for _, c := range cands {
-		if !c.explained {
-			ranked = append(ranked, c)
-		}
-	}
-	if len(ranked) == 0 {
-		// Every finding explains another in a loop; fall back to all of them.
-		ranked = cands
+		c.victim = g.hasVictim(c)
 	}
 	// The problem text nudges ranking between unrelated findings (e.g. "pods won't
 	// schedule" prefers a scheduling cause over an HPA warning); it never changes the
-	// reported confidence.
+	// reported confidence. A cause that explains a failing pod or workload outranks one
+	// nothing suffers from.
 	words := problemWords(s.Problem)
 	score := func(c *candidate) int {
-		return c.Confidence + problemAffinity(s.Problem, c.Rule) + nameAffinity(words, c)
+		v := c.Confidence + problemAffinity(s.Problem, c.Rule) + nameAffinity(words, c)
+		if c.victim {
+			v += 10
+		}
+		return v
 	}
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, b := ranked[i], ranked[j]
@@ -162,7 +153,9 @@ func rootCauseOf(c *candidate) RootCause {
 	if cat == "" {
 		cat = "Unknown"
 	}
-	affected := mergeRefs([]ObjectRef{c.Object}, c.Affected)
+	// The culprit leads: it is the likeliest object to change; the symptom and the objects
+	// that reference the culprit follow.
+	affected := mergeRefs([]ObjectRef{c.Culprit, c.Object}, c.Affected)
 	if len(affected) > MaxAffected {
 		affected = affected[:MaxAffected]
 	}
@@ -170,8 +163,12 @@ func rootCauseOf(c *candidate) RootCause {
 	if len(ev) > MaxEvidenceIDs {
 		ev = ev[:MaxEvidenceIDs]
 	}
+	summary := c.Summary
+	if c.path != "" {
+		summary = clipString(summary, MaxRootSummary-len(c.path)-10) + " Path: " + c.path + "."
+	}
 	return RootCause{
-		Summary: clipString(c.Summary, MaxRootSummary), Category: cat, Rule: c.Rule,
+		Summary: clipString(summary, MaxRootSummary), Category: cat, Rule: c.Rule,
 		Confidence: clampPercent(c.Confidence), Culprit: c.Culprit, AffectedObjects: affected,
 		EvidenceIDs: ev, Chain: c.chain,
 	}

@@ -65,6 +65,7 @@ type Client struct {
 	scope    Scope
 	requests atomic.Int64
 	now      func() time.Time
+	logs     LogSource
 }
 
 // NewClient wraps a clientset for one scope.

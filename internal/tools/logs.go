@@ -35,6 +35,8 @@ const (
 	DefaultLogBytes = 16 << 10
 	MaxLogBytes     = 64 << 10
 	maxLogLineBytes = 300
+	// maxLogStreamBytes is the most read from one log stream before keeping its end.
+	maxLogStreamBytes = 256 << 10
 )
 
 // LogsRequest selects a container's log tail.
@@ -55,6 +57,20 @@ type LogsResult struct {
 	Truncated bool     `json:"truncated,omitempty"`
 	Binary    bool     `json:"binary,omitempty"`
 	Note      string   `json:"note,omitempty"`
+}
+
+// LogSource streams a container's log. The API's pods/log subresource is the default;
+// replays and tests supply recorded logs (the fake clientset cannot serve any).
+type LogSource func(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error)
+
+// SetLogSource replaces where logs are read from (nil restores the API).
+func (c *Client) SetLogSource(s LogSource) { c.logs = s }
+
+func (c *Client) streamLogs(ctx context.Context, pod string, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
+	if c.logs != nil {
+		return c.logs(ctx, c.scope.Namespace, pod, opts)
+	}
+	return c.cs.CoreV1().Pods(c.scope.Namespace).GetLogs(pod, opts).Stream(ctx)
 }
 
 // Logs fetches a container's log tail. Problems that only mean "no logs" (container never
@@ -87,21 +103,27 @@ func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) 
 	}
 	lines := int64(clampInt(req.TailLines, DefaultLogLines, MaxLogLines))
 	maxBytes := int64(clampInt(req.MaxBytes, DefaultLogBytes, MaxLogBytes))
+	// The API cuts LimitBytes from the start of the tail; read more and keep the end, so one
+	// huge line early in the tail cannot hide the last lines.
+	readBytes := int64(maxLogStreamBytes)
 	c.count()
-	stream, err := c.cs.CoreV1().Pods(c.scope.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
-		Container: res.Container, Previous: req.Previous, TailLines: &lines, LimitBytes: &maxBytes,
-	}).Stream(ctx)
+	stream, err := c.streamLogs(ctx, pod.Name, &corev1.PodLogOptions{
+		Container: res.Container, Previous: req.Previous, TailLines: &lines, LimitBytes: &readBytes,
+	})
 	if err != nil {
 		res.Note = joinNote(res.Note, "logs unavailable: "+Sanitize(err.Error(), 300, true))
 		return res, nil
 	}
 	defer stream.Close()
-	raw, err := io.ReadAll(io.LimitReader(stream, maxBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(stream, readBytes))
 	if err != nil {
 		res.Note = joinNote(res.Note, "log stream broke: "+Sanitize(err.Error(), 200, true))
 	}
 	if int64(len(raw)) > maxBytes {
-		raw = raw[:maxBytes]
+		raw = raw[int64(len(raw))-maxBytes:]
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 && i < len(raw)-1 {
+			raw = raw[i+1:] // drop the partial first line
+		}
 		res.Truncated = true
 	}
 	res.Binary = looksBinary(raw)

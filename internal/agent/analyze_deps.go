@@ -1,0 +1,494 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// Consumers → providers. A container that fails while talking to something is often healthy
+// itself: the Service it calls has no endpoints, a NetworkPolicy drops the traffic, or the
+// name it calls does not exist. What the container's text names (see clues.go) is matched
+// against the cluster here, and the provider's fault becomes the root cause.
+
+// depCheck is one failing container whose text is matched against the cluster.
+type depCheck struct {
+	pc      *podCheck
+	cs      corev1.ContainerStatus
+	spec    corev1.Container
+	clue    Clue
+	symptom string // "is crash-looping (restarted 4 time(s), last exit code 1)"
+	evIDs   []string
+}
+
+// Bounds of the dependency walk.
+const (
+	maxDepHosts     = 3
+	maxServiceList  = 500
+	maxPolicyList   = 200
+	maxConfigValues = 200
+)
+
+func (d *depCheck) opening() string {
+	return fmt.Sprintf("Container %s of pod %s %s with %q", d.cs.Name, d.pc.pod.Name, d.symptom, d.clue.Line)
+}
+
+// report records a finding about the consumer: Object is its pod, the culprit is where
+// the fault is, and the pod and its workload are always among the affected objects.
+func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit ObjectRef, summary string, follow, extra []ObjectRef, facts map[string]string) {
+	pc := d.pc
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	if culprit.IsZero() {
+		culprit = wl
+	}
+	affected := mergeRefs(extra, []ObjectRef{wl, pc.ref})
+	f := Finding{Rule: rule, Confidence: conf, Object: pc.ref, Culprit: culprit, Summary: summary, Follow: follow,
+		Affected: affected, Evidence: append([]string{pc.statusEv}, d.evIDs...),
+		Facts: pc.facts(ctx, d.cs.Name, facts)}
+	f.Facts["errorLine"] = d.clue.Line
+	pc.e.find(f)
+}
+
+// followClue matches the clue against the cluster and reports whether it recorded a finding
+// that explains the container's trouble.
+func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
+	if !d.clue.IsError() {
+		return false
+	}
+	switch d.clue.Class {
+	case ErrAuth:
+		return pc.credentials(ctx, d)
+	case ErrSchema:
+		return pc.schemaJob(ctx, d)
+	case ErrDNS, ErrRefused, ErrTimeout, ErrUnavail, ErrTLS, ErrGeneric:
+		if pc.followHosts(ctx, d) {
+			return true
+		}
+	}
+	switch d.clue.Class {
+	case ErrConfig, ErrPermission, ErrGeneric, ErrDisk, ErrTLS:
+		if pc.missingSettings(ctx, d) {
+			return true
+		}
+		return pc.missingFiles(ctx, d)
+	}
+	return false
+}
+
+// hostScope says where a host name points.
+type hostScope int
+
+const (
+	hostInNamespace hostScope = iota // a Service name in the session namespace
+	hostOtherNS                      // name.other-namespace[.svc…]
+	hostIP
+	hostExternal
+)
+
+// classifyHost reads a host the way cluster DNS resolves it: name, name.ns, name.ns.svc and
+// name.ns.svc.cluster.local are Services; anything else with dots is outside the cluster.
+func classifyHost(h, ns string) (string, string, hostScope) {
+	if net.ParseIP(h) != nil {
+		return h, "", hostIP
+	}
+	h = strings.TrimSuffix(strings.TrimSuffix(h, "."), ".cluster.local")
+	parts := strings.Split(h, ".")
+	switch {
+	case len(parts) == 1:
+		return parts[0], ns, hostInNamespace
+	case len(parts) == 3 && parts[2] == "svc", len(parts) == 2 && !looksLikeTLD(parts[1]):
+		if parts[1] == ns {
+			return parts[0], ns, hostInNamespace
+		}
+		return parts[0], parts[1], hostOtherNS
+	}
+	return h, "", hostExternal
+}
+
+// looksLikeTLD keeps "example.com" from being read as Service example in namespace com.
+func looksLikeTLD(s string) bool {
+	switch s {
+	case "com", "net", "org", "io", "dev", "cloud", "co", "app", "internal", "local", "localdomain", "lan", "corp", "example", "test", "invalid", "aws", "gov", "edu", "info", "biz", "ai":
+		return true
+	}
+	return len(s) == 2 // country codes
+}
+
+// followHosts walks the first host the text names that the cluster knows about.
+func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
+	e := pc.e
+	svcs, err := listOnce[*corev1.Service](ctx, e, "Service", maxServiceList)
+	if err != nil {
+		return false
+	}
+	byName, byIP := map[string]*corev1.Service{}, map[string]*corev1.Service{}
+	for _, s := range svcs {
+		byName[s.Name] = s
+		if s.Spec.ClusterIP != "" && s.Spec.ClusterIP != corev1.ClusterIPNone {
+			byIP[s.Spec.ClusterIP] = s
+		}
+	}
+	for i, h := range d.clue.Hosts {
+		if i >= maxDepHosts {
+			break
+		}
+		name, hns, scope := classifyHost(h.Host, e.s.Namespace)
+		switch scope {
+		case hostIP:
+			if s := byIP[name]; s != nil {
+				return pc.walkProvider(ctx, d, s, h)
+			}
+		case hostInNamespace:
+			if s := byName[name]; s != nil {
+				return pc.walkProvider(ctx, d, s, h)
+			}
+			if d.clue.Class == ErrDNS || !h.Weak || pc.findValue(ctx, d, h.Host) != nil {
+				pc.hostUnknown(ctx, d, h, name, svcs, "")
+				return true
+			}
+		case hostOtherNS:
+			// The name resolves nowhere, and a Service of that name lives right here: the
+			// configuration points at the wrong namespace.
+			if s := byName[name]; s != nil && d.clue.Class == ErrDNS {
+				pc.hostUnknown(ctx, d, h, name, svcs, hns)
+				return true
+			}
+		case hostExternal:
+			if (d.clue.Class == ErrDNS || d.clue.Class == ErrTimeout) && pc.egressBlocked(ctx, d, h, nil) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hostUnknown reports a call to a name no Service has, with where the name comes from.
+func (pc *podCheck) hostUnknown(ctx context.Context, d *depCheck, h HostPort, name string, svcs []*corev1.Service, wrongNS string) {
+	e := pc.e
+	src := pc.findValue(ctx, d, h.Host)
+	var names []string
+	for _, s := range svcs {
+		names = append(names, s.Name)
+	}
+	sort.Strings(names)
+	closest := closestName(name, names)
+	facts := map[string]string{"host": h.Host, "service": name, "closest": orDefault(closest, "<service>")}
+	var b strings.Builder
+	b.WriteString(d.opening())
+	if wrongNS != "" {
+		fmt.Fprintf(&b, ": it calls %s, a Service in namespace %s, which does not resolve; Service %s exists in %s.", h.Host, wrongNS, name, e.s.Namespace)
+		facts["closest"] = name + "." + e.s.Namespace
+	} else {
+		fmt.Fprintf(&b, ": it calls host %s, but no Service named %s exists in namespace %s", h.String(), name, e.s.Namespace)
+		if closest != "" {
+			fmt.Fprintf(&b, " (did you mean %s?)", closest)
+		} else if len(names) > 0 {
+			fmt.Fprintf(&b, " (Services: %s)", strings.Join(clipList(names, 8), ", "))
+		}
+		b.WriteString(".")
+	}
+	culprit := ObjectRef{}
+	var extra []ObjectRef
+	if src != nil {
+		fmt.Fprintf(&b, " The name comes from %s; fix it there.", src.where)
+		culprit = src.ref
+		extra = append(extra, src.ref)
+		facts["source"] = src.where
+		facts["sourceResource"] = kubectlResource(src.ref)
+		facts["key"] = src.key
+		d.evIDs = append(d.evIDs, pc.e.objEvidence(src.ref, fmt.Sprintf("%s: %s", src.where, src.value)))
+	} else {
+		facts["sourceResource"] = kubectlResource(e.workloadOf(ctx, pc.pod))
+		facts["source"] = "the container's configuration"
+	}
+	if closest != "" {
+		extra = append(extra, e.ref("Service", closest))
+	}
+	d.report(ctx, "dependency-host-unknown", 0, culprit, b.String(), nil, extra, facts)
+}
+
+// walkProvider follows a Service the consumer calls: its ports, its backends and the
+// NetworkPolicies on the way. Findings about the Service itself are recorded by the same
+// checks a Service target gets, so they explain the consumer's finding.
+func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.Service, h HostPort) bool {
+	e := pc.e
+	sref := e.ref("Service", svc.Name)
+	e.examine(sref)
+	svcEv := e.objEvidence(sref, "Service "+svc.Name+": "+tools.Summarize(svc, e.now).Status)
+	d.evIDs = append(d.evIDs, svcEv)
+	facts := map[string]string{"service": svc.Name, "host": h.Host}
+	head := d.opening() + ": it depends on Service " + svc.Name
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		d.report(ctx, "dependency-unreachable", 60, sref, fmt.Sprintf("%s, an ExternalName alias of %s outside the cluster.", head, svc.Spec.ExternalName), nil, []ObjectRef{sref}, facts)
+		return true
+	}
+	// A port the Service does not expose: connection refused at the ClusterIP.
+	if p, err := strconv.Atoi(h.Port); err == nil && h.Port != "" && !serviceHasPort(svc, int32(p)) {
+		src := pc.findValue(ctx, d, h.String())
+		if src == nil {
+			src = pc.findValue(ctx, d, h.Port)
+		}
+		facts["port"], facts["servicePorts"] = h.Port, servicePortList(svc)
+		culprit, extra := ObjectRef{}, []ObjectRef{sref}
+		where := ""
+		if src != nil {
+			culprit, where = src.ref, " The port comes from "+src.where+"."
+			extra = append(extra, src.ref)
+			facts["sourceResource"] = kubectlResource(src.ref)
+		}
+		d.report(ctx, "dependency-port-mismatch", 0, culprit, fmt.Sprintf("%s on port %s, but the Service only listens on %s.%s", head, h.Port, servicePortList(svc), where), nil, extra, facts)
+		return true
+	}
+	if len(svc.Spec.Selector) == 0 {
+		slices, err := listSlices(ctx, e, svc.Name)
+		if err != nil {
+			return false
+		}
+		if _, total := tools.ReadyEndpoints(slices); total == 0 {
+			e.find(Finding{Rule: "service-no-endpoints", Object: sref, Culprit: sref, Evidence: []string{svcEv}, Facts: map[string]string{},
+				Summary: fmt.Sprintf("Service %s has no selector and no endpoints, so it sends traffic nowhere.", svc.Name)})
+			d.report(ctx, "dependency-unreachable", 0, sref, head+", which has no selector and no endpoints.", []ObjectRef{sref}, []ObjectRef{sref}, facts)
+			return true
+		}
+		return false
+	}
+	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: tools.LabelsString(svc.Spec.Selector), Max: maxServicePods})
+	if err != nil {
+		return false
+	}
+	pods = matching(pods, svc.Spec.Selector)
+	if len(pods) == 0 {
+		if serviceWithoutPods(ctx, e, svc, []string{svcEv}) != nil {
+			return false
+		}
+		d.report(ctx, "dependency-unreachable", 0, sref, head+", whose selector "+tools.LabelsString(svc.Spec.Selector)+" matches no pod, so it has no endpoints.", []ObjectRef{sref}, []ObjectRef{sref}, facts)
+		return true
+	}
+	var ready, unready []*corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && isReady(p) {
+			ready = append(ready, p)
+		} else {
+			unready = append(unready, p)
+		}
+	}
+	if len(ready) == 0 {
+		var follow []ObjectRef
+		for _, p := range representatives(unready, 2) {
+			follow = append(follow, e.ref("Pod", p.Name))
+		}
+		d.report(ctx, "dependency-unreachable", 0, sref, fmt.Sprintf("%s, whose %d pod(s) are not ready, so it has no endpoints: the provider's failure is the cause.", head, len(pods)),
+			follow, append([]ObjectRef{sref}, follow...), facts)
+		return true
+	}
+	if portFinding(e, svc, ready, sref, []string{svcEv}) {
+		d.report(ctx, "dependency-unreachable", 0, sref, head+", whose targetPort matches no container port.", []ObjectRef{sref}, []ObjectRef{sref}, facts)
+		return true
+	}
+	if pc.policyBlocks(ctx, d, svc, ready[0], h) {
+		return true
+	}
+	// The path looks open: the provider answers but fails. Look at its pods next.
+	var follow []ObjectRef
+	for _, p := range representatives(ready, 2) {
+		follow = append(follow, e.ref("Pod", p.Name))
+	}
+	d.report(ctx, "dependency-unreachable", 55, sref, fmt.Sprintf("%s, which has %d ready endpoint(s) and no NetworkPolicy in the way; the provider itself answers with errors.", head, len(ready)),
+		follow, []ObjectRef{sref}, facts)
+	return true
+}
+
+func serviceHasPort(svc *corev1.Service, p int32) bool {
+	for _, sp := range svc.Spec.Ports {
+		if sp.Port == p {
+			return true
+		}
+	}
+	return len(svc.Spec.Ports) == 0
+}
+
+func servicePortList(svc *corev1.Service) string {
+	var out []string
+	for _, sp := range svc.Spec.Ports {
+		out = append(out, strconv.Itoa(int(sp.Port)))
+	}
+	return orDefault(strings.Join(out, ", "), "no ports")
+}
+
+// targetPortOf resolves the container port a Service port sends traffic to.
+func targetPortOf(svc *corev1.Service, provider *corev1.Pod, callPort string) netPort {
+	sp := corev1.ServicePort{}
+	if len(svc.Spec.Ports) > 0 {
+		sp = svc.Spec.Ports[0]
+	}
+	if p, err := strconv.Atoi(callPort); err == nil {
+		for _, x := range svc.Spec.Ports {
+			if x.Port == int32(p) {
+				sp = x
+			}
+		}
+	}
+	np := netPort{Protocol: sp.Protocol, Number: sp.Port}
+	tp := sp.TargetPort
+	switch {
+	case tp.Type == intstr.String && tp.StrVal != "":
+		np.Name, np.Number = tp.StrVal, 0
+	case tp.IntVal != 0:
+		np.Number = tp.IntVal
+	}
+	for _, c := range provider.Spec.Containers {
+		for _, cp := range c.Ports {
+			if (np.Name != "" && cp.Name == np.Name) || (np.Name == "" && cp.ContainerPort == np.Number) {
+				np.Name, np.Number = cp.Name, cp.ContainerPort
+			}
+		}
+	}
+	return np
+}
+
+// policyBlocks checks the provider's ingress and the consumer's egress policies for the call.
+func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.Service, provider *corev1.Pod, h HostPort) bool {
+	e := pc.e
+	pols, err := listOnce[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", maxPolicyList)
+	if err != nil || len(pols) == 0 {
+		return false
+	}
+	port := targetPortOf(svc, provider, h.Port)
+	consumer := netPeer{Labels: pc.pod.Labels, Namespace: e.s.Namespace, IP: pc.pod.Status.PodIP}
+	if ok, isolating := policyVerdict(pols, e.s.Namespace, provider.Labels, networkingv1.PolicyTypeIngress, consumer, port); !ok {
+		pol := isolating[0]
+		nref := e.ref("NetworkPolicy", pol.Name)
+		ev := e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status)
+		d.evIDs = append(d.evIDs, ev)
+		d.report(ctx, "networkpolicy-deny-ingress", 85, nref, fmt.Sprintf("%s: it calls Service %s, but NetworkPolicy %s isolates the provider pods (podSelector %s) for ingress and none of its rules admits pods labelled %s on port %s, so the traffic is dropped.",
+			d.opening(), svc.Name, pol.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), tools.LabelsString(pc.pod.Labels), portString(port)),
+			nil, []ObjectRef{nref, e.ref("Service", svc.Name)}, map[string]string{"name": pol.Name, "pods": provider.Name})
+		return true
+	}
+	peer := netPeer{Labels: provider.Labels, Namespace: e.s.Namespace, IP: provider.Status.PodIP}
+	return pc.egressBlocked(ctx, d, h, &struct {
+		peer netPeer
+		port netPort
+		svc  string
+	}{peer, port, svc.Name})
+}
+
+func portString(p netPort) string {
+	switch {
+	case p.Name != "" && p.Number != 0:
+		return fmt.Sprintf("%d (%s)", p.Number, p.Name)
+	case p.Name != "":
+		return p.Name
+	}
+	return strconv.Itoa(int(p.Number))
+}
+
+// egressBlocked reports an egress policy on the consumer that drops the call: first the DNS
+// lookup a host name needs, then the connection to the provider when one is known.
+func (pc *podCheck) egressBlocked(ctx context.Context, d *depCheck, h HostPort, to *struct {
+	peer netPeer
+	port netPort
+	svc  string
+}) bool {
+	e := pc.e
+	pols, err := listOnce[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", maxPolicyList)
+	if err != nil || len(pols) == 0 {
+		return false
+	}
+	report := func(pol *networkingv1.NetworkPolicy, what string) bool {
+		nref := e.ref("NetworkPolicy", pol.Name)
+		d.evIDs = append(d.evIDs, e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status))
+		extra := []ObjectRef{nref}
+		if to != nil {
+			extra = append(extra, e.ref("Service", to.svc))
+		}
+		d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: NetworkPolicy %s isolates pod %s for egress (podSelector %s) and none of its rules allows %s, so the connection fails.",
+			d.opening(), pol.Name, pc.pod.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), what), nil, extra, map[string]string{"name": pol.Name})
+		return true
+	}
+	if net.ParseIP(h.Host) == nil {
+		if ok, isolating := dnsAllowed(pols, e.s.Namespace, pc.pod.Labels); !ok {
+			return report(isolating[0], "DNS (port 53 to kube-system), so the name "+h.Host+" cannot even be resolved")
+		}
+	}
+	if to == nil {
+		return false
+	}
+	if ok, isolating := policyVerdict(pols, e.s.Namespace, pc.pod.Labels, networkingv1.PolicyTypeEgress, to.peer, to.port); !ok {
+		return report(isolating[0], fmt.Sprintf("traffic to the pods of Service %s on port %s", to.svc, portString(to.port)))
+	}
+	return false
+}
+
+// closestName suggests the existing name nearest to a misspelt one (edit distance ≤ 3, or
+// one contains the other).
+func closestName(want string, have []string) string {
+	best, bestD := "", 4
+	for _, h := range have {
+		if h == want {
+			continue
+		}
+		dist := editDistance(want, h, bestD)
+		if strings.HasPrefix(h, want) || strings.HasPrefix(want, h) || strings.Contains(h, want) && len(want) >= 3 {
+			dist = min(dist, 2)
+		}
+		if dist < bestD {
+			best, bestD = h, dist
+		}
+	}
+	return best
+}
+
+// editDistance is Levenshtein's distance, giving up (returning limit) past limit.
+func editDistance(a, b string, limit int) int {
+	if len(a) > 64 || len(b) > 64 {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev = cur
+	}
+	return min(prev[len(b)], limit)
+}

@@ -1,0 +1,436 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// What a failing container's text says is missing (a setting, a file, working credentials,
+// a database schema) is matched against the configuration the pod is given: its env, the
+// ConfigMaps and Secrets it loads, the volumes it mounts, and the Jobs that prepare it.
+
+// valueSource is where a value the application uses comes from.
+type valueSource struct {
+	ref   ObjectRef // the ConfigMap holding it, or the workload whose spec sets it
+	key   string
+	value string
+	where string // "ConfigMap web-config key DB_HOST"
+}
+
+const maxSourceObjects = 6
+
+// containersFirst lists the failing container first, then the pod's other containers.
+func (d *depCheck) containersFirst() []corev1.Container {
+	out := []corev1.Container{d.spec}
+	for _, c := range append(append([]corev1.Container(nil), d.pc.pod.Spec.InitContainers...), d.pc.pod.Spec.Containers...) {
+		if c.Name != d.spec.Name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// findValue finds needle (a host, host:port or port) in the values the pod is configured
+// with: literal env values, arguments, and the ConfigMaps it loads. Secret values are never
+// read.
+func (pc *podCheck) findValue(ctx context.Context, d *depCheck, needle string) *valueSource {
+	needle = strings.ToLower(needle)
+	if needle == "" {
+		return nil
+	}
+	e := pc.e
+	wl := e.workloadOf(ctx, pc.pod)
+	fetched := 0
+	cm := func(name string) *corev1.ConfigMap {
+		if fetched >= maxSourceObjects {
+			return nil
+		}
+		fetched++
+		c, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", name)
+		if err != nil {
+			return nil
+		}
+		return c
+	}
+	fromCM := func(c *corev1.ConfigMap, only string) *valueSource {
+		for _, k := range sortedKeys(c.Data) {
+			if (only == "" || k == only) && containsToken(c.Data[k], needle) {
+				return &valueSource{ref: e.ref("ConfigMap", c.Name), key: k, value: tools.Sanitize(c.Data[k], 200, true), where: fmt.Sprintf("ConfigMap %s key %s", c.Name, k)}
+			}
+		}
+		return nil
+	}
+	for _, c := range d.containersFirst() {
+		for _, ev := range c.Env {
+			switch {
+			case ev.ValueFrom == nil && containsToken(ev.Value, needle):
+				return &valueSource{ref: wl, key: ev.Name, value: tools.Sanitize(ev.Value, 200, true), where: fmt.Sprintf("env %s of container %s in %s %s", ev.Name, c.Name, wl.Kind, wl.Name)}
+			case ev.ValueFrom != nil && ev.ValueFrom.ConfigMapKeyRef != nil:
+				if m := cm(ev.ValueFrom.ConfigMapKeyRef.Name); m != nil {
+					if s := fromCM(m, ev.ValueFrom.ConfigMapKeyRef.Key); s != nil {
+						return s
+					}
+				}
+			}
+		}
+		for _, ef := range c.EnvFrom {
+			if ef.ConfigMapRef != nil {
+				if m := cm(ef.ConfigMapRef.Name); m != nil {
+					if s := fromCM(m, ""); s != nil {
+						return s
+					}
+				}
+			}
+		}
+		for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
+			if containsToken(a, needle) {
+				return &valueSource{ref: wl, key: "args", value: tools.Sanitize(a, 200, true), where: fmt.Sprintf("the arguments of container %s in %s %s", c.Name, wl.Kind, wl.Name)}
+			}
+		}
+	}
+	for _, v := range pc.pod.Spec.Volumes {
+		if v.ConfigMap != nil {
+			if m := cm(v.ConfigMap.Name); m != nil {
+				if s := fromCM(m, ""); s != nil {
+					return s
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// containsToken finds needle in s as a whole host-like token (not inside a longer name).
+func containsToken(s, needle string) bool {
+	s = strings.ToLower(clipBytes(s, 64<<10))
+	for i := 0; ; {
+		j := strings.Index(s[i:], needle)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isNameByte(s[j-1]) && s[j-1] != '.'
+		after := j+len(needle) == len(s) || !isNameByte(s[j+len(needle)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isNameByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '_'
+}
+
+var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]{2,80}$`)
+
+// missingSettings handles "X is not set": the setting is absent from everything the
+// container loads, so the fix is a key in the ConfigMap it loads with envFrom, or an env
+// entry on the workload.
+func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
+	e := pc.e
+	wl := e.workloadOf(ctx, pc.pod)
+	for i, key := range d.clue.Keys {
+		if i >= 3 || !envName.MatchString(key) {
+			continue
+		}
+		c := d.spec
+		defined, empty := false, false
+		for _, ev := range c.Env {
+			if ev.Name == key {
+				defined, empty = true, ev.ValueFrom == nil && ev.Value == ""
+			}
+		}
+		var envFromCMs []*corev1.ConfigMap
+		var envFromSecrets []string
+		for _, ef := range c.EnvFrom {
+			switch {
+			case ef.ConfigMapRef != nil:
+				m, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", ef.ConfigMapRef.Name)
+				if err != nil {
+					continue
+				}
+				if _, ok := m.Data[strings.TrimPrefix(key, ef.Prefix)]; ok && strings.HasPrefix(key, ef.Prefix) {
+					defined = true
+				}
+				envFromCMs = append(envFromCMs, m)
+			case ef.SecretRef != nil:
+				envFromSecrets = append(envFromSecrets, ef.SecretRef.Name)
+				if s, err := getAs[*corev1.Secret](ctx, e, "Secret", ef.SecretRef.Name); err == nil && containsStr(tools.SecretKeys(s), strings.TrimPrefix(key, ef.Prefix)) {
+					defined = true
+				}
+			}
+		}
+		facts := map[string]string{"key": key}
+		switch {
+		case empty:
+			facts["sourceResource"] = kubectlResource(wl)
+			d.report(ctx, "config-value-missing", 0, wl, fmt.Sprintf("%s: env %s is set to an empty value in %s %s.", d.opening(), key, wl.Kind, wl.Name), nil, nil, facts)
+			return true
+		case defined:
+			continue
+		case len(envFromCMs) > 0:
+			m := envFromCMs[0]
+			ref := e.ref("ConfigMap", m.Name)
+			facts["sourceResource"] = kubectlResource(ref)
+			keys := sortedKeys(m.Data)
+			d.evIDs = append(d.evIDs, e.objEvidence(ref, fmt.Sprintf("ConfigMap %s keys: %s", m.Name, orDefault(strings.Join(clipList(keys, 12), ", "), "none"))))
+			d.report(ctx, "config-value-missing", 0, ref, fmt.Sprintf("%s: the setting %s is in none of its env entries, and ConfigMap %s, which it loads with envFrom, has no key %s (keys: %s). Add the key to the ConfigMap, then restart %s %s.",
+				d.opening(), key, m.Name, key, orDefault(strings.Join(clipList(keys, 8), ", "), "none"), wl.Kind, wl.Name), nil, []ObjectRef{ref}, facts)
+			return true
+		case len(envFromSecrets) > 0 && secretLike(key):
+			ref := e.ref("Secret", envFromSecrets[0])
+			facts["sourceResource"] = kubectlResource(ref)
+			d.report(ctx, "config-value-missing", 0, ref, fmt.Sprintf("%s: the setting %s is in none of its env entries, and Secret %s, which it loads with envFrom, has no key %s.", d.opening(), key, envFromSecrets[0], key), nil, []ObjectRef{ref}, facts)
+			return true
+		default:
+			facts["sourceResource"] = kubectlResource(wl)
+			d.report(ctx, "config-value-missing", 0, wl, fmt.Sprintf("%s: container %s has no env %s and loads no ConfigMap or Secret that sets it; add it to %s %s.", d.opening(), c.Name, key, wl.Kind, wl.Name), nil, nil, facts)
+			return true
+		}
+	}
+	return false
+}
+
+func secretLike(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"pass", "token", "secret", "key", "cred", "auth", "cert"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// missingFiles handles "open /path: no such file": the volume mounted there lacks the file,
+// or nothing is mounted there at all.
+func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
+	e := pc.e
+	wl := e.workloadOf(ctx, pc.pod)
+	for i, p := range d.clue.Paths {
+		if i >= 3 {
+			break
+		}
+		m, vol := mountFor(d.spec, pc.pod, p)
+		facts := map[string]string{"path": p}
+		if m == nil {
+			if d.clue.Class != ErrConfig || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/") {
+				continue
+			}
+			facts["sourceResource"] = kubectlResource(wl)
+			d.report(ctx, "config-file-missing", 70, wl, fmt.Sprintf("%s: no volume of container %s is mounted at %s, so the file is not there; mount the ConfigMap or Secret that holds %s in %s %s.",
+				d.opening(), d.spec.Name, path.Dir(p), path.Base(p), wl.Kind, wl.Name), nil, nil, facts)
+			return true
+		}
+		file := strings.TrimPrefix(strings.TrimPrefix(p, strings.TrimSuffix(m.MountPath, "/")), "/")
+		if m.SubPath != "" {
+			file = m.SubPath
+		}
+		if i := strings.IndexByte(file, '/'); i >= 0 && !strings.Contains(file[:i], "..") {
+			file = file[:i] // a directory inside the volume: judge its first element
+		}
+		var kind, name string
+		var keys []string
+		var items []corev1.KeyToPath
+		switch {
+		case vol.ConfigMap != nil:
+			kind, name, items = "ConfigMap", vol.ConfigMap.Name, vol.ConfigMap.Items
+			c, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", name)
+			if err != nil {
+				continue
+			}
+			keys = append(sortedKeys(c.Data), sortedKeysBytes(c.BinaryData)...)
+		case vol.Secret != nil:
+			kind, name, items = "Secret", vol.Secret.SecretName, vol.Secret.Items
+			s, err := getAs[*corev1.Secret](ctx, e, "Secret", name)
+			if err != nil {
+				continue
+			}
+			keys = tools.SecretKeys(s)
+		case vol.PersistentVolumeClaim != nil && d.clue.Class == ErrDisk:
+			ref := e.ref("PersistentVolumeClaim", vol.PersistentVolumeClaim.ClaimName)
+			size := "?"
+			if c, err := getAs[*corev1.PersistentVolumeClaim](ctx, e, "PersistentVolumeClaim", ref.Name); err == nil {
+				if q, ok := c.Status.Capacity[corev1.ResourceStorage]; ok {
+					size = q.String()
+				} else if q, ok := c.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+					size = q.String()
+				}
+			}
+			facts["claim"], facts["size"] = ref.Name, size
+			d.report(ctx, "volume-full", 0, ref, fmt.Sprintf("%s: the file system at %s is PersistentVolumeClaim %s (%s), and it is full.", d.opening(), m.MountPath, ref.Name, size), nil, []ObjectRef{ref}, facts)
+			return true
+		case vol.EmptyDir != nil && d.clue.Class == ErrDisk:
+			limit := "no sizeLimit"
+			if vol.EmptyDir.SizeLimit != nil {
+				limit = "sizeLimit " + vol.EmptyDir.SizeLimit.String()
+			}
+			facts["size"] = limit
+			d.report(ctx, "volume-full", 0, wl, fmt.Sprintf("%s: %s is emptyDir volume %s (%s) and it is full.", d.opening(), m.MountPath, vol.Name, limit), nil, nil, facts)
+			return true
+		default:
+			continue
+		}
+		if len(items) > 0 {
+			// With items only the listed keys appear, under their paths.
+			var mapped []string
+			found := false
+			for _, it := range items {
+				mapped = append(mapped, it.Path)
+				if it.Path == file || strings.HasPrefix(it.Path, file+"/") {
+					found = containsStr(keys, it.Key)
+				}
+			}
+			if found {
+				continue
+			}
+			keys = mapped
+		} else if containsStr(keys, file) {
+			continue
+		}
+		ref := e.ref(kind, name)
+		facts["sourceResource"], facts["key"] = kubectlResource(ref), file
+		d.report(ctx, "config-file-missing", 0, ref, fmt.Sprintf("%s: %s is mounted at %s from %s %s, which has no key %s (it provides: %s). Add the key or fix the path.",
+			d.opening(), path.Dir(p), m.MountPath, kind, name, file, orDefault(strings.Join(clipList(keys, 8), ", "), "nothing")), nil, []ObjectRef{ref}, facts)
+		return true
+	}
+	return false
+}
+
+func sortedKeysBytes(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mountFor finds the container's mount that holds path p (the longest mount path wins).
+func mountFor(c corev1.Container, p *corev1.Pod, file string) (*corev1.VolumeMount, *corev1.Volume) {
+	var best *corev1.VolumeMount
+	for i := range c.VolumeMounts {
+		m := &c.VolumeMounts[i]
+		mp := strings.TrimSuffix(m.MountPath, "/")
+		if (file == mp || strings.HasPrefix(file, mp+"/")) && (best == nil || len(mp) > len(best.MountPath)) {
+			best = m
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	for i := range p.Spec.Volumes {
+		if p.Spec.Volumes[i].Name == best.Name {
+			return best, &p.Spec.Volumes[i]
+		}
+	}
+	return nil, nil
+}
+
+// credentials handles rejected credentials: the Secret the container takes them from.
+func (pc *podCheck) credentials(ctx context.Context, d *depCheck) bool {
+	e := pc.e
+	type cred struct{ name, key, via string }
+	var best *cred
+	score := -1
+	for _, ev := range d.spec.Env {
+		if ev.ValueFrom != nil && ev.ValueFrom.SecretKeyRef != nil {
+			s := 1
+			if secretLike(ev.Name) || secretLike(ev.ValueFrom.SecretKeyRef.Key) {
+				s = 3
+			}
+			if s > score {
+				best, score = &cred{ev.ValueFrom.SecretKeyRef.Name, ev.ValueFrom.SecretKeyRef.Key, "env " + ev.Name}, s
+			}
+		}
+	}
+	for _, ef := range d.spec.EnvFrom {
+		if ef.SecretRef != nil && score < 2 {
+			best, score = &cred{ef.SecretRef.Name, "", "envFrom"}, 2
+		}
+	}
+	for _, v := range pc.pod.Spec.Volumes {
+		if v.Secret != nil && score < 1 {
+			best, score = &cred{v.Secret.SecretName, "", "volume " + v.Name}, 1
+		}
+	}
+	wl := e.workloadOf(ctx, pc.pod)
+	target := ""
+	if len(d.clue.Hosts) > 0 {
+		target = " by " + d.clue.Hosts[0].String()
+	}
+	if best == nil {
+		d.report(ctx, "dependency-auth-failed", 60, wl, fmt.Sprintf("%s: its credentials are rejected%s, and it takes none from a Secret; check the credentials configured in %s %s.", d.opening(), target, wl.Kind, wl.Name),
+			nil, nil, map[string]string{"sourceResource": kubectlResource(wl)})
+		return true
+	}
+	ref := e.ref("Secret", best.name)
+	key := orDefault(best.key, "its keys")
+	d.report(ctx, "dependency-auth-failed", 0, ref, fmt.Sprintf("%s: its credentials are rejected%s; it reads them from Secret %s (%s, %s), which holds a wrong or stale value. Update the Secret (or the server's side) and restart %s %s.",
+		d.opening(), target, best.name, key, best.via, wl.Kind, wl.Name), nil, []ObjectRef{ref}, map[string]string{"secret": best.name, "key": key, "sourceResource": kubectlResource(ref)})
+	return true
+}
+
+// schemaJob handles database schema errors: a migration Job that did not complete explains them.
+func (pc *podCheck) schemaJob(ctx context.Context, d *depCheck) bool {
+	e := pc.e
+	jobs, err := listOnce[*batchv1.Job](ctx, e, "Job", scanMaxObjects)
+	if err != nil {
+		return false
+	}
+	var best *batchv1.Job
+	bestScore := 0
+	for _, j := range jobs {
+		if j.Status.Succeeded > 0 {
+			continue
+		}
+		s := 1
+		low := strings.ToLower(j.Name)
+		for _, w := range []string{"migrat", "schema", "db", "init", "seed", "setup"} {
+			if strings.Contains(low, w) {
+				s += 2
+			}
+		}
+		if s > bestScore {
+			best, bestScore = j, s
+		}
+	}
+	if best == nil {
+		return false
+	}
+	ref := e.ref("Job", best.Name)
+	state := "has not completed"
+	for _, c := range best.Status.Conditions {
+		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+			state = "failed (" + c.Reason + ")"
+		}
+	}
+	d.report(ctx, "schema-not-migrated", 0, ref, fmt.Sprintf("%s: the database schema it expects is not there, and Job %s, which prepares it, %s.", d.opening(), best.Name, state),
+		[]ObjectRef{ref}, []ObjectRef{ref}, map[string]string{"job": best.Name})
+	return true
+}

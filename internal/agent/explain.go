@@ -1,0 +1,229 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import "strings"
+
+// Competing findings are ranked by cause, not by loudness: an explicit "explains" relation
+// links a finding to the findings it accounts for (a quota explains pods that cannot be
+// created, which explain a Deployment short of replicas, which explains an HPA that cannot
+// scale), and the roots of that graph are the candidate root causes.
+
+// causeLayer places a rule between symptom (0), mechanism (1) and cause (2, the default):
+// when two findings touch the same objects, the one in the higher layer explains the other.
+var causeLayer = map[string]int{
+	// Symptoms: something is visibly wrong, the reason lies elsewhere.
+	"workload-pods-unhealthy": 0, "rollout-stuck": 0, "service-no-ready-endpoints": 0, "cronjob-job-failing": 0,
+	"container-not-ready": 0, "hpa-maxed-out": 0, "hpa-metrics-unavailable": 0, "job-backoff-limit": 0, "job-failed": 0,
+	"job-deadline-exceeded": 0, "crash-loop": 0, "container-failed": 0, "dependency-unreachable": 0, "app-error-logged": 0,
+	"pod-evicted": 0, "pdb-blocking": 0, "cronjob-missed-schedules": 0, "cronjob-concurrency-blocked": 0, "workload-create-failed": 0,
+	// Mechanisms: how the symptom happens on the object itself.
+	"readiness-probe-failing": 1, "liveness-probe-failing": 1, "oom-killed": 1, "image-pull-error": 1,
+	"unschedulable": 1, "unschedulable-insufficient-resources": 1, "unschedulable-taint": 1, "unschedulable-node-affinity": 1,
+	"unschedulable-nodes-cordoned": 1, "create-container-error": 1, "pod-pvc-pending": 1, "statefulset-pvc-pending": 1,
+	"pod-on-unhealthy-node": 1, "volume-mount-failed": 1, "pod-stuck-terminating": 1, "quota-exhausted": 1,
+}
+
+func layerOf(rule string) int {
+	if l, ok := causeLayer[rule]; ok {
+		return l
+	}
+	return 2
+}
+
+// explainGraph holds, for each candidate, the candidates it explains.
+type explainGraph struct {
+	cands    []*candidate
+	explains map[*candidate][]*candidate
+	by       map[*candidate][]*candidate
+}
+
+func refSet(refs ...ObjectRef) map[string]bool {
+	m := make(map[string]bool, len(refs))
+	for _, r := range refs {
+		if !r.IsZero() {
+			m[r.Key()] = true
+		}
+	}
+	return m
+}
+
+// pointsAt reports whether b's follow-ups name a's object or culprit: b said its cause
+// may lie where a was found.
+func pointsAt(b, a *candidate) bool {
+	f := refSet(b.Follow...)
+	return (f[a.Object.Key()] && a.Object.Key() != b.Object.Key()) || (f[a.Culprit.Key()] && a.Culprit.Key() != b.Culprit.Key())
+}
+
+// overlaps reports whether a names b's object or culprit among the objects it touches.
+func overlaps(a, b *candidate) bool {
+	touched := refSet(append([]ObjectRef{a.Object, a.Culprit}, a.Affected...)...)
+	return touched[b.Object.Key()] || touched[b.Culprit.Key()]
+}
+
+func buildExplainGraph(cands []*candidate) *explainGraph {
+	g := &explainGraph{cands: cands, explains: map[*candidate][]*candidate{}, by: map[*candidate][]*candidate{}}
+	edge := map[[2]*candidate]bool{}
+	add := func(a, b *candidate) {
+		if a == b || edge[[2]*candidate{a, b}] {
+			return
+		}
+		edge[[2]*candidate{a, b}] = true
+		g.explains[a] = append(g.explains[a], b)
+		g.by[b] = append(g.by[b], a)
+	}
+	for _, a := range cands {
+		for _, b := range cands {
+			if a != b && pointsAt(b, a) {
+				add(a, b)
+			}
+		}
+	}
+	for _, a := range cands {
+		for _, b := range cands {
+			if a == b || edge[[2]*candidate{b, a}] || layerOf(a.Rule) <= layerOf(b.Rule) {
+				continue
+			}
+			if overlaps(a, b) || overlaps(b, a) {
+				add(a, b)
+			}
+		}
+	}
+	return g
+}
+
+// roots are the candidates nothing else explains; in a cycle every member is kept.
+func (g *explainGraph) roots() []*candidate {
+	var out []*candidate
+	for _, c := range g.cands {
+		explained := false
+		for _, a := range g.by[c] {
+			if !g.reaches(c, a) { // a explains c and c does not (transitively) explain a
+				explained = true
+				break
+			}
+		}
+		if !explained {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return g.cands
+	}
+	return out
+}
+
+// reaches reports whether from explains to, directly or through others.
+func (g *explainGraph) reaches(from, to *candidate) bool {
+	seen := map[*candidate]bool{}
+	stack := []*candidate{from}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, n := range g.explains[c] {
+			if n == to {
+				return true
+			}
+			if !seen[n] {
+				seen[n] = true
+				stack = append(stack, n)
+			}
+		}
+	}
+	return false
+}
+
+// explained lists everything root explains, nearest first.
+func (g *explainGraph) explained(root *candidate) []*candidate {
+	seen := map[*candidate]bool{root: true}
+	var out []*candidate
+	queue := []*candidate{root}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		for _, n := range g.explains[c] {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+				queue = append(queue, n)
+			}
+		}
+	}
+	return out
+}
+
+// chain is the longest path from a symptom the root explains up to the root, symptom first.
+func (g *explainGraph) chain(root *candidate) []*candidate {
+	var best []*candidate
+	var walk func(c *candidate, path []*candidate)
+	walk = func(c *candidate, path []*candidate) {
+		path = append(path, c)
+		if len(path) > len(best) {
+			best = append([]*candidate(nil), path...)
+		}
+		if len(path) >= 8 {
+			return
+		}
+		for _, n := range g.explains[c] {
+			if !containsCand(path, n) {
+				walk(n, path)
+			}
+		}
+	}
+	walk(root, nil)
+	for i, j := 0, len(best)-1; i < j; i, j = i+1, j-1 {
+		best[i], best[j] = best[j], best[i]
+	}
+	return best
+}
+
+func containsCand(l []*candidate, c *candidate) bool {
+	for _, x := range l {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// hasVictim reports whether a root accounts for a failing pod or workload: a cause that
+// explains an observed failure outranks an anomaly nothing suffers from.
+func (g *explainGraph) hasVictim(root *candidate) bool {
+	for _, c := range append([]*candidate{root}, g.explained(root)...) {
+		switch c.Object.Kind {
+		case "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob":
+			return true
+		}
+	}
+	return false
+}
+
+// pathString renders a chain as "Pod/a → Service/b → Secret/c" for the summary.
+func pathString(chain []*candidate) string {
+	var parts []string
+	last := ""
+	for _, c := range chain {
+		for _, r := range []ObjectRef{c.Object, c.Culprit} {
+			s := r.Kind + "/" + r.Name
+			if s != last && !r.IsZero() {
+				parts = append(parts, s)
+				last = s
+			}
+		}
+	}
+	return strings.Join(parts, " → ")
+}
