@@ -250,42 +250,6 @@ func lastLines(l []string, n int) []string {
 	return l[len(l)-n:]
 }
 
-// probeFailure reports failing liveness/startup (restarting) or readiness probes from Unhealthy events.
-func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container, restarting bool) bool {
-	evs := pc.events(ctx)
-	for _, kind := range []string{"Liveness", "Startup", "Readiness"} {
-		if kind == "Readiness" && restarting {
-			continue
-		}
-		g := tools.EventsMention(evs, "Unhealthy", kind+" probe failed")
-		if g == nil {
-			continue
-		}
-		probe := spec.LivenessProbe
-		rule := "liveness-probe-failing"
-		switch kind {
-		case "Startup":
-			probe = spec.StartupProbe
-		case "Readiness":
-			probe, rule = spec.ReadinessProbe, "readiness-probe-failing"
-		}
-		pl := "not set"
-		if probe != nil {
-			pl = tools.ProbeLine(probe)
-		}
-		ev := pc.e.eventEvidence(pc.ref, *g)
-		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, g.Message)
-		if rule == "liveness-probe-failing" {
-			summary += fmt.Sprintf("; the kubelet restarted it %d time(s).", cs.RestartCount)
-		} else {
-			summary += "; the pod gets no Service traffic."
-		}
-		pc.find(ctx, rule, cs.Name, summary, ObjectRef{}, []string{ev}, map[string]string{"probe": pl})
-		return true
-	}
-	return false
-}
-
 func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container) {
 	p := pc.pod
 	msg := cs.State.Waiting.Message

@@ -46,6 +46,7 @@ const (
 	scanMaxObjects = 500
 	scanMaxLeads   = 3
 	scanPodGroups  = 5
+	scanLogSamples = 4
 )
 
 // podGroup is a set of pods failing the same way under the same owner.
@@ -260,6 +261,22 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		e.checkQuota(q)
 	}
 	e.creationFailuresInNamespace(ctx)
+	if unhealthy == 0 && leads == 0 && len(e.res.Findings) == 0 {
+		// Nothing is visibly down: a Running, Ready workload may still be failing at its job.
+		// Read the logs of one pod per workload next round.
+		seen := map[string]bool{}
+		for _, p := range pods {
+			owner := "none/" + p.Name
+			if or := controllerOf(p); or != nil {
+				owner = or.Kind + "/" + or.Name
+			}
+			if len(seen) >= scanLogSamples || seen[owner] || !isReady(p) {
+				continue
+			}
+			seen[owner] = true
+			e.followUp(e.ref("Pod", p.Name))
+		}
+	}
 	return nil
 }
 

@@ -64,9 +64,50 @@ func analyzePod(ctx context.Context, e *env, ref ObjectRef) error {
 		return err
 	}
 	if isReady(pod) {
+		if e.runningErrors(ctx, pod) {
+			return nil
+		}
 		return e.checkNetworkPolicies(ctx, []*corev1.Pod{pod}, e.ref("Pod", pod.Name))
 	}
 	return nil
+}
+
+// maxLogContainers caps how many containers of a healthy-looking pod have their logs read.
+const maxLogContainers = 2
+
+// runningErrors reads the recent log of a Running, Ready pod: one that keeps logging an
+// error is a finding (with what the error names followed), not "no known failure signal".
+func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
+	pc := &podCheck{e: e, pod: pod, ref: e.ref("Pod", pod.Name)}
+	pc.statusEv = e.objEvidence(pc.ref, "Pod "+pod.Name+": "+tools.Summarize(pod, e.now).Status)
+	specs := map[string]corev1.Container{}
+	for _, c := range pod.Spec.Containers {
+		specs[c.Name] = c
+	}
+	for i, cs := range pod.Status.ContainerStatuses {
+		if i >= maxLogContainers {
+			break
+		}
+		lr := e.logs(ctx, pod.Name, cs.Name, false)
+		clue := ExtractClues(lr.Lines)
+		// One error line may be noise; a repeated one, or a fatal one, is the application's state.
+		if !clue.IsError() || clue.Repeats < 2 && clue.Score < 8 {
+			continue
+		}
+		clue2, evIDs := pc.textClue(ctx, cs.Name, "", lr)
+		if clue2.IsError() {
+			clue = clue2
+		}
+		symptom := fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind in its last %d", clue.Repeats, len(lr.Lines))
+		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], clue: clue, symptom: symptom, evIDs: evIDs}
+		if pc.followClue(ctx, d) {
+			return true
+		}
+		d.report(ctx, "app-error-logged", 0, ObjectRef{}, fmt.Sprintf("%s; the error is the application's own (nothing it names is broken in the cluster).", d.opening()), nil, nil,
+			map[string]string{"repeats": fmt.Sprint(clue.Repeats)})
+		return true
+	}
+	return false
 }
 
 func isReady(p *corev1.Pod) bool {

@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// probeFailure reports failing liveness/startup (restarting) or readiness probes from
+// Unhealthy events. A probe often fails because the application cannot reach what it
+// depends on: the container's own log is read first and what it names is followed.
+func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container, restarting bool) bool {
+	evs := pc.events(ctx)
+	for _, kind := range []string{"Liveness", "Startup", "Readiness"} {
+		if kind == "Readiness" && restarting {
+			continue
+		}
+		g := tools.EventsMention(evs, "Unhealthy", kind+" probe failed")
+		if g == nil {
+			continue
+		}
+		probe := spec.LivenessProbe
+		rule := "liveness-probe-failing"
+		switch kind {
+		case "Startup":
+			probe = spec.StartupProbe
+		case "Readiness":
+			probe, rule = spec.ReadinessProbe, "readiness-probe-failing"
+		}
+		pl := "not set"
+		if probe != nil {
+			pl = tools.ProbeLine(probe)
+		}
+		ev := pc.e.eventEvidence(pc.ref, *g)
+		previous := rule == "liveness-probe-failing" && cs.LastTerminationState.Terminated != nil
+		lr := pc.e.logs(ctx, pc.pod.Name, cs.Name, previous)
+		clue, evIDs := pc.textClue(ctx, cs.Name, "", lr)
+		symptom := fmt.Sprintf("fails its %s probe (x%d: %s)", kind, g.Count, tools.Sanitize(g.Message, 160, true))
+		if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
+			return true
+		}
+		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, g.Message)
+		if rule == "liveness-probe-failing" {
+			summary += fmt.Sprintf("; the kubelet restarted it %d time(s).", cs.RestartCount)
+			summary += probeTiming(probe, spec.StartupProbe, cs)
+		} else {
+			summary += "; the pod gets no Service traffic."
+			if r := cs.State.Running; r != nil {
+				summary += fmt.Sprintf(" The container has been running for %s without passing it.", pc.e.now.Sub(r.StartedAt.Time).Round(time.Second))
+			}
+		}
+		facts := map[string]string{"probe": pl}
+		if clue.IsError() {
+			summary += " Its log reports: " + strconv.Quote(clue.Line) + "."
+			facts["errorLine"] = clue.Line
+		}
+		pc.find(ctx, rule, cs.Name, summary, ObjectRef{}, append([]string{ev}, evIDs...), facts)
+		return true
+	}
+	return false
+}
+
+// probeTiming compares the time a liveness probe gives the application with how long each
+// killed instance ran: when they match, the application starts slower than the probe allows.
+func probeTiming(p, startup *corev1.Probe, cs corev1.ContainerStatus) string {
+	t := cs.LastTerminationState.Terminated
+	if p == nil || t == nil || t.StartedAt.IsZero() || t.FinishedAt.IsZero() {
+		return ""
+	}
+	period, threshold := p.PeriodSeconds, p.FailureThreshold
+	if period <= 0 {
+		period = 10
+	}
+	if threshold <= 0 {
+		threshold = 3
+	}
+	budget := time.Duration(p.InitialDelaySeconds+period*threshold) * time.Second
+	ran := t.FinishedAt.Sub(t.StartedAt.Time).Round(time.Second)
+	s := fmt.Sprintf(" The probe allows %s before a restart (initialDelaySeconds %d + failureThreshold %d × periodSeconds %d); the last instance ran %s.",
+		budget, p.InitialDelaySeconds, threshold, period, ran)
+	if startup == nil && ran >= budget*7/10 && ran <= budget*3/2+time.Duration(period)*time.Second {
+		s += " It is killed as soon as the probe's allowance runs out, so the application likely needs longer to start: add a startupProbe or raise initialDelaySeconds."
+	}
+	return s
+}
