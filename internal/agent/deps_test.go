@@ -154,8 +154,8 @@ func TestConsumersAndTextClues(t *testing.T) {
 				o := app("web", 2, envFrom("web-config"), crashing)
 				return append(o, cmWith("web-config", "DB_HOST", "pg-primary", "DB_PORT", "5432"), svcAt("postgres", "10.96.3.3", map[string]string{"app": "postgres"}, 5432), fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "INFO boot\nERROR cannot open database err=\"dial tcp: lookup pg-primary on 10.96.0.10:53: no such host\"\nINFO exiting\n"},
-			rule:    "dependency-host-unknown", culprit: "ConfigMap/web-config", affected: []string{"Deployment/web"},
+			logs: logBook{"web-": "INFO boot\nERROR cannot open database err=\"dial tcp: lookup pg-primary on 10.96.0.10:53: no such host\"\nINFO exiting\n"},
+			rule: "dependency-host-unknown", culprit: "ConfigMap/web-config", affected: []string{"Deployment/web"},
 			terms: []string{"pg-primary", "web-config", "DB_HOST", "no such host"}},
 		{name: "logs unreachable: the termination message carries the clue", problem: "web keeps crashing",
 			objs: func() []runtime.Object {
@@ -165,16 +165,16 @@ func TestConsumersAndTextClues(t *testing.T) {
 				})
 				return append(o, cmWith("web-config", "DB_HOST", "pg-primary"), fx.Node("node-1"))
 			},
-			logs:    nil,
-			rule:    "dependency-host-unknown", culprit: "ConfigMap/web-config", terms: []string{"pg-primary", "web-config"}},
+			logs: nil,
+			rule: "dependency-host-unknown", culprit: "ConfigMap/web-config", terms: []string{"pg-primary", "web-config"}},
 		{name: "consumer refused by a Service whose selector matches nothing", problem: "the shop is down",
 			objs: func() []runtime.Object {
 				o := app("web", 1, nil, crashing)
 				o = append(o, app("api", 2, nil, nil)...)
 				return append(o, svcAt("api", "10.96.0.20", map[string]string{"app": "api-server"}, 80), fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "panic: GET http://api/v1/items: dial tcp 10.96.0.20:80: connect: connection refused\n\tmain.go:12\n"},
-			rule:    "service-selector-mismatch", culprit: "Service/api", affected: []string{"Deployment/web"},
+			logs: logBook{"web-": "panic: GET http://api/v1/items: dial tcp 10.96.0.20:80: connect: connection refused\n\tmain.go:12\n"},
+			rule: "service-selector-mismatch", culprit: "Service/api", affected: []string{"Deployment/web"},
 			terms: []string{"app=api-server"}},
 		{name: "consumer → Service → provider pods failing on a missing Secret", problem: "checkout fails",
 			objs: func() []runtime.Object {
@@ -184,8 +184,8 @@ func TestConsumersAndTextClues(t *testing.T) {
 				}, func(p *corev1.Pod) { fx.Waiting(p, "CreateContainerConfigError", `secret "api-token" not found`) })...)
 				return append(o, svcAt("api", "10.96.0.20", apiLabels, 80), fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "ERROR upstream call failed: Get \"http://api.payments.svc.cluster.local/v1\": dial tcp 10.96.0.20:80: connect: connection refused\n"},
-			rule:    "secret-missing", culprit: "Secret/api-token", affected: []string{"Deployment/api"},
+			logs: logBook{"web-": "ERROR upstream call failed: Get \"http://api.payments.svc.cluster.local/v1\": dial tcp 10.96.0.20:80: connect: connection refused\n"},
+			rule: "secret-missing", culprit: "Secret/api-token", affected: []string{"Deployment/api"},
 			terms: []string{"api-token"}},
 		{name: "ingress NetworkPolicy on the provider does not admit the consumer", problem: "web times out",
 			objs: func() []runtime.Object {
@@ -196,8 +196,8 @@ func TestConsumersAndTextClues(t *testing.T) {
 						Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "frontend"}}}}}}}}
 				return append(o, svcAt("api", "10.96.0.20", apiLabels, 80), pol, fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "ERROR request to api:80 failed: dial tcp 10.96.0.20:80: i/o timeout\n"},
-			rule:    "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-from-frontend", affected: []string{"Deployment/web", "Service/api"},
+			logs: logBook{"web-": "ERROR request to api:80 failed: dial tcp 10.96.0.20:80: i/o timeout\n"},
+			rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-from-frontend", affected: []string{"Deployment/web", "Service/api"},
 			terms: []string{"api-from-frontend", "app=web"}},
 		{name: "egress NetworkPolicy on the consumer blocks DNS", problem: "payments cannot reach the card processor",
 			objs: func() []runtime.Object {
@@ -207,16 +207,16 @@ func TestConsumersAndTextClues(t *testing.T) {
 						Egress: []networkingv1.NetworkPolicyEgressRule{{To: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}}}}}
 				return append(o, pol, fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "ERROR charge failed: Post \"https://api.cards.example.com/charge\": dial tcp: lookup api.cards.example.com: i/o timeout\n"},
-			rule:    "networkpolicy-deny-egress", culprit: "NetworkPolicy/web-egress", affected: []string{"Deployment/web"},
+			logs: logBook{"web-": "ERROR charge failed: Post \"https://api.cards.example.com/charge\": dial tcp: lookup api.cards.example.com: i/o timeout\n"},
+			rule: "networkpolicy-deny-egress", culprit: "NetworkPolicy/web-egress", affected: []string{"Deployment/web"},
 			terms: []string{"DNS", "web-egress"}},
 		{name: "a setting missing from the ConfigMap loaded with envFrom", problem: "web does not start",
 			objs: func() []runtime.Object {
 				o := app("web", 1, envFrom("web-config"), crashing)
 				return append(o, cmWith("web-config", "LOG_LEVEL", "info"), fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "INFO boot\nFATAL config: DATABASE_URL is not set\nUsage: web [flags]\n"},
-			rule:    "config-value-missing", culprit: "ConfigMap/web-config", affected: []string{"Deployment/web"},
+			logs: logBook{"web-": "INFO boot\nFATAL config: DATABASE_URL is not set\nUsage: web [flags]\n"},
+			rule: "config-value-missing", culprit: "ConfigMap/web-config", affected: []string{"Deployment/web"},
 			terms: []string{"DATABASE_URL", "web-config"}},
 		{name: "a file missing from the mounted ConfigMap", problem: "web does not start",
 			objs: func() []runtime.Object {
@@ -226,8 +226,8 @@ func TestConsumersAndTextClues(t *testing.T) {
 				}, crashing)
 				return append(o, cmWith("web-files", "settings.yaml", "a: 1"), fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "Error: open /etc/web/config.yaml: no such file or directory\n"},
-			rule:    "config-file-missing", culprit: "ConfigMap/web-files", affected: []string{"Deployment/web"},
+			logs: logBook{"web-": "Error: open /etc/web/config.yaml: no such file or directory\n"},
+			rule: "config-file-missing", culprit: "ConfigMap/web-files", affected: []string{"Deployment/web"},
 			terms: []string{"config.yaml", "web-files", "settings.yaml"}},
 		{name: "credentials rejected: the Secret they come from", problem: "web crashes",
 			objs: func() []runtime.Object {
@@ -236,8 +236,8 @@ func TestConsumersAndTextClues(t *testing.T) {
 				}, crashing)
 				return append(o, fx.Secret(ns, "db-creds", "password"), fx.Node("node-1"))
 			},
-			logs:    logBook{"web-": "FATAL: password authentication failed for user \"app\"\n"},
-			rule:    "dependency-auth-failed", culprit: "Secret/db-creds", affected: []string{"Deployment/web"},
+			logs: logBook{"web-": "FATAL: password authentication failed for user \"app\"\n"},
+			rule: "dependency-auth-failed", culprit: "Secret/db-creds", affected: []string{"Deployment/web"},
 			terms: []string{"db-creds", "password authentication failed"}},
 		{name: "a Ready consumer logging refused connections → the provider's targetPort", problem: "orders are not processed",
 			objs: func() []runtime.Object {
