@@ -80,6 +80,9 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	if !d.clue.IsError() {
 		return false
 	}
+	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) {
+		return true
+	}
 	switch d.clue.Class {
 	case ErrAuth:
 		return pc.credentials(ctx, d)

@@ -166,14 +166,20 @@ func (g *explainGraph) explained(root *candidate) []*candidate {
 	return out
 }
 
-// chain is the longest path from a symptom the root explains up to the root, symptom first.
+// chain is the path from a symptom the root explains up to the root, symptom first: the
+// one through the most distinct objects (each one a hop a reader can check), then the longest.
 func (g *explainGraph) chain(root *candidate) []*candidate {
 	var best []*candidate
+	bestObjs, steps := 0, 0
 	var walk func(c *candidate, path []*candidate)
 	walk = func(c *candidate, path []*candidate) {
+		// Bounded: a dense graph of many findings has too many paths to enumerate.
+		if steps++; steps > maxChainSteps {
+			return
+		}
 		path = append(path, c)
-		if len(path) > len(best) {
-			best = append([]*candidate(nil), path...)
+		if n := distinctObjects(path); n > bestObjs || n == bestObjs && len(path) > len(best) {
+			best, bestObjs = append([]*candidate(nil), path...), n
 		}
 		if len(path) >= 8 {
 			return
@@ -189,6 +195,17 @@ func (g *explainGraph) chain(root *candidate) []*candidate {
 		best[i], best[j] = best[j], best[i]
 	}
 	return best
+}
+
+// maxChainSteps caps the path search per root.
+const maxChainSteps = 5000
+
+func distinctObjects(path []*candidate) int {
+	seen := map[string]bool{}
+	for _, c := range path {
+		seen[c.Object.Key()] = true
+	}
+	return len(seen)
 }
 
 func containsCand(l []*candidate, c *candidate) bool {

@@ -126,6 +126,13 @@ func (r *RuleEngine) Plan(_ context.Context, s Session, p Progress) ([]Task, err
 		// Bound untrusted target text before it reaches tasks, evidence and the API.
 		t = &Target{Kind: tools.Sanitize(t.Kind, 63, true), Name: tools.Sanitize(t.Name, 253, true), Selector: tools.Sanitize(t.Selector, 1000, true)}
 	}
+	if a, ok := parseAccessQuestion(s.Problem); ok && (t == nil || t.Name == "" || strings.EqualFold(t.Kind, "ServiceAccount")) {
+		// A permission question is answered by the authorizer, not by scanning for failures.
+		task := analyzeTask(id, "rbac", ObjectRef{Kind: "ServiceAccount", Namespace: s.Namespace, Name: a.SA}, 0, "permission question")
+		task.Args["serviceAccount"], task.Args["verb"], task.Args["resource"], task.Args["group"] = a.SA, a.Verb, a.Resource, a.Group
+		task.Description = clipString("evaluate RBAC: may ServiceAccount "+a.SA+" "+a.what()+"?", 300)
+		return []Task{task}, nil
+	}
 	switch {
 	case t == nil || (t.Name == "" && t.Selector == ""):
 		return []Task{analyzeTask(id, "namespace", ObjectRef{Kind: "Namespace", Name: s.Namespace}, 0, "no target given")}, nil

@@ -98,6 +98,17 @@ func init() {
 		Signals:    "Running and Ready pods whose recent log lines repeat an error",
 		Actions:    []ActionTemplate{{Description: "Look at the error it logs: {errorLine}", Command: "kubectl -n {ns} logs {pod} -c {container} --tail=100", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} logs {pod} -c {container} --since=5m  # the error is gone"}})
+	// --- Access ---
+	rule(Rule{ID: "rbac-forbidden", Category: "RBACForbidden", Confidence: 88,
+		Title:      "RBAC does not grant the subject the permission it needs",
+		Signals:    "a SubjectAccessReview for the subject; Roles, ClusterRoles and their bindings that almost match (verb, resource, API group, subject name, kind or namespace); 'forbidden' errors quoted by applications",
+		Actions:    []ActionTemplate{{Description: "Change {sourceResource} so it grants {verb} on {resource} to ServiceAccount {sa}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}, {Description: "Or bind a role that allows it", Command: "kubectl -n {ns} create rolebinding {sa}-{verb}-{resource} --role={role} --serviceaccount={ns}:{sa}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} auth can-i {verb} {resource} --as={user}  # yes"}})
+	rule(Rule{ID: "rbac-allowed", Category: "RBACAllowed", Confidence: 60,
+		Title:      "RBAC grants the permission in question now",
+		Signals:    "a SubjectAccessReview for the subject answers allowed",
+		Actions:    []ActionTemplate{{Description: "Check the identity and namespace the client really uses", Command: "kubectl -n {ns} auth can-i {verb} {resource} --as={user}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} auth can-i {verb} {resource} --as={user}"}})
 	// --- Autoscaling and disruption ---
 	rule(Rule{ID: "hpa-target-missing", Category: "HPATargetMissing", Confidence: 90,
 		Title:      "the HorizontalPodAutoscaler's scale target does not exist",

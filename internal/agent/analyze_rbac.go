@@ -1,0 +1,387 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// Questions outside the failure catalogue: "why can't service account X list pods?" is
+// answered by the authorizer (a SubjectAccessReview) and by the RBAC objects that almost
+// grant the permission (wrong verb, resource, API group, subject name, kind or namespace),
+// which name the object to change.
+
+func init() { analyzers["rbac"] = analyzeRBAC }
+
+// accessAsk is one permission in question.
+type accessAsk struct {
+	SA, User, Verb, Group, Resource string
+}
+
+func (a accessAsk) subject() string {
+	if a.SA != "" {
+		return "ServiceAccount " + a.SA
+	}
+	return "user " + a.User
+}
+
+func (a accessAsk) what() string {
+	r := a.Resource
+	if a.Group != "" {
+		r += "." + a.Group
+	}
+	return a.Verb + " " + r
+}
+
+var (
+	askSA       = regexp.MustCompile(`(?i)(?:service ?account|\bsa)[ :/"'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
+	askSAUser   = regexp.MustCompile(`system:serviceaccount:([a-z0-9-]{1,63}):([a-z0-9][a-z0-9.-]{0,252})`)
+	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access)(?:s|es|ing|ting)?\s+(?:the\s+|any\s+|all\s+)?([a-z][a-z0-9.-]{1,80})`)
+	askDenied   = regexp.MustCompile(`(?i)can'?not|can't|cannot|forbidden|denied|not allowed|unable|permission|rbac|why can`)
+	verbSynonym = map[string]string{"read": "get", "see": "list", "access": "get", "write": "update", "edit": "update"}
+)
+
+// knownGroups gives the API group of common resources (the rest default to core or to the
+// group written after a dot, "widgets.example.com").
+var knownGroups = map[string]string{
+	"deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
+	"jobs": "batch", "cronjobs": "batch", "ingresses": "networking.k8s.io", "networkpolicies": "networking.k8s.io",
+	"horizontalpodautoscalers": "autoscaling", "poddisruptionbudgets": "policy", "endpointslices": "discovery.k8s.io",
+	"roles": "rbac.authorization.k8s.io", "rolebindings": "rbac.authorization.k8s.io", "leases": "coordination.k8s.io",
+	"storageclasses": "storage.k8s.io", "troubleshoots": "kubage.io",
+}
+
+// parseAccessQuestion reads a permission question from the problem text.
+func parseAccessQuestion(problem string) (accessAsk, bool) {
+	p := clipString(problem, 2000)
+	if !askDenied.MatchString(p) {
+		return accessAsk{}, false
+	}
+	var a accessAsk
+	if m := askSAUser.FindStringSubmatch(p); m != nil {
+		a.SA = m[2]
+	} else if m := askSA.FindStringSubmatch(p); m != nil {
+		a.SA = strings.ToLower(strings.Trim(m[1], ".-"))
+	}
+	if a.SA == "" {
+		return accessAsk{}, false
+	}
+	for _, m := range askVerbRes.FindAllStringSubmatch(p, 5) {
+		verb := strings.ToLower(m[1])
+		if v, ok := verbSynonym[verb]; ok {
+			verb = v
+		}
+		res := strings.ToLower(strings.Trim(m[2], ".-?!,"))
+		if res == "" || res == "the" || res == a.SA {
+			continue
+		}
+		a.Verb = verb
+		a.Resource, a.Group = normalizeResource(res)
+		break
+	}
+	return a, a.Verb != ""
+}
+
+// normalizeResource turns "pod", "Pods" or "deployments.apps" into (plural, group).
+func normalizeResource(r string) (string, string) {
+	group := ""
+	if i := strings.IndexByte(r, '.'); i > 0 {
+		r, group = r[:i], r[i+1:]
+	}
+	if k, err := tools.ResolveKind(r); err == nil {
+		r = k.Plural
+	} else if !strings.HasSuffix(r, "s") {
+		r += "s"
+	}
+	if group == "" {
+		group = knownGroups[r]
+	}
+	return r, group
+}
+
+func analyzeRBAC(ctx context.Context, e *env, _ ObjectRef) error {
+	a := accessAsk{SA: e.task.Args["serviceAccount"], Verb: e.task.Args["verb"], Resource: e.task.Args["resource"], Group: e.task.Args["group"]}
+	e.examine(e.ref("ServiceAccount", a.SA))
+	v := e.judgeAccess(ctx, a)
+	if v == nil {
+		return nil
+	}
+	sref := e.ref("ServiceAccount", a.SA)
+	e.find(Finding{Rule: v.rule, Confidence: v.conf, Object: sref, Culprit: v.culprit, Affected: v.affected, Summary: v.summary, Evidence: v.evIDs, Facts: v.facts})
+	return nil
+}
+
+// rbacDenied follows a Kubernetes API denial quoted in a container's text.
+func (pc *podCheck) rbacDenied(ctx context.Context, d *depCheck) bool {
+	den := d.clue.Forbidden
+	sa := den.ServiceAccount
+	if sa == "" || den.Namespace != "" && den.Namespace != pc.e.s.Namespace {
+		return false
+	}
+	v := pc.e.judgeAccess(ctx, accessAsk{SA: sa, Verb: den.Verb, Resource: den.Resource, Group: den.Group})
+	if v == nil {
+		return false
+	}
+	d.evIDs = append(d.evIDs, v.evIDs...)
+	d.report(ctx, v.rule, v.conf, v.culprit, d.opening()+": "+v.summary, nil, v.affected, v.facts)
+	return true
+}
+
+// accessVerdict is what the RBAC objects say about a denied permission.
+type accessVerdict struct {
+	rule     string
+	conf     int
+	culprit  ObjectRef
+	affected []ObjectRef
+	summary  string
+	facts    map[string]string
+	evIDs    []string
+}
+
+// judgeAccess asks the authorizer and, when the permission is denied, finds the RBAC object
+// that almost grants it.
+func (e *env) judgeAccess(ctx context.Context, a accessAsk) *accessVerdict {
+	ns := e.s.Namespace
+	if a.SA == "" || a.Verb == "" || a.Resource == "" {
+		return nil
+	}
+	sref := e.ref("ServiceAccount", a.SA)
+	user, groups := tools.ServiceAccountUser(ns, a.SA)
+	facts := map[string]string{"sa": a.SA, "verb": a.Verb, "resource": a.Resource, "group": a.Group, "user": user}
+	v := &accessVerdict{rule: "rbac-forbidden", facts: facts}
+	if err := e.budget(); err != nil {
+		return nil
+	}
+	ans, err := e.c.Review(ctx, tools.AccessQuestion{User: user, Groups: groups, Verb: a.Verb, Group: a.Group, Resource: a.Resource})
+	_ = e.record("k8s_access_review", user+" "+a.what(), err)
+	verdict := "unknown (the review failed: " + errString(err) + ")"
+	if err == nil {
+		verdict = "denied"
+		if ans.Allowed {
+			verdict = "allowed"
+		}
+		if ans.Reason != "" {
+			verdict += " (" + strings.TrimSpace(ans.Reason) + ")"
+		}
+	}
+	v.evIDs = append(v.evIDs, e.evidence(fmt.Sprintf("SubjectAccessReview: may %s %s in %s? %s", user, a.what(), ns, verdict), Source{Kind: SourceQuery, Tool: "k8s_access_review", Query: user + " " + a.what()}, ""))
+	_, saErr := e.get(ctx, "ServiceAccount", a.SA)
+	if err == nil && ans.Allowed {
+		v.rule, v.conf, v.culprit = "rbac-allowed", 60, sref
+		v.affected = []ObjectRef{sref}
+		v.summary = fmt.Sprintf("RBAC allows ServiceAccount %s to %s in %s now%s; a denial seen earlier came from another namespace, another identity, or was fixed since.", a.SA, a.what(), ns, orDefault(" ("+strings.TrimSpace(ans.Reason)+")", ""))
+		return v
+	}
+	if err := e.budget(); err != nil {
+		return nil
+	}
+	view, lerr := e.c.RBAC(ctx)
+	_ = e.record("k8s_list", "roles, rolebindings, clusterrolebindings, clusterroles", lerr)
+	if lerr != nil {
+		v.culprit, v.conf = sref, 55
+		v.affected = []ObjectRef{sref}
+		v.summary = fmt.Sprintf("ServiceAccount %s may not %s in %s (%s); the RBAC objects could not be read: %s", a.SA, a.what(), ns, verdict, lerr)
+		return v
+	}
+	m := nearMiss(view, a, ns)
+	prefix := fmt.Sprintf("ServiceAccount %s may not %s in namespace %s (SubjectAccessReview: %s). ", a.SA, a.what(), ns, verdict)
+	if tools.IsNotFound(saErr) {
+		prefix += fmt.Sprintf("ServiceAccount %s does not even exist. ", a.SA)
+	}
+	v.culprit, v.summary = m.culprit, prefix+m.why
+	if v.culprit.IsZero() {
+		v.culprit = sref
+	}
+	v.affected = mergeRefs([]ObjectRef{v.culprit}, append(m.related, sref))
+	facts["sourceResource"] = kubectlResource(v.culprit)
+	facts["role"] = orDefault(m.role, "<role>")
+	for _, r := range m.related {
+		v.evIDs = append(v.evIDs, e.objEvidence(r, r.Kind+" "+r.Name+" is part of the near miss"))
+	}
+	return v
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return clipString(err.Error(), 200)
+}
+
+// miss is the RBAC object closest to granting the permission.
+type miss struct {
+	score   int
+	culprit ObjectRef
+	related []ObjectRef
+	role    string
+	why     string
+}
+
+// nearMiss scores every binding and rule against the question and keeps the best.
+func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
+	best := miss{why: fmt.Sprintf("No Role, RoleBinding or ClusterRoleBinding mentions it: create a Role that allows %s and bind it to the ServiceAccount.", a.what())}
+	consider := func(m miss) {
+		if m.score > best.score {
+			best = m
+		}
+	}
+	rulesOf := func(kind, name string) ([]rbacv1.PolicyRule, bool) {
+		if kind == "ClusterRole" {
+			if cr := v.ClusterRoles[name]; cr != nil {
+				return cr.Rules, true
+			}
+			return nil, false
+		}
+		for _, r := range v.Roles {
+			if r.Name == name {
+				return r.Rules, true
+			}
+		}
+		return nil, false
+	}
+	type binding struct {
+		ref      ObjectRef
+		subjects []rbacv1.Subject
+		roleRef  rbacv1.RoleRef
+		bindNS   string
+	}
+	var bs []binding
+	for _, b := range v.RoleBindings {
+		bs = append(bs, binding{ObjectRef{Kind: "RoleBinding", Namespace: ns, Name: b.Name}, b.Subjects, b.RoleRef, ns})
+	}
+	for _, b := range v.ClusterRoleBindings {
+		bs = append(bs, binding{ObjectRef{Kind: "ClusterRoleBinding", Name: b.Name}, b.Subjects, b.RoleRef, ""})
+	}
+	roleRef := func(b binding) ObjectRef {
+		if b.roleRef.Kind == "ClusterRole" {
+			return ObjectRef{Kind: "ClusterRole", Name: b.roleRef.Name}
+		}
+		return ObjectRef{Kind: "Role", Namespace: ns, Name: b.roleRef.Name}
+	}
+	bound := map[string]bool{}
+	for _, b := range bs {
+		exact, near := false, ""
+		for _, s := range b.subjects {
+			sns := orDefault(s.Namespace, b.bindNS)
+			switch {
+			case s.Kind == "ServiceAccount" && s.Name == a.SA && sns == ns:
+				exact = true
+			case s.Kind == "Group" && (s.Name == "system:serviceaccounts" || s.Name == "system:serviceaccounts:"+ns || s.Name == "system:authenticated"):
+				exact = true
+			case s.Kind == "ServiceAccount" && s.Name == a.SA:
+				near = fmt.Sprintf("binds ServiceAccount %s of namespace %s, not of %s", s.Name, orDefault(sns, "<none>"), ns)
+			case s.Kind == "ServiceAccount" && sns == ns && editDistance(s.Name, a.SA, 3) <= 2:
+				near = fmt.Sprintf("binds ServiceAccount %q, not %q", s.Name, a.SA)
+			case s.Kind == "User" && (s.Name == a.SA || strings.HasSuffix(s.Name, ":"+a.SA)):
+				near = fmt.Sprintf("binds %s as a User (kind User, name %q) instead of kind ServiceAccount", a.SA, s.Name)
+			}
+		}
+		rr := roleRef(b)
+		rules, ok := rulesOf(rr.Kind, rr.Name)
+		if exact {
+			bound[rr.Key()] = true
+			if !ok {
+				consider(miss{score: 90, culprit: b.ref, related: []ObjectRef{rr}, role: rr.Name,
+					why: fmt.Sprintf("%s %s binds it to %s %s, which does not exist: create the role or fix roleRef (roleRef is immutable: delete and recreate the binding).", b.ref.Kind, b.ref.Name, rr.Kind, rr.Name)})
+				continue
+			}
+			if s, why := ruleMiss(rules, a); s > 0 {
+				consider(miss{score: 50 + s, culprit: rr, related: []ObjectRef{b.ref}, role: rr.Name,
+					why: fmt.Sprintf("%s %s binds it to %s %s, whose rules %s.", b.ref.Kind, b.ref.Name, rr.Kind, rr.Name, why)})
+			}
+			continue
+		}
+		if near != "" {
+			s := 60
+			if ok && rulesAllow(rules, a) {
+				s = 95 // the right permission, bound to the wrong subject
+			}
+			consider(miss{score: s, culprit: b.ref, related: []ObjectRef{rr}, role: rr.Name,
+				why: fmt.Sprintf("%s %s (role %s %s) %s; fix its subjects.", b.ref.Kind, b.ref.Name, rr.Kind, rr.Name, near)})
+		}
+	}
+	// A Role that would allow it, bound to nobody asking.
+	for _, r := range v.Roles {
+		ref := ObjectRef{Kind: "Role", Namespace: ns, Name: r.Name}
+		if !bound[ref.Key()] && rulesAllow(r.Rules, a) {
+			consider(miss{score: 40, culprit: ObjectRef{Kind: "ServiceAccount", Namespace: ns, Name: a.SA}, related: []ObjectRef{ref}, role: r.Name,
+				why: fmt.Sprintf("Role %s allows %s, but no RoleBinding binds it to the ServiceAccount: create one (kubectl create rolebinding --role=%s --serviceaccount=%s:%s).", r.Name, a.what(), r.Name, ns, a.SA)})
+		}
+	}
+	return best
+}
+
+// rulesAllow reports whether rules grant the permission.
+func rulesAllow(rules []rbacv1.PolicyRule, a accessAsk) bool {
+	for _, r := range rules {
+		if has(r.Verbs, a.Verb) && has(r.Resources, a.Resource) && has(r.APIGroups, a.Group) {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleMiss scores how close a role comes to the permission and says what is off.
+func ruleMiss(rules []rbacv1.PolicyRule, a accessAsk) (int, string) {
+	best, why := 0, ""
+	for i, r := range rules {
+		if i >= 50 {
+			break
+		}
+		verb, res, grp := has(r.Verbs, a.Verb), has(r.Resources, a.Resource), has(r.APIGroups, a.Group)
+		var s int
+		var w string
+		switch {
+		case verb && res && grp:
+			return 0, "" // allowed after all (an aggregated or cached denial)
+		case res && grp:
+			s, w = 30, fmt.Sprintf("grant %s on %s but not %s", strings.Join(r.Verbs, ","), a.Resource, a.Verb)
+		case verb && grp:
+			s, w = 25, fmt.Sprintf("allow %s on %s but not on %s", a.Verb, strings.Join(r.Resources, ","), a.Resource)
+		case verb && res:
+			s, w = 28, fmt.Sprintf("allow %s %s in API group(s) %q, but %s are in group %q", a.Verb, a.Resource, strings.Join(r.APIGroups, ","), a.Resource, a.Group)
+		case res:
+			s, w = 15, fmt.Sprintf("grant only %s on %s", strings.Join(r.Verbs, ","), a.Resource)
+		default:
+			continue
+		}
+		if s > best {
+			best, why = s, w
+		}
+	}
+	if best == 0 {
+		return 10, fmt.Sprintf("grant nothing close to %s", a.what())
+	}
+	return best, why + ": add the missing part to the rule"
+}
+
+// has reports whether a rule list covers want ("*" covers everything).
+func has(l []string, want string) bool {
+	for _, x := range l {
+		if x == want || x == "*" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,111 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubage/kubage/internal/agent"
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+func sa(name string) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+}
+
+func role(name string, verbs []string, groups []string, resources ...string) *rbacv1.Role {
+	return &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Rules: []rbacv1.PolicyRule{{APIGroups: groups, Resources: resources, Verbs: verbs}}}
+}
+
+func binding(name, roleKind, roleName string, subjects ...rbacv1.Subject) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: roleKind, Name: roleName}}
+}
+
+func saSubject(name, namespace string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: "ServiceAccount", Name: name, Namespace: namespace}
+}
+
+func TestAccessQuestions(t *testing.T) {
+	core := []string{""}
+	cases := []struct {
+		name     string
+		problem  string
+		objs     []runtime.Object
+		logs     logBook
+		rule     string
+		culprit  string
+		affected []string
+		terms    []string
+	}{
+		{name: "the bound Role lacks the verb", problem: "why can't service account lister list pods?",
+			objs: []runtime.Object{sa("lister"), role("pod-reader", []string{"get", "watch"}, core, "pods"), binding("lister-reads", "Role", "pod-reader", saSubject("lister", ns))},
+			rule: "rbac-forbidden", culprit: "Role/pod-reader", affected: []string{"RoleBinding/lister-reads", "ServiceAccount/lister"}, terms: []string{"list", "pod-reader", "get,watch"}},
+		{name: "the binding names a misspelt ServiceAccount", problem: "ServiceAccount lister gets forbidden when it lists deployments",
+			objs: []runtime.Object{sa("lister"), role("deploy-reader", []string{"get", "list"}, []string{"apps"}, "deployments"), binding("lister-deploys", "Role", "deploy-reader", saSubject("listr", ns))},
+			rule: "rbac-forbidden", culprit: "RoleBinding/lister-deploys", affected: []string{"Role/deploy-reader"}, terms: []string{"listr", "lister-deploys"}},
+		{name: "the Role grants the resource in the wrong API group", problem: "why can't service account ci list deployments",
+			objs: []runtime.Object{sa("ci"), role("ci", []string{"list"}, core, "deployments"), binding("ci", "Role", "ci", saSubject("ci", ns))},
+			rule: "rbac-forbidden", culprit: "Role/ci", terms: []string{"apps"}},
+		{name: "a Role allows it but nothing binds it", problem: "sa reporter cannot get configmaps",
+			objs: []runtime.Object{sa("reporter"), role("cm-reader", []string{"get"}, core, "configmaps")},
+			rule: "rbac-forbidden", culprit: "ServiceAccount/reporter", affected: []string{"Role/cm-reader"}, terms: []string{"cm-reader", "create rolebinding"}},
+		{name: "the binding refers to a role that does not exist", problem: "why can't service account lister list pods",
+			objs: []runtime.Object{sa("lister"), binding("lister", "ClusterRole", "pod-lister", saSubject("lister", ns))},
+			rule: "rbac-forbidden", culprit: "RoleBinding/lister", affected: []string{"ClusterRole/pod-lister"}, terms: []string{"pod-lister", "does not exist"}},
+		{name: "a crash-looping pod quoting the denial", problem: "the controller keeps restarting",
+			objs: append(app("ctl", 1, func(s *corev1.PodSpec) { s.ServiceAccountName = "ctl" }, crashing),
+				sa("ctl"), role("ctl", []string{"get"}, core, "pods"), binding("ctl", "Role", "ctl", saSubject("ctl", ns)), fx.Node("node-1")),
+			logs: logBook{"ctl-": `E1125 reflector.go:147] failed to list *v1.Pod: pods is forbidden: User "system:serviceaccount:payments:ctl" cannot list resource "pods" in API group "" in the namespace "payments"` + "\n"},
+			rule: "rbac-forbidden", culprit: "Role/ctl", affected: []string{"Deployment/ctl", "ServiceAccount/ctl"}, terms: []string{"forbidden", "list"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := agent.NewRuleEngine(fake.NewClientset(tc.objs...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = tc.logs.source()
+			c := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns})
+			rc := c.RootCause
+			got := rc.Culprit.Kind + "/" + rc.Culprit.Name
+			if rc.Rule != tc.rule || got != tc.culprit {
+				t.Fatalf("got %s on %s, want %s on %s\nsummary: %s", rc.Rule, got, tc.rule, tc.culprit, rc.Summary)
+			}
+			var aff []string
+			for _, r := range rc.AffectedObjects {
+				aff = append(aff, r.Kind+"/"+r.Name)
+			}
+			for _, w := range append([]string{tc.culprit}, tc.affected...) {
+				if !contains(aff, w) {
+					t.Errorf("affectedObjects %v lack %s", aff, w)
+				}
+			}
+			for _, w := range tc.terms {
+				if !strings.Contains(rc.Summary, w) && !strings.Contains(c.Remediation.Actions[len(c.Remediation.Actions)-1].Command, w) {
+					t.Errorf("summary lacks %q: %s", w, rc.Summary)
+				}
+			}
+		})
+	}
+}
