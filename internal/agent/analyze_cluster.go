@@ -171,11 +171,53 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s cannot read its metrics, so it does not scale %s/%s: %s", h.Name, target.Kind, target.Name, tools.Sanitize(msg, 300, true))})
 		return nil
 	}
+	metrics := hpaMetrics(h)
 	if h.Spec.MaxReplicas > 0 && h.Status.CurrentReplicas >= h.Spec.MaxReplicas && (limited != nil && limited.Reason == "TooManyReplicas" || h.Status.DesiredReplicas >= h.Spec.MaxReplicas) {
 		e.find(Finding{Rule: "hpa-maxed-out", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
-			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum of %d replicas and wants more (desired %d).", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas)})
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum of %d replicas and wants more (desired %d)%s.", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas, metrics)})
+		return nil
+	}
+	if h.Status.DesiredReplicas > h.Status.CurrentReplicas && ableFalse == nil {
+		// The autoscaler decided to scale but the replicas do not come: whatever keeps the
+		// workload's pods from being created or scheduled explains it.
+		e.find(Finding{Rule: "hpa-scale-blocked", Object: href, Culprit: target, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts, Follow: []ObjectRef{target},
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s wants %d replicas of %s/%s but only %d run%s.", h.Name, h.Status.DesiredReplicas, target.Kind, target.Name, h.Status.CurrentReplicas, metrics)})
 	}
 	return nil
+}
+
+// hpaMetrics renders the autoscaler's observed metrics against their targets
+// ("; cpu 180% of requests, target 60%").
+func hpaMetrics(h *autoscalingv2.HorizontalPodAutoscaler) string {
+	var parts []string
+	for i, m := range h.Spec.Metrics {
+		if i >= 3 || m.Resource == nil {
+			continue
+		}
+		want := ""
+		switch {
+		case m.Resource.Target.AverageUtilization != nil:
+			want = fmt.Sprintf("target %d%% of requests", *m.Resource.Target.AverageUtilization)
+		case m.Resource.Target.AverageValue != nil:
+			want = "target " + m.Resource.Target.AverageValue.String()
+		}
+		got := "current unknown"
+		for _, c := range h.Status.CurrentMetrics {
+			if c.Resource == nil || c.Resource.Name != m.Resource.Name {
+				continue
+			}
+			if c.Resource.Current.AverageUtilization != nil {
+				got = fmt.Sprintf("current %d%%", *c.Resource.Current.AverageUtilization)
+			} else if c.Resource.Current.AverageValue != nil {
+				got = "current " + c.Resource.Current.AverageValue.String()
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %s, %s", m.Resource.Name, got, want))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, "; ")
 }
 
 func condMsg(cs ...*autoscalingv2.HorizontalPodAutoscalerCondition) string {

@@ -134,12 +134,23 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 }
 
 func (pc *podCheck) oom(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container) {
-	limit := "none"
+	limit, request := "none", "none"
 	if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
 		limit = q.String()
 	}
-	pc.find(ctx, "oom-killed", cs.Name, fmt.Sprintf("Container %s of pod %s was OOMKilled (exit code 137): it used more than its memory limit of %s; restarted %d time(s).", cs.Name, pc.pod.Name, limit, cs.RestartCount),
-		ObjectRef{}, nil, map[string]string{"memoryLimit": limit, "exitCode": "137", "restarts": fmt.Sprint(cs.RestartCount)})
+	if q, ok := spec.Resources.Requests[corev1.ResourceMemory]; ok {
+		request = q.String()
+	}
+	why := fmt.Sprintf("it used more than its memory limit of %s (request %s)", limit, request)
+	if limit == "none" {
+		why = fmt.Sprintf("it sets no memory limit (request %s), so the kernel killed it when the node ran short of memory", request)
+	}
+	ran := ""
+	if t := cs.LastTerminationState.Terminated; t != nil && !t.StartedAt.IsZero() && t.FinishedAt.After(t.StartedAt.Time) {
+		ran = fmt.Sprintf(" after running %s", t.FinishedAt.Sub(t.StartedAt.Time).Round(time.Second))
+	}
+	pc.find(ctx, "oom-killed", cs.Name, fmt.Sprintf("Container %s of pod %s was OOMKilled (exit code 137)%s: %s; restarted %d time(s).", cs.Name, pc.pod.Name, ran, why, cs.RestartCount),
+		ObjectRef{}, nil, map[string]string{"memoryLimit": limit, "memoryRequest": request, "exitCode": "137", "restarts": fmt.Sprint(cs.RestartCount)})
 }
 
 // crash reports a crashing or failed container with its exit code and the line of its log

@@ -389,7 +389,7 @@ func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.S
 		ev := e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status)
 		d.evIDs = append(d.evIDs, ev)
 		d.report(ctx, "networkpolicy-deny-ingress", 85, nref, fmt.Sprintf("%s: it calls Service %s, but NetworkPolicy %s isolates the provider pods (podSelector %s) for ingress and none of its rules admits pods labelled %s on port %s, so the traffic is dropped.",
-			d.opening(), svc.Name, pol.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), tools.LabelsString(pc.pod.Labels), portString(port)),
+			d.opening(), svc.Name, pol.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), podSelector(pc.pod), portString(port)),
 			nil, []ObjectRef{nref, e.ref("Service", svc.Name)}, map[string]string{"name": pol.Name, "pods": provider.Name})
 		return true
 	}
@@ -430,20 +430,20 @@ func (pc *podCheck) egressBlocked(ctx context.Context, d *depCheck, h HostPort, 
 		if to != nil {
 			extra = append(extra, e.ref("Service", to.svc))
 		}
-		d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: NetworkPolicy %s isolates pod %s for egress (podSelector %s) and none of its rules allows %s, so the connection fails.",
+		d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: NetworkPolicy %s isolates pod %s for egress (podSelector %s) and none of its rules allows %s.",
 			d.opening(), pol.Name, pc.pod.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), what), nil, extra, map[string]string{"name": pol.Name})
 		return true
 	}
 	if net.ParseIP(h.Host) == nil {
 		if ok, isolating := dnsAllowed(pols, e.s.Namespace, pc.pod.Labels); !ok {
-			return report(isolating[0], "DNS (port 53 to kube-system), so the name "+h.Host+" cannot even be resolved")
+			return report(isolating[0], "DNS (port 53 to kube-system): the name "+h.Host+" cannot even be resolved")
 		}
 	}
 	if to == nil {
 		return false
 	}
 	if ok, isolating := policyVerdict(pols, e.s.Namespace, pc.pod.Labels, networkingv1.PolicyTypeEgress, to.peer, to.port); !ok {
-		return report(isolating[0], fmt.Sprintf("traffic to the pods of Service %s on port %s", to.svc, portString(to.port)))
+		return report(isolating[0], fmt.Sprintf("traffic to the pods of Service %s on port %s, so the connection is dropped", to.svc, portString(to.port)))
 	}
 	return false
 }

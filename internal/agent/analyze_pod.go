@@ -197,6 +197,11 @@ func (pc *podCheck) find(ctx context.Context, rule, container, summary string, c
 		Evidence: append([]string{pc.statusEv}, ev...), Facts: pc.facts(ctx, container, facts)}
 	if culprit.Key() != pc.ref.Key() {
 		f.Affected = []ObjectRef{pc.ref}
+		// A culprit other than the workload (a claim, a Secret, a node): the workload that
+		// refers to it is affected too, and often the place to fix.
+		if wl := pc.e.workloadOf(ctx, pc.pod); wl.Key() != culprit.Key() && wl.Key() != pc.ref.Key() {
+			f.Affected = append(f.Affected, wl)
+		}
 	}
 	pc.e.find(f)
 }

@@ -315,8 +315,8 @@ func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
 		}
 		ref := e.ref(kind, name)
 		facts["sourceResource"], facts["key"] = kubectlResource(ref), file
-		d.report(ctx, "config-file-missing", 0, ref, fmt.Sprintf("%s: %s is mounted at %s from %s %s, which has no key %s (it provides: %s). Add the key or fix the path.",
-			d.opening(), path.Dir(p), m.MountPath, kind, name, file, orDefault(strings.Join(clipList(keys, 8), ", "), "nothing")), nil, []ObjectRef{ref}, facts)
+		d.report(ctx, "config-file-missing", 0, ref, fmt.Sprintf("%s: %s comes from %s %s, mounted at %s, which has no key %s (it provides: %s). Add the key or fix the path.",
+			d.opening(), p, kind, name, m.MountPath, file, orDefault(strings.Join(clipList(keys, 8), ", "), "nothing")), nil, []ObjectRef{ref}, facts)
 		return true
 	}
 	return false

@@ -25,8 +25,11 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -309,6 +312,7 @@ func TestConsumersAndTextClues(t *testing.T) {
 					t.Errorf("summary lacks %q: %s", w, rc.Summary)
 				}
 			}
+			t.Logf("summary: %s", rc.Summary)
 			if len(rc.Summary) > agent.MaxRootSummary {
 				t.Errorf("summary too long: %d", len(rc.Summary))
 			}
@@ -323,4 +327,47 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// A quota that stops pods from being created explains the Deployment short of replicas, its
+// stuck rollout and the autoscaler that cannot scale: the quota is the root, whatever is loudest.
+func TestQuotaExplainsAutoscalerAndRollout(t *testing.T) {
+	objs := app("web", 2, nil, nil)
+	d := objs[0].(*appsv1.Deployment)
+	rs := objs[1].(*appsv1.ReplicaSet)
+	d.Spec.Replicas = fx.Ptr(int32(4))
+	d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate",
+		Message: `pods "web-x" is forbidden: exceeded quota: team-quota, requested: pods=1, used: pods=2, limited: pods=2`})
+	rs.Spec.Replicas = fx.Ptr(int32(4))
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "team-quota", Namespace: ns},
+		Spec:   corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}},
+		Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}, Used: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
+	h := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: "web", APIVersion: "apps/v1"}, MinReplicas: fx.Ptr(int32(2)), MaxReplicas: 10,
+			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: fx.Ptr(int32(60))}}}}},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 4,
+			CurrentMetrics: []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: fx.Ptr(int32(130))}}}}}}
+	ev := fx.Event(ns, "ReplicaSet", rs.Name, "Warning", "FailedCreate", `Error creating: pods "web-x" is forbidden: exceeded quota: team-quota, requested: pods=1, used: pods=2, limited: pods=2`, 30, time.Minute)
+	objs = append(objs, q, h, ev, fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{}.source()
+	c := drive(t, e, agent.Session{ID: "t", Problem: "the autoscaler does not scale web up under load", Namespace: ns})
+	rc := c.RootCause
+	if rc.Culprit.Kind != "ResourceQuota" || rc.Culprit.Name != "team-quota" {
+		t.Fatalf("got %s on %s/%s: %s\nchain %v\nalternatives %+v", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary, rc.Chain, c.Alternatives)
+	}
+	var aff []string
+	for _, r := range rc.AffectedObjects {
+		aff = append(aff, r.Kind+"/"+r.Name)
+	}
+	for _, w := range []string{"ResourceQuota/team-quota", "Deployment/web", "HorizontalPodAutoscaler/web"} {
+		if !contains(aff, w) {
+			t.Errorf("affectedObjects %v lack %s", aff, w)
+		}
+	}
+	t.Logf("summary: %s\nchain: %v", rc.Summary, rc.Chain)
+	if !strings.Contains(rc.Summary, "pods=2") || !strings.Contains(rc.Summary, "→") {
+		t.Errorf("summary should give the quota numbers and the path: %s", rc.Summary)
+	}
 }

@@ -30,7 +30,7 @@ var causeLayer = map[string]int{
 	"workload-pods-unhealthy": 0, "rollout-stuck": 0, "service-no-ready-endpoints": 0, "cronjob-job-failing": 0,
 	"container-not-ready": 0, "hpa-maxed-out": 0, "hpa-metrics-unavailable": 0, "job-backoff-limit": 0, "job-failed": 0,
 	"job-deadline-exceeded": 0, "crash-loop": 0, "container-failed": 0, "dependency-unreachable": 0, "app-error-logged": 0,
-	"pod-evicted": 0, "pdb-blocking": 0, "cronjob-missed-schedules": 0, "cronjob-concurrency-blocked": 0, "workload-create-failed": 0,
+	"pod-evicted": 0, "pdb-blocking": 0, "hpa-scale-blocked": 0, "cronjob-missed-schedules": 0, "cronjob-concurrency-blocked": 0, "workload-create-failed": 0,
 	// Mechanisms: how the symptom happens on the object itself.
 	"readiness-probe-failing": 1, "liveness-probe-failing": 1, "oom-killed": 1, "image-pull-error": 1,
 	"unschedulable": 1, "unschedulable-insufficient-resources": 1, "unschedulable-taint": 1, "unschedulable-node-affinity": 1,
@@ -69,10 +69,16 @@ func pointsAt(b, a *candidate) bool {
 	return (f[a.Object.Key()] && a.Object.Key() != b.Object.Key()) || (f[a.Culprit.Key()] && a.Culprit.Key() != b.Culprit.Key())
 }
 
-// overlaps reports whether a names b's object or culprit among the objects it touches.
+// overlaps reports whether two findings touch a common object (their object, culprit or
+// affected objects): then they are about the same failure and the layers order them.
 func overlaps(a, b *candidate) bool {
-	touched := refSet(append([]ObjectRef{a.Object, a.Culprit}, a.Affected...)...)
-	return touched[b.Object.Key()] || touched[b.Culprit.Key()]
+	ta := refSet(append([]ObjectRef{a.Object, a.Culprit}, a.Affected...)...)
+	for _, r := range append([]ObjectRef{b.Object, b.Culprit}, b.Affected...) {
+		if r.Kind != "Namespace" && ta[r.Key()] {
+			return true
+		}
+	}
+	return false
 }
 
 func buildExplainGraph(cands []*candidate) *explainGraph {
@@ -98,7 +104,7 @@ func buildExplainGraph(cands []*candidate) *explainGraph {
 			if a == b || edge[[2]*candidate{b, a}] || layerOf(a.Rule) <= layerOf(b.Rule) {
 				continue
 			}
-			if overlaps(a, b) || overlaps(b, a) {
+			if overlaps(a, b) {
 				add(a, b)
 			}
 		}

@@ -130,6 +130,11 @@ func init() {
 		Signals:    "ScalingLimited=True TooManyReplicas, currentReplicas == maxReplicas",
 		Actions:    []ActionTemplate{{Description: "Raise maxReplicas (now {maxReplicas}) or make pods handle more load", Command: "kubectl -n {ns} patch hpa {name} --type=merge -p '{\"spec\":{\"maxReplicas\":<higher>}}'", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get hpa {name}"}})
+	rule(Rule{ID: "hpa-scale-blocked", Category: "HPAScaleBlocked", Confidence: 60,
+		Title:      "the HPA asks for more replicas than the workload manages to run",
+		Signals:    "status.desiredReplicas above currentReplicas while the HPA is able to scale; the workload's creation or scheduling failures",
+		Actions:    []ActionTemplate{{Description: "Find what keeps {target} from creating or scheduling pods (quota, capacity)", Command: "kubectl -n {ns} describe {workload}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get hpa {hpa}"}})
 	rule(Rule{ID: "pdb-blocking", Category: "PDBBlocking", Confidence: 80,
 		Title:      "a PodDisruptionBudget allows no disruptions, blocking drains and evictions",
 		Signals:    "status.disruptionsAllowed 0 with expectedPods > 0, minAvailable/maxUnavailable",

@@ -196,6 +196,13 @@ func remediationOf(s Session, c *candidate) Remediation {
 			Command: clipString(fill(a.Command, facts), 2048), Risk: a.Risk,
 		})
 	}
+	for _, a := range referenceActions(c, facts) {
+		if len(rem.Actions) >= MaxActions {
+			break
+		}
+		a.ID = fmt.Sprintf("a%d", len(rem.Actions)+1)
+		rem.Actions = append(rem.Actions, a)
+	}
 	for i, v := range r.Validation {
 		if i >= MaxValidationSteps {
 			break
@@ -203,6 +210,51 @@ func remediationOf(s Session, c *candidate) Remediation {
 		rem.ValidationSteps = append(rem.ValidationSteps, clipString(fill(v, facts), 512))
 	}
 	return rem
+}
+
+// referencingRules are the rules whose culprit is an object something else refers to: the
+// referencing workload is the other place to fix.
+var referencingRules = map[string]bool{
+	"configmap-missing": true, "secret-missing": true, "configmap-key-missing": true, "secret-key-missing": true,
+	"pvc-missing": true, "pvc-storageclass-missing": true, "pvc-no-default-storageclass": true, "pvc-no-provisioner": true,
+	"pvc-access-mode-unsupported": true, "pvc-no-matching-pv": true, "serviceaccount-missing": true, "image-pull-auth": true,
+	"dependency-host-unknown": true, "config-value-missing": true, "config-file-missing": true, "service-selector-mismatch": true,
+}
+
+// referenceActions adds, for a culprit something refers to, the fix on the referencing
+// workload, with the fields Kubernetes does not let one edit in place.
+func referenceActions(c *candidate, facts map[string]string) []Action {
+	if !referencingRules[c.Rule] {
+		return nil
+	}
+	var out []Action
+	for _, r := range mergeRefs([]ObjectRef{c.Object}, c.Affected) {
+		if r.Key() == c.Culprit.Key() || len(out) >= 2 {
+			continue
+		}
+		res := kubectlResource(r)
+		ns := facts["ns"]
+		switch r.Kind {
+		case "StatefulSet":
+			if strings.HasPrefix(c.Rule, "pvc-") {
+				out = append(out, Action{Risk: RiskHigh, Description: fmt.Sprintf("Or fix the claim template of StatefulSet %s: volumeClaimTemplates are immutable, so delete it with --cascade=orphan (its pods keep running), re-create it with the fixed template, and delete the Pending claims so they are re-created", r.Name),
+					Command: fmt.Sprintf("kubectl -n %s delete %s --cascade=orphan && kubectl -n %s apply -f %s.yaml", ns, res, ns, r.Name)})
+				continue
+			}
+			out = append(out, Action{Risk: RiskMedium, Description: "Or change the reference in StatefulSet " + r.Name, Command: fmt.Sprintf("kubectl -n %s edit %s", ns, res)})
+		case "Deployment", "DaemonSet", "CronJob":
+			out = append(out, Action{Risk: RiskMedium, Description: fmt.Sprintf("Or change the reference in %s %s (a new rollout picks it up)", r.Kind, r.Name), Command: fmt.Sprintf("kubectl -n %s edit %s", ns, res)})
+		case "Job":
+			out = append(out, Action{Risk: RiskMedium, Description: fmt.Sprintf("Or fix Job %s: its pod template is immutable, so delete and re-create it with the fixed reference (or fix the CronJob's jobTemplate)", r.Name),
+				Command: fmt.Sprintf("kubectl -n %s get %s -o yaml > %s.yaml && kubectl -n %s delete %s", ns, res, r.Name, ns, res)})
+		case "PersistentVolumeClaim":
+			if c.Culprit.Kind == "StorageClass" {
+				out = append(out, Action{Risk: RiskHigh, Description: fmt.Sprintf("Or re-create claim %s with an existing StorageClass (storageClassName is immutable)", r.Name),
+					Command: fmt.Sprintf("kubectl -n %s get %s -o yaml > %s.yaml && kubectl -n %s delete %s", ns, res, r.Name, ns, res)})
+			}
+		}
+	}
+	return out
 }
 
 func noFinding(s Session, p Progress, examined int, errs []string) Conclusion {
