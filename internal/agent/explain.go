@@ -238,15 +238,18 @@ func (g *explainGraph) hasVictim(root *candidate) bool {
 // pathString renders a chain as "Pod/a → Service/b → Secret/c" for the summary.
 func pathString(chain []*candidate) string {
 	var parts []string
-	last := ""
+	seen := map[string]bool{}
 	for _, c := range chain {
 		for _, r := range []ObjectRef{c.Object, c.Culprit} {
 			s := r.Kind + "/" + r.Name
-			if s != last && !r.IsZero() {
+			if !seen[s] && !r.IsZero() {
 				parts = append(parts, s)
-				last = s
+				seen[s] = true
 			}
 		}
+	}
+	if len(parts) < 2 {
+		return ""
 	}
 	return strings.Join(parts, " → ")
 }
