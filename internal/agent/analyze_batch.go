@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,6 +119,7 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 		facts["deadline"] = fmt.Sprintf("%ds", *j.Spec.ActiveDeadlineSeconds)
 	}
 	detail := ""
+	var followed ObjectRef
 	if len(failedPods) > 0 {
 		p := failedPods[0]
 		pref := e.ref("Pod", p.Name)
@@ -140,11 +142,29 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 					Facts:   map[string]string{"container": cs.Name, "memoryLimit": limit, "pod": p.Name, "podSelector": "job-name=" + j.Name, "workload": kubectlResource(wl)},
 					Summary: fmt.Sprintf("Job %s failed because container %s was OOMKilled (memory limit %s).", j.Name, cs.Name, limit)})
 			}
+			// What the failed run said: the error line, and what it names in the cluster (a Job
+			// that cannot reach its database fails because of the database).
+			pc := &podCheck{e: e, pod: p, ref: pref}
+			e.examine(pref)
+			pc.statusEv = e.objEvidence(pref, "Pod "+p.Name+": "+tools.Summarize(p, e.now).Status)
 			lr := e.logs(ctx, p.Name, cs.Name, false)
-			if len(lr.Lines) > 0 {
-				last := lr.Lines[len(lr.Lines)-1]
-				detail += "; last log line: " + last
-				evIDs = append(evIDs, e.evidence("Log tail of "+p.Name+"/"+cs.Name+": "+last, Source{Kind: SourceLog, Object: &pref, Tool: "k8s_logs"}, strings.Join(lastLines(lr.Lines, 20), "\n")))
+			clue, logEv := pc.textClue(ctx, cs.Name, t.Message, lr)
+			evIDs = append(evIDs, logEv...)
+			var spec corev1.Container
+			for _, c := range p.Spec.Containers {
+				if c.Name == cs.Name {
+					spec = c
+				}
+			}
+			if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: fmt.Sprintf("(Job %s) failed with exit code %d", j.Name, t.ExitCode), evIDs: logEv}) {
+				followed = pref
+			}
+			switch {
+			case clue.IsError():
+				detail += "; its error: " + strconv.Quote(clue.Line)
+				facts["errorLine"] = clue.Line
+			case len(lr.Lines) > 0:
+				detail += "; last log line: " + lr.Lines[len(lr.Lines)-1]
 			}
 			break
 		}
@@ -162,7 +182,13 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 		summary = fmt.Sprintf("Job %s failed (%s): %s%s.", j.Name, cond.Reason, tools.Sanitize(cond.Message, 200, true), detail)
 	}
 	affected := []ObjectRef{jref}
-	e.find(Finding{Rule: rule, Object: jref, Culprit: wl, Affected: affected, Evidence: evIDs, Facts: facts, Summary: summary})
+	var follow []ObjectRef
+	if !followed.IsZero() {
+		// The failed pod's finding names the deeper cause and explains this one.
+		follow = []ObjectRef{followed}
+		affected = append(affected, followed)
+	}
+	e.find(Finding{Rule: rule, Object: jref, Culprit: wl, Affected: affected, Follow: follow, Evidence: evIDs, Facts: facts, Summary: summary})
 	return nil
 }
 

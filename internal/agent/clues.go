@@ -129,9 +129,9 @@ var (
 	lookupHost  = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
 	dialHost    = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
 	hostPortRe  = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
-	ipPortRe    = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})\b`)
+	ipPortRe    = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
 	keywordHost = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
-	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
+	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
 
 	pathRe = regexp.MustCompile(`(?:^|[\s"'=:(\[,])(/[A-Za-z0-9._@-]+(?:/[A-Za-z0-9._@-]+)+/?)`)
 
@@ -256,12 +256,23 @@ func ExtractClues(lines []string) Clue {
 	c := Clue{Line: tools.Sanitize(strings.TrimSpace(lines[best]), maxClueLine, true), Class: bestClass, Score: bestScore}
 	// Entities come from the best line first, then the other error lines of its family.
 	order := []int{best}
-	for i := range lines {
-		if i != best && scores[i] > 0 && classes[i] == bestClass {
+	// Multi-line messages continue on the next lines ("Is the server running on host …").
+	for i := best + 1; i < len(lines) && i <= best+2; i++ {
+		if scores[i] > -6 && strings.TrimSpace(lines[i]) != "" {
 			order = append(order, i)
 		}
 	}
-	c.Repeats = len(order)
+	for i := range lines {
+		if (i < best || i > best+2) && scores[i] > 0 && classes[i] == bestClass {
+			order = append(order, i)
+		}
+	}
+	c.Repeats = 0
+	for _, i := range order {
+		if scores[i] > 0 && classes[i] == bestClass {
+			c.Repeats++
+		}
+	}
 	for n, i := range order {
 		if n >= 8 {
 			break

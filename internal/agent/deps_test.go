@@ -27,6 +27,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -369,5 +370,36 @@ func TestQuotaExplainsAutoscalerAndRollout(t *testing.T) {
 	t.Logf("summary: %s\nchain: %v", rc.Summary, rc.Chain)
 	if !strings.Contains(rc.Summary, "pods=2") || !strings.Contains(rc.Summary, "→") {
 		t.Errorf("summary should give the quota numbers and the path: %s", rc.Summary)
+	}
+}
+
+// A Job that fails talking to its database fails because of the database: the Service it
+// calls selects the pods of a StatefulSet scaled to zero.
+func TestFailingJobFollowsItsProvider(t *testing.T) {
+	j := fx.Job(ns, "migrate", "registry.example/migrate:3")
+	j.Status.Failed = 7
+	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}}
+	p := fx.FailedJobPod(j, "abcde", 2)
+	db := fx.Deployment(ns, "postgres", 0, "postgres:16")
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "postgres", Namespace: ns}, Spec: appsv1.StatefulSetSpec{Replicas: fx.Ptr(int32(0)),
+		Selector: db.Spec.Selector, Template: db.Spec.Template}}
+	svc := svcAt("postgres", "10.96.5.5", map[string]string{"app": "postgres"}, 5432)
+	e := agent.NewRuleEngine(fake.NewClientset(j, p, sts, svc, fx.Node("node-1")))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"migrate-": "INFO applying 0042_orders\npsycopg2.OperationalError: could not connect to server: Connection refused\n\tIs the server running on host \"postgres\" (10.96.5.5) and accepting\n\tTCP/IP connections on port 5432?\n"}.source()
+	c := drive(t, e, agent.Session{ID: "t", Problem: "the migration job failed", Namespace: ns})
+	rc := c.RootCause
+	t.Logf("summary: %s\nchain: %v", rc.Summary, rc.Chain)
+	if rc.Rule != "deployment-scaled-to-zero" || rc.Culprit.Kind != "StatefulSet" || rc.Culprit.Name != "postgres" {
+		t.Fatalf("got %s on %s/%s: %s\nalternatives %+v", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary, c.Alternatives)
+	}
+	var aff []string
+	for _, r := range rc.AffectedObjects {
+		aff = append(aff, r.Kind+"/"+r.Name)
+	}
+	for _, w := range []string{"StatefulSet/postgres", "Service/postgres", "Job/migrate"} {
+		if !contains(aff, w) {
+			t.Errorf("affectedObjects %v lack %s", aff, w)
+		}
 	}
 }
