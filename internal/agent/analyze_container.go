@@ -222,8 +222,12 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 // neither has anything, the pod's warning events. It records the text as evidence.
 func (pc *podCheck) textClue(ctx context.Context, container, termMsg string, lr tools.LogsResult) (Clue, []string) {
 	var evIDs []string
-	lines := append(splitLines(termMsg, 20), lr.Lines...)
-	clue := ExtractClues(lines)
+	// A termination message is what the process chose to say about its own end: when it
+	// carries an error, it wins over the log tail.
+	clue := ExtractClues(splitLines(termMsg, 20))
+	if !clue.IsError() {
+		clue = ExtractClues(lr.Lines)
+	}
 	if len(lr.Lines) > 0 {
 		data := lastLines(lr.Lines, 20)
 		if clue.IsError() && !containsStr(data, clue.Line) {
