@@ -88,7 +88,12 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 		return pc.credentials(ctx, d)
 	case ErrSchema:
 		return pc.schemaJob(ctx, d)
-	case ErrDNS, ErrRefused, ErrTimeout, ErrUnavail, ErrTLS, ErrGeneric:
+	case ErrTLS:
+		// The server answered: the certificates, not the path, are at fault.
+		if pc.certificates(ctx, d) {
+			return true
+		}
+	case ErrDNS, ErrRefused, ErrTimeout, ErrUnavail, ErrGeneric:
 		if pc.followHosts(ctx, d) {
 			return true
 		}

@@ -98,6 +98,11 @@ func init() {
 		Signals:    "Running and Ready pods whose recent log lines repeat an error",
 		Actions:    []ActionTemplate{{Description: "Look at the error it logs: {errorLine}", Command: "kubectl -n {ns} logs {pod} -c {container} --tail=100", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} logs {pod} -c {container} --since=5m  # the error is gone"}})
+	rule(Rule{ID: "certificate-expired", Category: "CertificateExpired", Confidence: 90,
+		Title:      "a TLS certificate mounted from a Secret has expired (or is not valid yet)",
+		Signals:    "x509 errors in the container's error line; the notBefore/notAfter of the certificates in the Secrets mounted by the client and by the server it calls",
+		Actions:    []ActionTemplate{{Description: "Renew the certificate in Secret {secret} (with cert-manager: renew the Certificate that writes it), then restart the pods that mount it", Command: "kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -dates", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -enddate", verifyPods}})
 	// --- Access ---
 	rule(Rule{ID: "rbac-forbidden", Category: "RBACForbidden", Confidence: 88,
 		Title:      "RBAC does not grant the subject the permission it needs",
