@@ -18,16 +18,9 @@ package agent_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -407,80 +400,6 @@ func TestFailingJobFollowsItsProvider(t *testing.T) {
 	for _, w := range []string{"StatefulSet/postgres", "Service/postgres", "Job/migrate"} {
 		if !contains(aff, w) {
 			t.Errorf("affectedObjects %v lack %s", aff, w)
-		}
-	}
-}
-
-// certPEM is a self-signed certificate valid from notBefore to notAfter.
-func certPEM(t *testing.T, cn string, notBefore, notAfter time.Time) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, NotBefore: notBefore, NotAfter: notAfter}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-}
-
-// A client failing with "certificate has expired" is explained by the expired certificate the
-// server it calls mounts.
-func TestExpiredServerCertificate(t *testing.T) {
-	objs := app("web", 1, nil, crashing)
-	objs = append(objs, app("api", 1, func(s *corev1.PodSpec) {
-		s.Volumes = []corev1.Volume{{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "api-tls"}}}}
-	}, nil)...)
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "api-tls", Namespace: ns}, Type: corev1.SecretTypeTLS,
-		Data: map[string][]byte{"tls.crt": certPEM(t, "api.payments.svc", fx.Now.Add(-400*24*time.Hour), fx.Now.Add(-48*time.Hour)), "tls.key": []byte("TOPSECRET")}}
-	objs = append(objs, sec, svcAt("api", "10.96.0.20", map[string]string{"app": "api"}, 443), fx.Node("node-1"))
-	e := agent.NewRuleEngine(fake.NewClientset(objs...))
-	e.Now = func() time.Time { return fx.Now }
-	e.Logs = logBook{"web-": "ERROR call api: Get \"https://api:443/v1\": tls: failed to verify certificate: x509: certificate has expired or is not yet valid\n"}.source()
-	c := drive(t, e, agent.Session{ID: "t", Problem: "web fails", Namespace: ns})
-	rc := c.RootCause
-	t.Logf("summary: %s", rc.Summary)
-	if rc.Rule != "certificate-expired" || rc.Culprit.Kind != "Secret" || rc.Culprit.Name != "api-tls" {
-		t.Fatalf("got %s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
-	}
-	if !strings.Contains(rc.Summary, "expired") || !strings.Contains(rc.Summary, "Deployment api") || strings.Contains(rc.Summary, "TOPSECRET") {
-		t.Errorf("summary: %s", rc.Summary)
-	}
-}
-
-// A liveness probe that kills a slow-starting application says so with the numbers.
-func TestLivenessProbeTiming(t *testing.T) {
-	objs := app("web", 1, func(s *corev1.PodSpec) {
-		s.Containers[0].LivenessProbe = &corev1.Probe{InitialDelaySeconds: 10, PeriodSeconds: 5, FailureThreshold: 3}
-	}, func(p *corev1.Pod) {
-		fx.SetNotReady(p)
-		cs := &p.Status.ContainerStatuses[0]
-		cs.RestartCount = 4
-		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(10 * time.Second)}}
-		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", StartedAt: fx.Ago(50 * time.Second), FinishedAt: fx.Ago(24 * time.Second)}}
-	})
-	for _, o := range objs {
-		if p, ok := o.(*corev1.Pod); ok {
-			ev := fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Liveness probe failed: Get \"http://10.244.1.7:8080/healthz\": dial tcp 10.244.1.7:8080: connect: connection refused", 12, time.Minute)
-			objs = append(objs, ev)
-			break
-		}
-	}
-	objs = append(objs, fx.Node("node-1"))
-	e := agent.NewRuleEngine(fake.NewClientset(objs...))
-	e.Now = func() time.Time { return fx.Now }
-	e.Logs = logBook{"web-": "INFO warming cache (this takes about 60s)\n"}.source()
-	c := drive(t, e, agent.Session{ID: "t", Problem: "web restarts", Namespace: ns})
-	rc := c.RootCause
-	t.Logf("summary: %s", rc.Summary)
-	if rc.Rule != "liveness-probe-failing" {
-		t.Fatalf("got %s: %s", rc.Rule, rc.Summary)
-	}
-	for _, w := range []string{"25s", "26s", "startupProbe"} {
-		if !strings.Contains(rc.Summary, w) {
-			t.Errorf("summary lacks %q: %s", w, rc.Summary)
 		}
 	}
 }

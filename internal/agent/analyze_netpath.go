@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// The network path between a client and the Service it calls: which container port the
+// Service sends to, and whether the provider's ingress or the client's egress policies
+// drop the call (or the DNS lookup before it).
+
+// targetPortOf resolves the container port a Service port sends traffic to.
+func targetPortOf(svc *corev1.Service, provider *corev1.Pod, callPort string) netPort {
+	sp := corev1.ServicePort{}
+	if len(svc.Spec.Ports) > 0 {
+		sp = svc.Spec.Ports[0]
+	}
+	if p, err := strconv.Atoi(callPort); err == nil {
+		for _, x := range svc.Spec.Ports {
+			if x.Port == int32(p) {
+				sp = x
+			}
+		}
+	}
+	np := netPort{Protocol: sp.Protocol, Number: sp.Port}
+	tp := sp.TargetPort
+	switch {
+	case tp.Type == intstr.String && tp.StrVal != "":
+		np.Name, np.Number = tp.StrVal, 0
+	case tp.IntVal != 0:
+		np.Number = tp.IntVal
+	}
+	for _, c := range provider.Spec.Containers {
+		for _, cp := range c.Ports {
+			if (np.Name != "" && cp.Name == np.Name) || (np.Name == "" && cp.ContainerPort == np.Number) {
+				np.Name, np.Number = cp.Name, cp.ContainerPort
+			}
+		}
+	}
+	return np
+}
+
+// policyBlocks checks the provider's ingress and the consumer's egress policies for the call.
+func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.Service, provider *corev1.Pod, h HostPort) bool {
+	e := pc.e
+	pols, err := listOnce[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", maxPolicyList)
+	if err != nil || len(pols) == 0 {
+		return false
+	}
+	port := targetPortOf(svc, provider, h.Port)
+	consumer := netPeer{Labels: pc.pod.Labels, Namespace: e.s.Namespace, IP: pc.pod.Status.PodIP}
+	if ok, isolating := policyVerdict(pols, e.s.Namespace, provider.Labels, networkingv1.PolicyTypeIngress, consumer, port); !ok {
+		pol := isolating[0]
+		nref := e.ref("NetworkPolicy", pol.Name)
+		ev := e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status)
+		d.evIDs = append(d.evIDs, ev)
+		d.report(ctx, "networkpolicy-deny-ingress", 85, nref, fmt.Sprintf("%s: it calls Service %s, but NetworkPolicy %s isolates the provider pods (podSelector %s) for ingress and none of its rules admits pods labelled %s on port %s, so the traffic is dropped.",
+			d.opening(), svc.Name, pol.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), podSelector(pc.pod), portString(port)),
+			nil, []ObjectRef{nref, e.ref("Service", svc.Name)}, map[string]string{"name": pol.Name, "pods": provider.Name})
+		return true
+	}
+	peer := netPeer{Labels: provider.Labels, Namespace: e.s.Namespace, IP: provider.Status.PodIP}
+	return pc.egressBlocked(ctx, d, h, &struct {
+		peer netPeer
+		port netPort
+		svc  string
+	}{peer, port, svc.Name})
+}
+
+func portString(p netPort) string {
+	switch {
+	case p.Name != "" && p.Number != 0:
+		return fmt.Sprintf("%d (%s)", p.Number, p.Name)
+	case p.Name != "":
+		return p.Name
+	}
+	return strconv.Itoa(int(p.Number))
+}
+
+// egressBlocked reports an egress policy on the consumer that drops the call: first the DNS
+// lookup a host name needs, then the connection to the provider when one is known.
+func (pc *podCheck) egressBlocked(ctx context.Context, d *depCheck, h HostPort, to *struct {
+	peer netPeer
+	port netPort
+	svc  string
+}) bool {
+	e := pc.e
+	pols, err := listOnce[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", maxPolicyList)
+	if err != nil || len(pols) == 0 {
+		return false
+	}
+	report := func(pol *networkingv1.NetworkPolicy, what string) bool {
+		nref := e.ref("NetworkPolicy", pol.Name)
+		d.evIDs = append(d.evIDs, e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status))
+		extra := []ObjectRef{nref}
+		if to != nil {
+			extra = append(extra, e.ref("Service", to.svc))
+		}
+		d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: NetworkPolicy %s isolates pod %s for egress (podSelector %s) and none of its rules allows %s.",
+			d.opening(), pol.Name, pc.pod.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), what), nil, extra, map[string]string{"name": pol.Name})
+		return true
+	}
+	if net.ParseIP(h.Host) == nil {
+		if ok, isolating := dnsAllowed(pols, e.s.Namespace, pc.pod.Labels); !ok {
+			return report(isolating[0], "DNS (port 53 to kube-system): the name "+h.Host+" cannot even be resolved")
+		}
+	}
+	if to == nil {
+		return false
+	}
+	if ok, isolating := policyVerdict(pols, e.s.Namespace, pc.pod.Labels, networkingv1.PolicyTypeEgress, to.peer, to.port); !ok {
+		return report(isolating[0], fmt.Sprintf("traffic to the pods of Service %s on port %s, so the connection is dropped", to.svc, portString(to.port)))
+	}
+	return false
+}
