@@ -106,6 +106,11 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	return false
 }
 
+// networkClass reports errors of the connection itself.
+func networkClass(c ErrClass) bool {
+	return c == ErrDNS || c == ErrRefused || c == ErrTimeout || c == ErrUnavail
+}
+
 // hostScope says where a host name points.
 type hostScope int
 
@@ -173,7 +178,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			if s := byName[name]; s != nil {
 				return pc.walkProvider(ctx, d, s, h)
 			}
-			if d.clue.Class == ErrDNS || !h.Weak || pc.findValue(ctx, d, h.Host) != nil {
+			// A name no Service has is blamed on a lookup failure, on a connection error naming
+			// host:port, or when the configuration holds it; a loose mention alone is not enough.
+			if d.clue.Class == ErrDNS || networkClass(d.clue.Class) && !h.Weak && h.Port != "" || pc.findValue(ctx, d, h.Host) != nil {
 				pc.hostUnknown(ctx, d, h, name, svcs, "")
 				return true
 			}
@@ -319,7 +326,11 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	if pc.policyBlocks(ctx, d, svc, ready[0], h) {
 		return true
 	}
-	// The path looks open: the provider answers but fails. Look at its pods next.
+	// The path looks open: the provider answers but fails. That only explains a network
+	// error; an application error that merely mentions the Service is not its fault.
+	if !networkClass(d.clue.Class) {
+		return false
+	}
 	var follow []ObjectRef
 	for _, p := range representatives(ready, 2) {
 		follow = append(follow, e.ref("Pod", p.Name))
