@@ -42,6 +42,9 @@ type depCheck struct {
 	clue    Clue
 	symptom string // "is crash-looping (restarted 4 time(s), last exit code 1)"
 	evIDs   []string
+	// via says where the provider being walked came from when the text did not name it
+	// ("env PAYMENTS_URL"); such a provider is blamed only when it is really broken.
+	via string
 }
 
 // Bounds of the dependency walk.
@@ -53,6 +56,9 @@ const (
 )
 
 func (d *depCheck) opening() string {
+	if d.clue.Line == "" {
+		return fmt.Sprintf("Container %s of pod %s %s", d.cs.Name, d.pc.pod.Name, d.symptom)
+	}
 	return fmt.Sprintf("Container %s of pod %s %s with %q", d.cs.Name, d.pc.pod.Name, d.symptom, d.clue.Line)
 }
 
@@ -75,6 +81,19 @@ func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit Ob
 // followClue matches the clue against the cluster and reports whether it recorded a finding
 // that explains the container's trouble.
 func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
+	if pc.followText(ctx, d) {
+		return true
+	}
+	// The text names nothing the cluster knows (or there is no text): what the container is
+	// configured to call may still be down.
+	if !d.clue.IsError() || networkClass(d.clue.Class) || d.clue.Class == ErrGeneric {
+		return pc.followConfigured(ctx, d)
+	}
+	return false
+}
+
+// followText follows what the clue itself names.
+func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if !d.clue.IsError() {
 		return false
 	}
@@ -256,7 +275,13 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	d.evIDs = append(d.evIDs, svcEv)
 	facts := map[string]string{"service": svc.Name, "host": h.Host}
 	head := d.opening() + ": it depends on Service " + svc.Name
+	if d.via != "" {
+		head += " (" + d.via + ")"
+	}
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		if d.via != "" {
+			return false
+		}
 		d.report(ctx, "dependency-unreachable", 60, sref, fmt.Sprintf("%s, an ExternalName alias of %s outside the cluster.", head, svc.Spec.ExternalName), nil, []ObjectRef{sref}, facts)
 		return true
 	}
@@ -328,7 +353,7 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	}
 	// The path looks open: the provider answers but fails. That only explains a network
 	// error; an application error that merely mentions the Service is not its fault.
-	if !networkClass(d.clue.Class) {
+	if !networkClass(d.clue.Class) || d.via != "" {
 		return false
 	}
 	var follow []ObjectRef

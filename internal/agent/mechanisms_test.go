@@ -30,6 +30,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
@@ -107,5 +108,64 @@ func TestLivenessProbeTiming(t *testing.T) {
 		if !strings.Contains(rc.Summary, w) {
 			t.Errorf("summary lacks %q: %s", w, rc.Summary)
 		}
+	}
+}
+
+func withEnv(kv ...string) func(*corev1.PodSpec) {
+	return func(s *corev1.PodSpec) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			s.Containers[0].Env = append(s.Containers[0].Env, corev1.EnvVar{Name: kv[i], Value: kv[i+1]})
+		}
+	}
+}
+
+// A client whose text names nothing is followed to what its env says it calls; a provider
+// is blamed only when it is broken.
+func TestConfiguredProviders(t *testing.T) {
+	cases := []struct {
+		name, rule, culprit string
+		objs                func() []runtime.Object
+		affected            []string
+	}{
+		{name: "a URL in env → Service whose selector matches nothing", rule: "service-selector-mismatch", culprit: "Service/payments",
+			objs: func() []runtime.Object {
+				o := app("checkout", 1, withEnv("LOG_LEVEL", "info", "PAYMENTS_URL", "http://payments:8080/v1"), crashing)
+				o = append(o, app("payments", 1, nil, nil)...)
+				return append(o, svcAt("payments", "10.96.1.1", map[string]string{"app": "payments-api"}, 8080), fx.Node("node-1"))
+			}, affected: []string{"Deployment/checkout"}},
+		{name: "host:port in env → the Deployment behind it scaled to zero", rule: "deployment-scaled-to-zero", culprit: "Deployment/redis",
+			objs: func() []runtime.Object {
+				o := app("cart", 1, withEnv("REDIS_ADDR", "redis:6379"), crashing)
+				r := fx.Deployment(ns, "redis", 0, "redis:7")
+				return append(o, r, svcAt("redis", "10.96.1.2", map[string]string{"app": "redis"}, 6379), fx.Node("node-1"))
+			}, affected: []string{"Service/redis", "Deployment/cart"}},
+		{name: "a healthy configured provider is not blamed", rule: "crash-loop", culprit: "Deployment/web",
+			objs: func() []runtime.Object {
+				o := app("web", 1, withEnv("API_URL", "http://api"), crashing)
+				o = append(o, app("api", 1, nil, nil)...)
+				return append(o, svcAt("api", "10.96.1.3", map[string]string{"app": "api"}, 80), fx.Node("node-1"))
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := agent.NewRuleEngine(fake.NewClientset(tc.objs()...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logBook(nil).source()
+			c := drive(t, e, agent.Session{ID: "t", Problem: "the shop is broken", Namespace: ns})
+			rc := c.RootCause
+			t.Logf("summary: %s", rc.Summary)
+			if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != tc.rule || got != tc.culprit {
+				t.Fatalf("got %s on %s, want %s on %s: %s", rc.Rule, got, tc.rule, tc.culprit, rc.Summary)
+			}
+			var aff []string
+			for _, r := range rc.AffectedObjects {
+				aff = append(aff, r.Kind+"/"+r.Name)
+			}
+			for _, w := range tc.affected {
+				if !contains(aff, w) {
+					t.Errorf("affectedObjects %v lack %s", aff, w)
+				}
+			}
+		})
 	}
 }

@@ -28,9 +28,10 @@ import (
 // candidate is a merged finding with the chain that leads to it.
 type candidate struct {
 	Finding
-	chain  []string
-	path   string // "Pod/a → Service/b → Secret/c" when the cause is hops away
-	victim bool   // explains a failing pod or workload
+	chain   []string
+	path    string // "Pod/a → Service/b → Secret/c" when the cause is hops away
+	symptom string // the summary of the finding at the start of the path
+	victim  bool   // explains a failing pod or workload
 }
 
 // Summarize implements Summarizer: merge findings, drop those explained by a deeper
@@ -88,6 +89,17 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 		}
 		if len(chain) > 1 {
 			c.path = pathString(chain)
+			// The symptom a user sees, in its own words (a client's error line), next to the cause.
+			first := chain[0]
+			for _, x := range chain {
+				if x.Object.Kind == "Pod" {
+					first = x // a pod's own finding says more than its workload's count
+					break
+				}
+			}
+			if first != c && !strings.Contains(c.Summary, first.Summary) {
+				c.symptom = first.Summary
+			}
 		}
 		c.victim = g.hasVictim(c)
 	}
@@ -165,7 +177,11 @@ func rootCauseOf(c *candidate) RootCause {
 	}
 	summary := c.Summary
 	if c.path != "" {
-		summary = clipString(summary, MaxRootSummary-len(c.path)-10) + " Path: " + c.path + "."
+		tail := " Path: " + c.path + "."
+		if c.symptom != "" {
+			tail = " Seen as: " + clipString(c.symptom, 300) + tail
+		}
+		summary = clipString(summary, MaxRootSummary-len(tail)-4) + tail
 	}
 	return RootCause{
 		Summary: clipString(summary, MaxRootSummary), Category: cat, Rule: c.Rule,

@@ -1,0 +1,184 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// A failing client often names nothing useful in its text ("connection refused", a probe
+// returning 503, no log at all). What it is configured to call — Service names and URLs in
+// its env, arguments and the ConfigMaps it loads — is walked instead, and a provider is
+// blamed only when it is really broken (no endpoints, not ready, wrong port, a policy).
+
+// configuredHost is a host the container is configured to call, and where that is set.
+type configuredHost struct {
+	host  HostPort
+	where string
+	hosty bool // the setting's name or form says it is an address
+}
+
+// Bounds of the configured-provider walk.
+const (
+	maxConfiguredHosts = 8
+	maxHostsPerValue   = 3
+)
+
+var (
+	hostyKey  = regexp.MustCompile(`(?i)host|addr|url|uri|server|endpoint|dsn|broker|bootstrap|service|upstream|backend|api|peer|seed|target|redis|postgres|mysql|mongo|kafka|amqp|nats|elastic|memcache|smtp`)
+	bareValue = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
+)
+
+// hostsInValue reads the hosts a configuration value names: URLs, host:port, or a bare name.
+func hostsInValue(v string) ([]HostPort, bool) {
+	low := strings.ToLower(strings.TrimSpace(clipBytes(v, 4096)))
+	var out []HostPort
+	seen := map[string]bool{}
+	add := func(h, port string) {
+		h = strings.Trim(h, ".-")
+		if h == "" || seen[h] || len(out) >= maxHostsPerValue || ignoredHost(h) {
+			return
+		}
+		seen[h] = true
+		out = append(out, HostPort{Host: h, Port: port})
+	}
+	for _, re := range []*regexp.Regexp{urlHost, hostPortRe} {
+		for _, m := range re.FindAllStringSubmatch(low, maxHostsPerValue) {
+			add(m[1], m[2])
+		}
+	}
+	if len(out) > 0 {
+		return out, true
+	}
+	// host1:port,host2:port lists (brokers, seeds) without the patterns' leading separator.
+	for _, part := range strings.Split(low, ",") {
+		h, port, _ := strings.Cut(strings.TrimSpace(part), ":")
+		if bareValue.MatchString(h) && (port == "" || strings.Trim(port, "0123456789") == "") {
+			add(h, port)
+		}
+	}
+	return out, false
+}
+
+// configuredHosts lists what the pod's containers are configured to call, failing container first.
+func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configuredHost {
+	e := pc.e
+	var out []configuredHost
+	addValue := func(key, value, where string) {
+		hs, form := hostsInValue(value)
+		for _, h := range hs {
+			if len(out) < 4*maxConfiguredHosts {
+				out = append(out, configuredHost{host: h, where: where, hosty: form || hostyKey.MatchString(key)})
+			}
+		}
+	}
+	fetched := 0
+	cm := func(name string) *corev1.ConfigMap {
+		if fetched >= maxSourceObjects {
+			return nil
+		}
+		fetched++
+		c, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", name)
+		if err != nil {
+			return nil
+		}
+		return c
+	}
+	for _, c := range d.containersFirst() {
+		for _, ev := range c.Env {
+			switch {
+			case ev.ValueFrom == nil:
+				addValue(ev.Name, ev.Value, "env "+ev.Name+"="+clipString(ev.Value, 80))
+			case ev.ValueFrom.ConfigMapKeyRef != nil:
+				if m := cm(ev.ValueFrom.ConfigMapKeyRef.Name); m != nil {
+					k := ev.ValueFrom.ConfigMapKeyRef.Key
+					addValue(ev.Name, m.Data[k], "env "+ev.Name+" from ConfigMap "+m.Name+" key "+k)
+				}
+			}
+		}
+		for _, ef := range c.EnvFrom {
+			if ef.ConfigMapRef == nil {
+				continue
+			}
+			if m := cm(ef.ConfigMapRef.Name); m != nil {
+				for _, k := range sortedKeys(m.Data) {
+					addValue(k, m.Data[k], "ConfigMap "+m.Name+" key "+k)
+				}
+			}
+		}
+		for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
+			if strings.Contains(a, "://") || strings.Contains(a, ":") {
+				addValue("arg", a, "argument "+clipString(a, 80))
+			}
+		}
+	}
+	return out
+}
+
+// followConfigured walks the Services the container is configured to call and reports the
+// first one that is broken; an unresolvable configured name is reported on a DNS error.
+func (pc *podCheck) followConfigured(ctx context.Context, d *depCheck) bool {
+	e := pc.e
+	hosts := pc.configuredHosts(ctx, d)
+	if len(hosts) == 0 {
+		return false
+	}
+	svcs, err := listOnce[*corev1.Service](ctx, e, "Service", maxServiceList)
+	if err != nil {
+		return false
+	}
+	byName := map[string]*corev1.Service{}
+	for _, s := range svcs {
+		byName[s.Name] = s
+	}
+	walked := map[string]bool{}
+	for _, ch := range hosts {
+		if len(walked) >= maxConfiguredHosts {
+			break
+		}
+		name, _, scope := classifyHost(ch.host.Host, e.s.Namespace)
+		if scope != hostInNamespace {
+			continue
+		}
+		svc := byName[name]
+		if svc == nil {
+			if d.clue.Class == ErrDNS && ch.hosty {
+				dd := *d
+				dd.via = ch.where
+				pc.hostUnknown(ctx, &dd, ch.host, name, svcs, "")
+				return true
+			}
+			continue
+		}
+		// A Service in front of the client itself is its own symptom, not its dependency.
+		if walked[svc.Name] || len(svc.Spec.Selector) > 0 && labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pc.pod.Labels)) {
+			continue
+		}
+		walked[svc.Name] = true
+		dd := *d
+		dd.via = "configured by " + ch.where
+		if pc.walkProvider(ctx, &dd, svc, ch.host) {
+			return true
+		}
+	}
+	return false
+}
