@@ -161,11 +161,14 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].CreationTimestamp.After(jobs[j].CreationTimestamp.Time) })
 	n = 0
 	for _, j := range jobs {
+		suspended := j.Spec.Suspend != nil && *j.Spec.Suspend && j.Status.CompletionTime == nil
+		failed := false
 		for _, c := range j.Status.Conditions {
-			if n < scanMaxLeads && c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-				lead(e.ref("Job", j.Name))
-				n++
-			}
+			failed = failed || c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue
+		}
+		if n < scanMaxLeads && (failed || suspended) {
+			lead(e.ref("Job", j.Name))
+			n++
 		}
 	}
 	cjs, _, err := listAs[*batchv1.CronJob](ctx, e, "CronJob", tools.ListOptions{Max: scanMaxObjects})
@@ -174,10 +177,13 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	}
 	n = 0
 	for _, cj := range cjs {
-		if n >= scanMaxLeads || (cj.Spec.Suspend != nil && *cj.Spec.Suspend) {
+		if n >= scanMaxLeads {
 			continue
 		}
-		if s, err := parseCron(cj.Spec.Schedule); err != nil {
+		if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
+			lead(e.ref("CronJob", cj.Name))
+			n++
+		} else if s, err := parseCron(cj.Spec.Schedule); err != nil {
 			lead(e.ref("CronJob", cj.Name))
 			n++
 		} else if p, ok := s.prev(e.now.Add(-5 * time.Minute)); ok &&
@@ -244,7 +250,16 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	}
 	for _, ing := range ings {
 		iref := e.ref("Ingress", ing.Name)
+		n := len(e.res.Findings)
+		e.ingressTLS(ctx, ing, e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status))
+		if len(e.res.Findings) > n {
+			continue
+		}
 		for _, be := range tools.IngressBackends(ing) {
+			if svc, ok := svcByName[be.Service]; ok && !servicePortExists(svc, be) {
+				lead(iref) // the Ingress analyzer names the port and the Service's ports
+				break
+			}
 			if _, ok := svcByName[be.Service]; !ok {
 				e.find(Finding{Rule: "ingress-backend-missing", Object: iref, Culprit: iref, Affected: []ObjectRef{e.ref("Service", be.Service)},
 					Evidence: []string{e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)}, Facts: map[string]string{"service": be.Service},
@@ -259,6 +274,34 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	}
 	for _, q := range quotas {
 		e.checkQuota(q)
+	}
+	for _, st := range stss {
+		if _, ok := svcByName[st.Spec.ServiceName]; st.Spec.ServiceName != "" && !ok {
+			lead(e.ref("StatefulSet", st.Name))
+		}
+	}
+	dss, _, err := listAs[*appsv1.DaemonSet](ctx, e, "DaemonSet", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return err
+	}
+	for _, ds := range dss {
+		e.daemonSetNowhere(ds, []string{e.objEvidence(e.ref("DaemonSet", ds.Name), "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)})
+	}
+	// A policy that isolates pods for ingress and admits nothing cuts them off whatever else works.
+	pols, err := listOnce[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", maxPolicyList)
+	if err != nil {
+		return err
+	}
+	for _, pol := range pols {
+		if !isolates(pol, networkingv1.PolicyTypeIngress) || len(pol.Spec.Ingress) > 0 {
+			continue
+		}
+		for _, p := range pods {
+			if selectsPod(pol, p.Labels) {
+				lead(e.ref("NetworkPolicy", pol.Name))
+				break
+			}
+		}
 	}
 	e.creationFailuresInNamespace(ctx)
 	if unhealthy == 0 && leads == 0 && len(e.res.Findings) == 0 {

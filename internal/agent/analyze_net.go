@@ -383,6 +383,7 @@ func analyzeIngress(ctx context.Context, e *env, ref ObjectRef) error {
 	}
 	iref := e.ref("Ingress", ing.Name)
 	statusEv := e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)
+	e.ingressTLS(ctx, ing, statusEv)
 	for i, be := range tools.IngressBackends(ing) {
 		if i >= 20 {
 			break
@@ -447,4 +448,23 @@ func analyzeNetworkPolicy(ctx context.Context, e *env, ref ObjectRef) error {
 
 func metav1Selector(s *metav1.LabelSelector) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(s)
+}
+
+// ingressTLS reports an Ingress whose TLS section names a Secret that does not exist: the
+// controller then serves its default certificate (or refuses the host).
+func (e *env) ingressTLS(ctx context.Context, ing *networkingv1.Ingress, statusEv string) {
+	iref := e.ref("Ingress", ing.Name)
+	for i, t := range ing.Spec.TLS {
+		if i >= 5 || t.SecretName == "" {
+			continue
+		}
+		if _, err := e.get(ctx, "Secret", t.SecretName); !tools.IsNotFound(err) {
+			continue
+		}
+		sref := e.ref("Secret", t.SecretName)
+		e.find(Finding{Rule: "ingress-tls-secret-missing", Object: iref, Culprit: sref, Affected: []ObjectRef{iref}, Evidence: []string{statusEv},
+			Facts:   map[string]string{"secret": t.SecretName, "hosts": strings.Join(t.Hosts, ",")},
+			Summary: fmt.Sprintf("Ingress %s serves TLS for %s with Secret %s, which does not exist, so clients get the controller's default certificate (or no TLS) for those hosts.", ing.Name, orDefault(strings.Join(t.Hosts, ", "), "its hosts"), t.SecretName)})
+		return
+	}
 }

@@ -61,6 +61,9 @@ func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
 		dref := e.ref("DaemonSet", ds.Name)
 		ev := e.objEvidence(dref, "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)
 		e.createFailures(ctx, dref, dref, "")
+		if e.daemonSetNowhere(ds, []string{ev}) {
+			return nil
+		}
 		return e.workloadPods(ctx, dref, ds.Spec.Selector, ds.Status.DesiredNumberScheduled, false, []string{ev})
 	}
 	return fmt.Errorf("workload analyzer does not handle %s", ref.Kind)
@@ -173,6 +176,7 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 	facts := map[string]string{"workload": kubectlResource(workload), "detail": cf.Detail}
 	culprit := workload
 	var summary string
+	var extra []ObjectRef
 	switch cf.Rule {
 	case "quota-exceeded":
 		culprit = e.ref("ResourceQuota", cf.Object)
@@ -183,7 +187,12 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 		summary = fmt.Sprintf("%s cannot create pods: ResourceQuota %s is exhausted (%s).", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
 	case "quota-missing-requests":
 		facts["name"] = cf.Object
+		extra = append(extra, e.ref("ResourceQuota", cf.Object))
 		summary = fmt.Sprintf("%s cannot create pods: ResourceQuota %s requires that pods %s.", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
+	case "priorityclass-missing":
+		culprit = ObjectRef{Kind: "PriorityClass", Name: cf.Object}
+		facts["priorityClass"] = cf.Object
+		summary = fmt.Sprintf("%s cannot create pods: its pod template names PriorityClass %s, which does not exist.", workload.Kind+" "+workload.Name, cf.Object)
 	case "limitrange-violation":
 		lrName := "<limitrange>"
 		if lrs, _, err := listAs[*corev1.LimitRange](ctx, e, "LimitRange", tools.ListOptions{Max: 20}); err == nil && len(lrs) > 0 {
@@ -206,6 +215,7 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 	if seen.Key() != workload.Key() {
 		affected = append(affected, seen)
 	}
+	affected = append(affected, extra...)
 	e.find(Finding{Rule: cf.Rule, Object: seen, Culprit: culprit, Summary: summary, Evidence: evIDs, Facts: facts, Affected: affected})
 }
 
@@ -278,6 +288,7 @@ func analyzeStatefulSet(ctx context.Context, e *env, ref ObjectRef) error {
 	sref := e.ref("StatefulSet", sts.Name)
 	evIDs := []string{e.objEvidence(sref, "StatefulSet "+sts.Name+": "+tools.Summarize(sts, e.now).Status)}
 	e.createFailures(ctx, sref, sref, "")
+	e.governingService(ctx, sts, evIDs)
 	replicas := replicasOf(sts.Spec.Replicas)
 	for _, t := range sts.Spec.VolumeClaimTemplates {
 		for i := int32(0); i < replicas && i < 3; i++ {
@@ -295,4 +306,35 @@ func analyzeStatefulSet(ctx context.Context, e *env, ref ObjectRef) error {
 		}
 	}
 	return e.workloadPods(ctx, sref, sts.Spec.Selector, replicas, false, evIDs)
+}
+
+// daemonSetNowhere reports a DaemonSet that no node is eligible for.
+func (e *env) daemonSetNowhere(ds *appsv1.DaemonSet, evIDs []string) bool {
+	spec := ds.Spec.Template.Spec
+	if ds.Status.DesiredNumberScheduled > 0 || ds.Status.ObservedGeneration == 0 || len(spec.NodeSelector) == 0 && spec.Affinity == nil {
+		return false
+	}
+	dref := e.ref("DaemonSet", ds.Name)
+	sel := "node affinity"
+	if len(spec.NodeSelector) > 0 {
+		sel = "nodeSelector " + tools.LabelsString(spec.NodeSelector)
+	}
+	e.find(Finding{Rule: "daemonset-no-nodes", Object: dref, Culprit: dref, Evidence: evIDs, Facts: map[string]string{"nodeSelector": sel},
+		Summary: fmt.Sprintf("DaemonSet %s wants 0 pods: no node matches its %s, so it runs on no node.", ds.Name, sel)})
+	return true
+}
+
+// governingService reports a StatefulSet whose spec.serviceName names no Service.
+func (e *env) governingService(ctx context.Context, sts *appsv1.StatefulSet, evIDs []string) {
+	if sts.Spec.ServiceName == "" {
+		return
+	}
+	if _, err := e.get(ctx, "Service", sts.Spec.ServiceName); !tools.IsNotFound(err) {
+		return
+	}
+	sref := e.ref("StatefulSet", sts.Name)
+	svc := e.ref("Service", sts.Spec.ServiceName)
+	e.find(Finding{Rule: "statefulset-service-missing", Object: sref, Culprit: svc, Affected: []ObjectRef{sref}, Evidence: evIDs,
+		Facts:   map[string]string{"service": sts.Spec.ServiceName},
+		Summary: fmt.Sprintf("StatefulSet %s names governing Service %s in spec.serviceName, but no such Service exists, so its pods get no stable network identity (pod-0.%s DNS names do not resolve).", sts.Name, sts.Spec.ServiceName, sts.Spec.ServiceName)})
 }

@@ -240,9 +240,15 @@ func (e *env) ref(kind, name string) ObjectRef {
 func isNamespaced(kind string) bool {
 	k, err := tools.ResolveKind(kind)
 	if err != nil {
-		return true
+		return !clusterKinds[kind]
 	}
 	return k.Namespaced
+}
+
+// clusterKinds are cluster-scoped kinds the tools' kind table does not list.
+var clusterKinds = map[string]bool{
+	"PriorityClass": true, "ClusterRole": true, "ClusterRoleBinding": true, "IngressClass": true, "RuntimeClass": true,
+	"CSIDriver": true, "StorageClass": true, "PersistentVolume": true, "Node": true, "Namespace": true,
 }
 
 // find records a rule match. Unknown rule ids are a programming error and panic in tests

@@ -57,6 +57,11 @@ func init() {
 		Signals:    "backend.service.port not among the Service's ports",
 		Actions:    []ActionTemplate{{Description: "Use one of the Service's ports ({servicePorts})", Command: "kubectl -n {ns} edit ingress {name}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} describe ingress {name}"}})
+	rule(Rule{ID: "ingress-tls-secret-missing", Category: "IngressTLSSecretMissing", Confidence: 90,
+		Title:      "the Ingress serves TLS with a Secret that does not exist",
+		Signals:    "spec.tls[].secretName absent from the namespace",
+		Actions:    []ActionTemplate{{Description: "Create the TLS Secret {secret} for {hosts} (or fix secretName in the Ingress)", Command: "kubectl -n {ns} create secret tls {secret} --cert=tls.crt --key=tls.key", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get secret {secret}"}})
 	rule(Rule{ID: "networkpolicy-deny-ingress", Category: "NetworkPolicyDenyIngress", Confidence: 75,
 		Title:      "a NetworkPolicy selects the pods and allows no ingress traffic",
 		Signals:    "NetworkPolicy with policyTypes Ingress, no ingress rules, podSelector matching the pods",

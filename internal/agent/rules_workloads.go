@@ -79,6 +79,21 @@ func init() {
 		Signals:    "PVC from volumeClaimTemplates in phase Pending",
 		Actions:    []ActionTemplate{{Description: "Find out why claim {claim} is not bound", Command: "kubectl -n {ns} describe pvc {claim}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get pvc {claim}"}})
+	rule(Rule{ID: "priorityclass-missing", Category: "PriorityClassMissing", Confidence: 92,
+		Title:      "the pod template names a PriorityClass that does not exist",
+		Signals:    "FailedCreate 'no PriorityClass with name X was found'",
+		Actions:    []ActionTemplate{{Description: "Create PriorityClass {priorityClass}, or fix priorityClassName in {workload}", Command: "kubectl create priorityclass {priorityClass} --value=1000", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get pods -l <selector>"}})
+	rule(Rule{ID: "statefulset-service-missing", Category: "GoverningServiceMissing", Confidence: 85,
+		Title:      "the StatefulSet's governing Service (spec.serviceName) does not exist",
+		Signals:    "spec.serviceName names no Service in the namespace; pods get no stable DNS names",
+		Actions:    []ActionTemplate{{Description: "Create the headless Service {service} (clusterIP: None) selecting the StatefulSet's pods; serviceName is immutable", Command: "kubectl -n {ns} create service clusterip {service} --clusterip=None", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get service {service}"}})
+	rule(Rule{ID: "daemonset-no-nodes", Category: "DaemonSetNoNodes", Confidence: 82,
+		Title:      "the DaemonSet's node selector or affinity matches no node, so it runs nowhere",
+		Signals:    "status.desiredNumberScheduled 0 with a nodeSelector or node affinity; node labels",
+		Actions:    []ActionTemplate{{Description: "Fix the nodeSelector ({nodeSelector}) or label the nodes that should run it", Command: "kubectl -n {ns} edit daemonset {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get daemonset {name}  # DESIRED > 0"}})
 	// --- Jobs ---
 	rule(Rule{ID: "job-backoff-limit", Category: "JobBackoffLimitExceeded", Confidence: 85,
 		Title:   "the Job failed: its pods kept failing until the backoff limit",
