@@ -28,7 +28,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -165,6 +167,56 @@ func TestConfiguredProviders(t *testing.T) {
 				if !contains(aff, w) {
 					t.Errorf("affectedObjects %v lack %s", aff, w)
 				}
+			}
+		})
+	}
+}
+
+// Target-less, the namespace scan finds faults that make nothing crash.
+func TestScanFindsQuietFaults(t *testing.T) {
+	cases := []struct {
+		name, rule, culprit string
+		objs                func() []runtime.Object
+	}{
+		{name: "a suspended Job", rule: "job-suspended", culprit: "Job/backfill", objs: func() []runtime.Object {
+			j := fx.Job(ns, "backfill", "busybox")
+			j.Spec.Suspend = fx.Ptr(true)
+			return []runtime.Object{j}
+		}},
+		{name: "a suspended CronJob", rule: "cronjob-suspended", culprit: "CronJob/cleanup", objs: func() []runtime.Object {
+			cj := fx.CronJob(ns, "cleanup", "0 * * * *")
+			cj.Spec.Suspend = fx.Ptr(true)
+			return []runtime.Object{cj}
+		}},
+		{name: "a deny-all ingress policy over a Service's pods", rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/deny-all", objs: func() []runtime.Object {
+			o := app("ledger", 1, nil, nil)
+			pol := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "deny-all", Namespace: ns},
+				Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}}}
+			return append(o, pol, svcAt("ledger", "10.96.2.2", map[string]string{"app": "ledger"}, 80))
+		}},
+		{name: "an Ingress whose TLS Secret is missing", rule: "ingress-tls-secret-missing", culprit: "Secret/shop-tls", objs: func() []runtime.Object {
+			o := app("shop", 1, nil, nil)
+			ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns}, Spec: networkingv1.IngressSpec{
+				TLS:            []networkingv1.IngressTLS{{Hosts: []string{"shop.example.com"}, SecretName: "shop-tls"}},
+				DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "shop", Port: networkingv1.ServiceBackendPort{Number: 80}}}}}
+			return append(o, ing, svcAt("shop", "10.96.2.3", map[string]string{"app": "shop"}, 80))
+		}},
+		{name: "a StatefulSet whose governing Service is missing", rule: "statefulset-service-missing", culprit: "Service/cassandra", objs: func() []runtime.Object {
+			d := fx.Deployment(ns, "cassandra", 1, "cassandra:4")
+			sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "cassandra", Namespace: ns}, Spec: appsv1.StatefulSetSpec{Replicas: fx.Ptr(int32(1)),
+				ServiceName: "cassandra", Selector: d.Spec.Selector, Template: d.Spec.Template}, Status: appsv1.StatefulSetStatus{Replicas: 1, ReadyReplicas: 1}}
+			return []runtime.Object{sts}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := agent.NewRuleEngine(fake.NewClientset(append(tc.objs(), fx.Node("node-1"))...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logBook{}.source()
+			c := drive(t, e, agent.Session{ID: "t", Problem: "something is off", Namespace: ns})
+			rc := c.RootCause
+			if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != tc.rule || got != tc.culprit {
+				t.Fatalf("got %s on %s, want %s on %s: %s", rc.Rule, got, tc.rule, tc.culprit, rc.Summary)
 			}
 		})
 	}
