@@ -19,7 +19,9 @@ package agent
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -70,6 +72,7 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 				summary += fmt.Sprintf(" The container has been running for %s without passing it.", pc.e.now.Sub(r.StartedAt.Time).Round(time.Second))
 			}
 		}
+		summary += probeTimeout(probe, g.Message, lr.Lines)
 		facts := map[string]string{"probe": pl}
 		if clue.IsError() {
 			summary += " Its log reports: " + strconv.Quote(clue.Line) + "."
@@ -103,4 +106,43 @@ func probeTiming(p, startup *corev1.Probe, cs corev1.ContainerStatus) string {
 		s += " It is killed as soon as the probe's allowance runs out, so the application likely needs longer to start: add a startupProbe or raise initialDelaySeconds."
 	}
 	return s
+}
+
+// logDuration finds durations an application logs about its requests ("took 4.2s",
+// "latency=3500ms", "duration: 2s").
+var logDuration = regexp.MustCompile(`(?i)\b(?:took|latency|duration|elapsed|response time|in)[=: ]+(\d{1,6}(?:\.\d{1,3})?)(ms|s)\b`)
+
+// probeTimeout explains a probe that times out: its timeoutSeconds against the slowest
+// answer the application's log reports.
+func probeTimeout(p *corev1.Probe, msg string, lines []string) string {
+	low := strings.ToLower(msg)
+	if p == nil || !(strings.Contains(low, "deadline exceeded") || strings.Contains(low, "timeout") || strings.Contains(low, "timed out")) {
+		return ""
+	}
+	limit := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second
+	s := fmt.Sprintf(" The probe gives up after timeoutSeconds %d", max(p.TimeoutSeconds, 1))
+	if p.TimeoutSeconds == 0 {
+		s += " (the default)"
+	}
+	var slowest time.Duration
+	for i, l := range lines {
+		if i >= 200 {
+			break
+		}
+		for _, m := range logDuration.FindAllStringSubmatch(clipBytes(l, maxClueLineLen), 4) {
+			v, err := strconv.ParseFloat(m[1], 64)
+			if err != nil {
+				continue
+			}
+			d := time.Duration(v * float64(time.Second))
+			if strings.EqualFold(m[2], "ms") {
+				d = time.Duration(v * float64(time.Millisecond))
+			}
+			slowest = max(slowest, d)
+		}
+	}
+	if slowest > limit {
+		s += fmt.Sprintf(", but the application's log shows answers taking up to %s", slowest.Round(time.Millisecond))
+	}
+	return s + ": raise timeoutSeconds above the endpoint's real latency, or make the health endpoint cheaper."
 }

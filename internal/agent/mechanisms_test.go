@@ -221,3 +221,30 @@ func TestScanFindsQuietFaults(t *testing.T) {
 		})
 	}
 }
+
+// A probe that times out is explained by its timeoutSeconds against the latency the log shows.
+func TestProbeTimeoutAgainstLatency(t *testing.T) {
+	objs := app("keycloak", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].LivenessProbe = &corev1.Probe{PeriodSeconds: 10, TimeoutSeconds: 1, FailureThreshold: 3}
+	}, func(p *corev1.Pod) {
+		fx.SetNotReady(p)
+		cs := &p.Status.ContainerStatuses[0]
+		cs.RestartCount = 3
+		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", StartedAt: fx.Ago(10 * time.Minute), FinishedAt: fx.Ago(2 * time.Minute)}}
+	})
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Liveness probe failed: Get \"http://10.244.1.7:8080/health\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", 9, time.Minute))
+			break
+		}
+	}
+	e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"keycloak-": "INFO GET /health 200 took 2.8s\nINFO GET /health 200 took 3450ms\n"}.source()
+	c := drive(t, e, agent.Session{ID: "t", Problem: "keycloak restarts", Namespace: ns})
+	rc := c.RootCause
+	t.Logf("summary: %s", rc.Summary)
+	if rc.Rule != "liveness-probe-failing" || !strings.Contains(rc.Summary, "timeoutSeconds 1") || !strings.Contains(rc.Summary, "3.45s") {
+		t.Fatalf("got %s: %s", rc.Rule, rc.Summary)
+	}
+}
