@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -161,7 +160,7 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 			}
 			switch {
 			case clue.IsError():
-				detail += "; its error: " + strconv.Quote(clue.Line)
+				detail += "; its error: " + quoteLine(clue.Line)
 				facts["errorLine"] = clue.Line
 			case len(lr.Lines) > 0:
 				detail += "; last log line: " + lr.Lines[len(lr.Lines)-1]

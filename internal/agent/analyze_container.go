@@ -19,7 +19,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -194,7 +193,7 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	logSummary := "no log output available"
 	switch {
 	case clue.IsError():
-		logSummary = "the error it reports: " + strconv.Quote(clue.Line)
+		logSummary = "the error it reports: " + quoteLine(clue.Line)
 	case len(lr.Lines) > 0:
 		logSummary = "last log line: " + lr.Lines[len(lr.Lines)-1]
 	case lr.Note != "":

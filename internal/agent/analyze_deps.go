@@ -59,7 +59,7 @@ func (d *depCheck) opening() string {
 	if d.clue.Line == "" {
 		return fmt.Sprintf("Container %s of pod %s %s", d.cs.Name, d.pc.pod.Name, d.symptom)
 	}
-	return fmt.Sprintf("Container %s of pod %s %s with %q", d.cs.Name, d.pc.pod.Name, d.symptom, d.clue.Line)
+	return fmt.Sprintf("Container %s of pod %s %s with %s", d.cs.Name, d.pc.pod.Name, d.symptom, quoteLine(d.clue.Line))
 }
 
 // report records a finding about the consumer: Object is its pod, the culprit is where

@@ -146,7 +146,7 @@ func (pc *podCheck) claims(ctx context.Context, evIDs []string) bool {
 			ev := pc.e.objEvidence(claim, "PersistentVolumeClaim "+name+": "+tools.Summarize(pvc, pc.e.now).Status)
 			f := Finding{Rule: "pod-pvc-pending", Object: pc.ref, Culprit: claim, Follow: []ObjectRef{claim},
 				Summary:  fmt.Sprintf("Pod %s is Pending because its PersistentVolumeClaim %s is %s.", pc.pod.Name, name, pvc.Status.Phase),
-				Evidence: append([]string{pc.statusEv, ev}, evIDs...), Facts: pc.facts(ctx, "", map[string]string{"claim": name}), Affected: []ObjectRef{pc.ref}}
+				Evidence: append([]string{pc.statusEv, ev}, evIDs...), Facts: pc.facts(ctx, "", map[string]string{"claim": name}), Affected: mergeRefs([]ObjectRef{pc.ref}, []ObjectRef{pc.e.workloadOf(ctx, pc.pod)})}
 			pc.e.find(f)
 			found = true
 		}

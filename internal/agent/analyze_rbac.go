@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/kubage/kubage/internal/tools"
@@ -58,9 +59,19 @@ var (
 	askSA       = regexp.MustCompile(`(?i)(?:service ?account|\bsa)[ :/"'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
 	askSAUser   = regexp.MustCompile(`system:serviceaccount:([a-z0-9-]{1,63}):([a-z0-9][a-z0-9.-]{0,252})`)
 	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access)(?:s|es|ing|ting)?\s+(?:the\s+|any\s+|all\s+)?([a-z][a-z0-9.-]{1,80})`)
+	askSABefore = regexp.MustCompile(`(?i)\b([a-z0-9][a-z0-9.-]{0,252})[ "'\x60]+service ?account`)
+	askStrong   = regexp.MustCompile(`(?i)forbidden|rbac|permission|not allowed|denied|authori[sz]|access review|can-i`)
 	askDenied   = regexp.MustCompile(`(?i)can'?not|can't|cannot|forbidden|denied|not allowed|unable|permission|rbac|why can`)
 	verbSynonym = map[string]string{"read": "get", "see": "list", "access": "get", "write": "update", "edit": "update"}
 )
+
+// notAName lists words that follow or precede "service account" in questions without being its name.
+var notAName = map[string]bool{
+	"gets": true, "get": true, "is": true, "can": true, "cannot": true, "can't": true, "cant": true, "does": true, "doesn't": true,
+	"has": true, "lacks": true, "fails": true, "needs": true, "should": true, "was": true, "in": true, "from": true, "to": true,
+	"for": true, "of": true, "that": true, "which": true, "and": true, "the": true, "a": true, "my": true, "our": true, "this": true,
+	"its": true, "their": true, "default": false, "may": true, "isn't": true, "why": true, "with": true,
+}
 
 // knownGroups gives the API group of common resources (the rest default to core or to the
 // group written after a dot, "widgets.example.com").
@@ -72,20 +83,29 @@ var knownGroups = map[string]string{
 	"storageclasses": "storage.k8s.io", "troubleshoots": "kubage.io",
 }
 
-// parseAccessQuestion reads a permission question from the problem text.
+// parseAccessQuestion reads a permission question from the problem text. The subject may be
+// missing (the analyzer then looks for a ServiceAccount the text names); the resource must be
+// one Kubernetes has, so "pods cannot get scheduled" is not a permission question.
 func parseAccessQuestion(problem string) (accessAsk, bool) {
 	p := clipString(problem, 2000)
 	if !askDenied.MatchString(p) {
 		return accessAsk{}, false
 	}
-	var a accessAsk
-	if m := askSAUser.FindStringSubmatch(p); m != nil {
-		a.SA = m[2]
-	} else if m := askSA.FindStringSubmatch(p); m != nil {
-		a.SA = strings.ToLower(strings.Trim(m[1], ".-"))
+	// An API denial quoted in full says everything.
+	if c := ExtractClues([]string{p}); c.Forbidden != nil && c.Forbidden.ServiceAccount != "" {
+		d := c.Forbidden
+		return accessAsk{SA: d.ServiceAccount, Verb: d.Verb, Resource: d.Resource, Group: d.Group}, true
 	}
-	if a.SA == "" {
-		return accessAsk{}, false
+	var a accessAsk
+	switch m := askSAUser.FindStringSubmatch(p); {
+	case m != nil:
+		a.SA = m[2]
+	default:
+		if m := askSA.FindStringSubmatch(p); m != nil && !notAName[strings.ToLower(m[1])] {
+			a.SA = strings.ToLower(strings.Trim(m[1], ".-"))
+		} else if m := askSABefore.FindStringSubmatch(p); m != nil && !notAName[strings.ToLower(m[1])] {
+			a.SA = strings.ToLower(strings.Trim(m[1], ".-"))
+		}
 	}
 	for _, m := range askVerbRes.FindAllStringSubmatch(p, 5) {
 		verb := strings.ToLower(m[1])
@@ -93,14 +113,35 @@ func parseAccessQuestion(problem string) (accessAsk, bool) {
 			verb = v
 		}
 		res := strings.ToLower(strings.Trim(m[2], ".-?!,"))
-		if res == "" || res == "the" || res == a.SA {
+		if res == "" || res == a.SA || !knownResource(res) {
 			continue
 		}
 		a.Verb = verb
 		a.Resource, a.Group = normalizeResource(res)
 		break
 	}
-	return a, a.Verb != ""
+	if a.Verb == "" {
+		return accessAsk{}, false
+	}
+	// Without a named ServiceAccount, only words about authorization make it a permission question.
+	return a, a.SA != "" || askStrong.MatchString(p)
+}
+
+// knownResource reports whether r names a Kubernetes resource (kind, plural, short name, or
+// plural.group of a custom resource).
+func knownResource(r string) bool {
+	if _, err := tools.ResolveKind(r); err == nil {
+		return true
+	}
+	if _, ok := knownGroups[r]; ok {
+		return true
+	}
+	switch strings.TrimSuffix(r, "s") {
+	case "secret", "configmap", "pod", "service", "event", "namespace", "node", "serviceaccount", "endpoint", "lease",
+		"persistentvolumeclaim", "deployment", "statefulset", "daemonset", "job", "cronjob", "ingress", "role", "rolebinding":
+		return true
+	}
+	return strings.Count(r, ".") >= 2 // widgets.example.com
 }
 
 // normalizeResource turns "pod", "Pods" or "deployments.apps" into (plural, group).
@@ -122,6 +163,14 @@ func normalizeResource(r string) (string, string) {
 
 func analyzeRBAC(ctx context.Context, e *env, _ ObjectRef) error {
 	a := accessAsk{SA: e.task.Args["serviceAccount"], Verb: e.task.Args["verb"], Resource: e.task.Args["resource"], Group: e.task.Args["group"]}
+	if a.SA == "" {
+		a.SA = e.serviceAccountNamed(ctx)
+	}
+	if a.SA == "" {
+		// No subject to evaluate: look at the namespace instead.
+		e.followUp(ObjectRef{Kind: "Namespace", Name: e.s.Namespace})
+		return nil
+	}
 	e.examine(e.ref("ServiceAccount", a.SA))
 	v := e.judgeAccess(ctx, a)
 	if v == nil {
@@ -130,6 +179,23 @@ func analyzeRBAC(ctx context.Context, e *env, _ ObjectRef) error {
 	sref := e.ref("ServiceAccount", a.SA)
 	e.find(Finding{Rule: v.rule, Confidence: v.conf, Object: sref, Culprit: v.culprit, Affected: v.affected, Summary: v.summary, Evidence: v.evIDs, Facts: v.facts})
 	return nil
+}
+
+// serviceAccountNamed finds the ServiceAccount of the namespace the problem text names (the
+// longest name that appears as a word).
+func (e *env) serviceAccountNamed(ctx context.Context) string {
+	sas, _, err := listAs[*corev1.ServiceAccount](ctx, e, "ServiceAccount", tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return ""
+	}
+	words := problemWords(e.s.Problem)
+	best := ""
+	for _, sa := range sas {
+		if words[sa.Name] && len(sa.Name) > len(best) {
+			best = sa.Name
+		}
+	}
+	return best
 }
 
 // rbacDenied follows a Kubernetes API denial quoted in a container's text.
@@ -281,14 +347,16 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 	}
 	bound := map[string]bool{}
 	for _, b := range bs {
-		exact, near := false, ""
+		exact, near, broad := false, "", false
 		for _, s := range b.subjects {
 			sns := orDefault(s.Namespace, b.bindNS)
 			switch {
 			case s.Kind == "ServiceAccount" && s.Name == a.SA && sns == ns:
 				exact = true
 			case s.Kind == "Group" && (s.Name == "system:serviceaccounts" || s.Name == "system:serviceaccounts:"+ns || s.Name == "system:authenticated"):
-				exact = true
+				// Every account gets these (system:basic-user, discovery): they bind the subject
+				// but are rarely where a missing permission belongs.
+				broad = true
 			case s.Kind == "ServiceAccount" && s.Name == a.SA:
 				near = fmt.Sprintf("binds ServiceAccount %s of namespace %s, not of %s", s.Name, orDefault(sns, "<none>"), ns)
 			case s.Kind == "ServiceAccount" && sns == ns && editDistance(s.Name, a.SA, 3) <= 2:
@@ -299,6 +367,15 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 		}
 		rr := roleRef(b)
 		rules, ok := rulesOf(rr.Kind, rr.Name)
+		if broad && !exact {
+			if ok {
+				if s, why := ruleMiss(rules, a); s > 0 {
+					consider(miss{score: 10 + s/3, culprit: rr, related: []ObjectRef{b.ref}, role: rr.Name,
+						why: fmt.Sprintf("only %s %s binds it (through a group every account belongs to), to %s %s, whose rules %s.", b.ref.Kind, b.ref.Name, rr.Kind, rr.Name, why)})
+				}
+			}
+			continue
+		}
 		if exact {
 			bound[rr.Key()] = true
 			if !ok {

@@ -113,3 +113,26 @@ func TestScoreLineIgnoresFramesAndBanners(t *testing.T) {
 		}
 	}
 }
+
+func TestParseAccessQuestion(t *testing.T) {
+	cases := []struct {
+		problem       string
+		ok            bool
+		sa, verb, res string
+		group         string
+	}{
+		{"why can't service account lister list pods?", true, "lister", "list", "pods", ""},
+		{"the argo-sync service account gets forbidden patching deployments", true, "argo-sync", "patch", "deployments", "apps"},
+		{"vault-agent is forbidden to read secrets", true, "", "get", "secrets", ""},
+		{`pods is forbidden: User "system:serviceaccount:shop:ctl" cannot list resource "pods"`, true, "ctl", "list", "pods", ""},
+		{"pods cannot get scheduled", false, "", "", "", ""},
+		{"web cannot get a database connection", false, "", "", "", ""},
+		{"checkout pods keep restarting", false, "", "", "", ""},
+	}
+	for _, tc := range cases {
+		a, ok := parseAccessQuestion(tc.problem)
+		if ok != tc.ok || ok && (a.SA != tc.sa || a.Verb != tc.verb || a.Resource != tc.res || a.Group != tc.group) {
+			t.Errorf("%q: got %+v %v", tc.problem, a, ok)
+		}
+	}
+}

@@ -127,6 +127,9 @@ func (r *RuleEngine) Plan(_ context.Context, s Session, p Progress) ([]Task, err
 		t = &Target{Kind: tools.Sanitize(t.Kind, 63, true), Name: tools.Sanitize(t.Name, 253, true), Selector: tools.Sanitize(t.Selector, 1000, true)}
 	}
 	if a, ok := parseAccessQuestion(s.Problem); ok && (t == nil || t.Name == "" || strings.EqualFold(t.Kind, "ServiceAccount")) {
+		if t != nil && strings.EqualFold(t.Kind, "ServiceAccount") && t.Name != "" {
+			a.SA = t.Name
+		}
 		// A permission question is answered by the authorizer, not by scanning for failures.
 		task := analyzeTask(id, "rbac", ObjectRef{Kind: "ServiceAccount", Namespace: s.Namespace, Name: a.SA}, 0, "permission question")
 		task.Args["serviceAccount"], task.Args["verb"], task.Args["resource"], task.Args["group"] = a.SA, a.Verb, a.Resource, a.Group
