@@ -155,7 +155,10 @@ func (pc *podCheck) followConfigured(ctx context.Context, d *depCheck) bool {
 		if len(walked) >= maxConfiguredHosts {
 			break
 		}
-		name, _, scope := classifyHost(ch.host.Host, e.s.Namespace)
+		name, hns, scope := classifyHost(ch.host.Host, e.s.Namespace)
+		if scope == hostOtherNS && byName[hns] != nil {
+			name, scope = hns, hostInNamespace // pod.service of a StatefulSet
+		}
 		if scope != hostInNamespace {
 			continue
 		}

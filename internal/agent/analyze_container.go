@@ -223,7 +223,7 @@ func (pc *podCheck) textClue(ctx context.Context, container, termMsg string, lr 
 	var evIDs []string
 	// A termination message is what the process chose to say about its own end: when it
 	// carries an error, it wins over the log tail.
-	clue := ExtractClues(splitLines(termMsg, 20))
+	clue := termClue(termMsg)
 	if !clue.IsError() {
 		clue = ExtractClues(lr.Lines)
 	}
@@ -316,4 +316,23 @@ func firstPullSecret(p *corev1.Pod) string {
 		return p.Spec.ImagePullSecrets[0].Name
 	}
 	return "regcred"
+}
+
+// termClue reads a termination message. Written by a process that failed, it is an error
+// message even without an error word ("report: template not found").
+func termClue(msg string) Clue {
+	lines := splitLines(msg, 20)
+	c := ExtractClues(lines)
+	if c.IsError() {
+		return c
+	}
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		c = Clue{Line: tools.Sanitize(strings.TrimSpace(l), maxClueLine, true), Class: ErrGeneric, Score: 1, Repeats: 1}
+		c.addEntities(clipBytes(l, maxClueLineLen))
+		return c
+	}
+	return Clue{}
 }

@@ -204,6 +204,11 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 				return true
 			}
 		case hostOtherNS:
+			// pod.service (a StatefulSet pod's name under its headless Service) resolves in
+			// this namespace through the DNS search path.
+			if s := byName[hns]; s != nil {
+				return pc.walkProvider(ctx, d, s, h)
+			}
 			// The name resolves nowhere, and a Service of that name lives right here: the
 			// configuration points at the wrong namespace.
 			if s := byName[name]; s != nil && d.clue.Class == ErrDNS {

@@ -127,7 +127,7 @@ func TestConfiguredProviders(t *testing.T) {
 	cases := []struct {
 		name, rule, culprit string
 		objs                func() []runtime.Object
-		affected            []string
+		affected, terms     []string
 	}{
 		{name: "a URL in env → Service whose selector matches nothing", rule: "service-selector-mismatch", culprit: "Service/payments",
 			objs: func() []runtime.Object {
@@ -141,6 +141,16 @@ func TestConfiguredProviders(t *testing.T) {
 				r := fx.Deployment(ns, "redis", 0, "redis:7")
 				return append(o, r, svcAt("redis", "10.96.1.2", map[string]string{"app": "redis"}, 6379), fx.Node("node-1"))
 			}, affected: []string{"Service/redis", "Deployment/cart"}},
+		{name: "pod.service of a headless Service → its crashing pods, quoting their own error", rule: "crash-loop", culprit: "Deployment/postgres",
+			objs: func() []runtime.Object {
+				o := app("accounts", 1, withEnv("DATABASE_URL", "postgres://accounts@postgres-0.postgres:5432/accounts"), crashing)
+				o = append(o, app("postgres", 1, nil, func(p *corev1.Pod) {
+					fx.CrashLoop(p, 1, "Error", 4)
+					p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = `FATAL:  data directory "/var/lib/postgresql/data" has wrong ownership`
+				})...)
+				svc := svcAt("postgres", "None", map[string]string{"app": "postgres"}, 5432)
+				return append(o, svc, fx.Node("node-1"))
+			}, affected: []string{"Deployment/accounts", "Service/postgres"}, terms: []string{"wrong ownership"}},
 		{name: "a healthy configured provider is not blamed", rule: "crash-loop", culprit: "Deployment/web",
 			objs: func() []runtime.Object {
 				o := app("web", 1, withEnv("API_URL", "http://api"), crashing)
@@ -166,6 +176,11 @@ func TestConfiguredProviders(t *testing.T) {
 			for _, w := range tc.affected {
 				if !contains(aff, w) {
 					t.Errorf("affectedObjects %v lack %s", aff, w)
+				}
+			}
+			for _, w := range tc.terms {
+				if !strings.Contains(rc.Summary, w) {
+					t.Errorf("summary lacks %q", w)
 				}
 			}
 		})
