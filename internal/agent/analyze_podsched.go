@@ -73,8 +73,15 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		}
 	case SchedInsufficient:
 		req := tools.PodRequests(&p.Spec)
-		pc.find(ctx, "unschedulable-insufficient-resources", "", fmt.Sprintf("Pod %s cannot be scheduled: no node has enough free %s for its requests (%s). Scheduler: %s",
-			p.Name, strings.Join(v.Resources, "/"), requestsString(req), short), wl, evIDs,
+		if fit.matching == 0 {
+			fit, _ = pc.e.fitNodes(ctx, p)
+		}
+		largest := ""
+		if c := fit.capacity(); c != "" {
+			largest = fmt.Sprintf("; the largest of the %d node(s) it may use has %s allocatable", fit.matching, c)
+		}
+		pc.find(ctx, "unschedulable-insufficient-resources", "", fmt.Sprintf("Pod %s cannot be scheduled: no node has enough free %s for its requests (%s%s). Scheduler: %s",
+			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, short), wl, evIDs,
 			map[string]string{"requests": requestsString(req), "resources": strings.Join(v.Resources, ","), "message": short})
 	case SchedTaint:
 		taint := ""

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
@@ -43,6 +44,16 @@ type nodeFit struct {
 	taints []string
 	// conditionNodes carry an untolerated node.kubernetes.io/* taint: their condition is the cause.
 	conditionNodes []string
+	// maxCPU and maxMemory are the largest allocatable amounts among the nodes the pod may use.
+	maxCPU, maxMemory resource.Quantity
+}
+
+// capacity says what the largest node the pod may use offers ("cpu=4, memory=15Gi").
+func (f nodeFit) capacity() string {
+	if f.matching == 0 {
+		return ""
+	}
+	return fmt.Sprintf("cpu=%s, memory=%s", f.maxCPU.String(), f.maxMemory.String())
 }
 
 // maxFitNodes bounds the nodes read to explain one pod.
@@ -62,6 +73,12 @@ func (e *env) fitNodes(ctx context.Context, p *corev1.Pod) (nodeFit, bool) {
 			continue
 		}
 		fit.matching++
+		if q, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok && q.Cmp(fit.maxCPU) > 0 {
+			fit.maxCPU = q
+		}
+		if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok && q.Cmp(fit.maxMemory) > 0 {
+			fit.maxMemory = q
+		}
 		if n.Spec.Unschedulable {
 			fit.cordoned = append(fit.cordoned, n.Name)
 			continue
@@ -90,11 +107,21 @@ func (e *env) fitNodes(ctx context.Context, p *corev1.Pod) (nodeFit, bool) {
 // names no taint, using the nodes the pod actually selects.
 func (e *env) refineScheduling(ctx context.Context, p *corev1.Pod, v SchedulingVerdict) (SchedulingVerdict, nodeFit) {
 	mixed := v.Counts[SchedTaint] > 0 || v.Counts[SchedCordoned] > 0
-	if !mixed || (v.Reason != SchedAffinity && v.Reason != SchedTaint && v.Reason != SchedCordoned) {
+	if !mixed || (v.Reason != SchedAffinity && v.Reason != SchedTaint && v.Reason != SchedCordoned && v.Reason != SchedInsufficient) {
 		return v, nodeFit{}
 	}
 	fit, ok := e.fitNodes(ctx, p)
 	if !ok {
+		return v, fit
+	}
+	// Nodes the pod may use that are neither cordoned nor tainted turned it away for resources:
+	// its requests are the constraint, whatever other nodes (other pools, other teams' nodes
+	// under pressure) refuse it for.
+	if free := fit.matching - len(fit.cordoned) - len(fit.tainted); v.Counts[SchedInsufficient] > 0 && free > 0 {
+		v.Reason = SchedInsufficient
+		return v, fit
+	}
+	if v.Reason == SchedInsufficient {
 		return v, fit
 	}
 	switch {
