@@ -35,6 +35,7 @@ type configuredHost struct {
 	host  HostPort
 	where string
 	hosty bool // the setting's name or form says it is an address
+	addr  bool // written as a URL or host:port
 }
 
 // Bounds of the configured-provider walk.
@@ -87,7 +88,7 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 		hs, form := hostsInValue(value)
 		for _, h := range hs {
 			if len(out) < 4*maxConfiguredHosts {
-				out = append(out, configuredHost{host: h, where: where, hosty: form || hostyKey.MatchString(key)})
+				out = append(out, configuredHost{host: h, where: where, hosty: form || hostyKey.MatchString(key), addr: form})
 			}
 		}
 	}
@@ -164,7 +165,9 @@ func (pc *podCheck) followConfigured(ctx context.Context, d *depCheck) bool {
 		}
 		svc := byName[name]
 		if svc == nil {
-			if d.clue.Class == ErrDNS && ch.hosty {
+			// An in-cluster address no Service answers to is blamed on a lookup failure, or
+			// when the client failed without a word and the setting is clearly an address.
+			if ch.hosty && (d.clue.Class == ErrDNS || !d.clue.IsError() && ch.addr) {
 				dd := *d
 				dd.via = ch.where
 				pc.hostUnknown(ctx, &dd, ch.host, name, svcs, "")

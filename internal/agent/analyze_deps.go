@@ -396,7 +396,7 @@ func closestName(want string, have []string) string {
 			continue
 		}
 		dist := editDistance(want, h, bestD)
-		if strings.HasPrefix(h, want) || strings.HasPrefix(want, h) || strings.Contains(h, want) && len(want) >= 3 {
+		if strings.HasPrefix(h, want) || strings.HasPrefix(want, h) || strings.Contains(h, want) && len(want) >= 3 || strings.Contains(want, h) && len(h) >= 4 {
 			dist = min(dist, 2)
 		}
 		if dist < bestD {

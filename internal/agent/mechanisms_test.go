@@ -263,3 +263,18 @@ func TestProbeTimeoutAgainstLatency(t *testing.T) {
 		t.Fatalf("got %s: %s", rc.Rule, rc.Summary)
 	}
 }
+
+// With no text at all, a configured in-cluster URL that no Service answers to is the lead.
+func TestConfiguredAddressWithoutService(t *testing.T) {
+	objs := app("web", 1, envFrom("web-settings"), func(p *corev1.Pod) { fx.CrashLoop(p, 1, "Error", 3) })
+	objs = append(objs, cmWith("web-settings", "FLAGS_URL", "http://feature-flags:8080/flags", "LOG_LEVEL", "debug"), svcAt("flags", "10.96.3.1", map[string]string{"app": "flags"}, 8080), fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook(nil).source()
+	c := drive(t, e, agent.Session{ID: "t", Problem: "web is down", Namespace: ns})
+	rc := c.RootCause
+	t.Logf("summary: %s", rc.Summary)
+	if rc.Rule != "dependency-host-unknown" || rc.Culprit.Kind != "ConfigMap" || rc.Culprit.Name != "web-settings" || !strings.Contains(rc.Summary, "feature-flags") {
+		t.Fatalf("got %s on %v: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
+}
