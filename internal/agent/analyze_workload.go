@@ -246,6 +246,13 @@ func (e *env) workloadPods(ctx context.Context, wref ObjectRef, sel *metav1.Labe
 		counted = fmt.Sprintf("more than %d pods (first %d inspected)", maxWorkloadPods, len(pods))
 	}
 	if len(unhealthy) == 0 {
+		// Healthy-looking pods may still fail at their job: read one's log next round.
+		for _, p := range pods {
+			if s.Matches(labels.Set(p.Labels)) && isReady(p) {
+				e.followUp(e.ref("Pod", p.Name))
+				break
+			}
+		}
 		if stuck {
 			e.find(Finding{Rule: "rollout-stuck", Object: wref, Culprit: wref, Evidence: evIDs, Facts: map[string]string{},
 				Summary: fmt.Sprintf("%s %s exceeded its progress deadline although its %s look healthy; the rollout may be paused or blocked.", wref.Kind, wref.Name, counted)})

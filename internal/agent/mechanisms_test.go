@@ -278,3 +278,16 @@ func TestConfiguredAddressWithoutService(t *testing.T) {
 		t.Fatalf("got %s on %v: %s", rc.Rule, rc.Culprit, rc.Summary)
 	}
 }
+
+// Targeted at a healthy-looking Deployment, the engine reads one of its pods' logs.
+func TestTargetedHealthyWorkloadReadsLogs(t *testing.T) {
+	objs := append(app("sync", 2, nil, nil), fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"sync-": "INFO run\nERROR upload failed: AccessDenied: Access Denied (Service: S3, Status Code: 403)\nINFO retry\nERROR upload failed: AccessDenied: Access Denied (Service: S3, Status Code: 403)\n"}.source()
+	c := drive(t, e, agent.Session{ID: "t", Problem: "media is not synced", Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: "sync"}})
+	rc := c.RootCause
+	if rc.Rule != "app-error-logged" || rc.Culprit.Name != "sync" || !strings.Contains(rc.Summary, "AccessDenied") {
+		t.Fatalf("got %s on %v: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
+}
