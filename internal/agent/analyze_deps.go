@@ -211,7 +211,7 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			}
 			// The name resolves nowhere, and a Service of that name lives right here: the
 			// configuration points at the wrong namespace.
-			if s := byName[name]; s != nil && d.clue.Class == ErrDNS {
+			if d.clue.Class == ErrDNS && (byName[name] != nil || pc.findValue(ctx, d, h.Host) != nil) {
 				pc.hostUnknown(ctx, d, h, name, svcs, hns)
 				return true
 			}
@@ -238,8 +238,13 @@ func (pc *podCheck) hostUnknown(ctx context.Context, d *depCheck, h HostPort, na
 	var b strings.Builder
 	b.WriteString(d.opening())
 	if wrongNS != "" {
-		fmt.Fprintf(&b, ": it calls %s, a Service in namespace %s, which does not resolve; Service %s exists in %s.", h.Host, wrongNS, name, e.s.Namespace)
-		facts["closest"] = name + "." + e.s.Namespace
+		fmt.Fprintf(&b, ": it calls %s, Service %s in namespace %s, and that name does not resolve", h.Host, name, wrongNS)
+		if containsStr(names, name) {
+			fmt.Fprintf(&b, "; Service %s exists here, in %s.", name, e.s.Namespace)
+			facts["closest"] = name + "." + e.s.Namespace
+		} else {
+			fmt.Fprintf(&b, " (no such Service or namespace).")
+		}
 	} else {
 		fmt.Fprintf(&b, ": it calls host %s, but no Service named %s exists in namespace %s", h.String(), name, e.s.Namespace)
 		if closest != "" {
