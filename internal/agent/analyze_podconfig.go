@@ -123,6 +123,19 @@ func (pc *podCheck) configFinding(ctx context.Context, container string, r tools
 	if !r.Exists {
 		rule = strings.ToLower(r.Kind) + "-missing"
 		summary = fmt.Sprintf("%s %s does not exist, but pod %s (%s) needs it for %s; the container cannot be created.", r.Kind, r.Name, pc.pod.Name, kubectlResource(wl), orDefault(strings.Join(r.UsedBy, "; "), "its configuration"))
+		// A near namesake makes a typo in the reference the likelier fix.
+		if r.Kind == "ConfigMap" {
+			if cms, err := listOnce[*corev1.ConfigMap](ctx, pc.e, "ConfigMap", scanMaxObjects); err == nil {
+				var names []string
+				for _, c := range cms {
+					names = append(names, c.Name)
+				}
+				if near := closestName(r.Name, names); near != "" {
+					summary += fmt.Sprintf(" ConfigMap %s exists: if the reference is a typo, fix it in %s instead of creating %s.", near, kubectlResource(wl), r.Name)
+					facts["closest"] = near
+				}
+			}
+		}
 	} else {
 		rule = strings.ToLower(r.Kind) + "-key-missing"
 		facts["missingKeys"] = strings.Join(r.MissingKeys, ",")
