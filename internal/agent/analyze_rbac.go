@@ -60,7 +60,6 @@ var (
 	askSAUser   = regexp.MustCompile(`system:serviceaccount:([a-z0-9-]{1,63}):([a-z0-9][a-z0-9.-]{0,252})`)
 	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access)(?:s|es|ing|ting)?\s+(?:the\s+|any\s+|all\s+)?([a-z][a-z0-9.-]{1,80})`)
 	askSABefore = regexp.MustCompile(`(?i)\b([a-z0-9][a-z0-9.-]{0,252})[ "'\x60]+service ?account`)
-	askStrong   = regexp.MustCompile(`(?i)forbidden|rbac|permission|not allowed|denied|authori[sz]|access review|can-i`)
 	askDenied   = regexp.MustCompile(`(?i)can'?not|can't|cannot|forbidden|denied|not allowed|unable|permission|rbac|why can`)
 	verbSynonym = map[string]string{"read": "get", "see": "list", "access": "get", "write": "update", "edit": "update"}
 )
@@ -70,7 +69,9 @@ var notAName = map[string]bool{
 	"gets": true, "get": true, "is": true, "can": true, "cannot": true, "can't": true, "cant": true, "does": true, "doesn't": true,
 	"has": true, "lacks": true, "fails": true, "needs": true, "should": true, "was": true, "in": true, "from": true, "to": true,
 	"for": true, "of": true, "that": true, "which": true, "and": true, "the": true, "a": true, "my": true, "our": true, "this": true,
-	"its": true, "their": true, "default": false, "may": true, "isn't": true, "why": true, "with": true,
+	"its": true, "their": true, "may": true, "isn't": true, "why": true, "with": true,
+	"list": true, "watch": true, "create": true, "update": true, "patch": true, "delete": true, "read": true, "write": true,
+	"see": true, "access": true, "edit": true, "deletecollection": true, "not": true, "cannot't": true,
 }
 
 // knownGroups gives the API group of common resources (the rest default to core or to the
@@ -123,8 +124,10 @@ func parseAccessQuestion(problem string) (accessAsk, bool) {
 	if a.Verb == "" {
 		return accessAsk{}, false
 	}
-	// Without a named ServiceAccount, only words about authorization make it a permission question.
-	return a, a.SA != "" || askStrong.MatchString(p)
+	// The resource is a real one and the text says something is refused: a permission
+	// question, even when it names the account in passing ("why can't vault-agent read
+	// secrets?"); the analyzer finds the account among the namespace's.
+	return a, true
 }
 
 // knownResource reports whether r names a Kubernetes resource (kind, plural, short name, or
@@ -163,6 +166,13 @@ func normalizeResource(r string) (string, string) {
 
 func analyzeRBAC(ctx context.Context, e *env, _ ObjectRef) error {
 	a := accessAsk{SA: e.task.Args["serviceAccount"], Verb: e.task.Args["verb"], Resource: e.task.Args["resource"], Group: e.task.Args["group"]}
+	if a.SA != "" {
+		if _, err := e.get(ctx, "ServiceAccount", a.SA); tools.IsNotFound(err) {
+			if named := e.serviceAccountNamed(ctx); named != "" {
+				a.SA = named // the text's wording misled the parser; the namespace knows better
+			}
+		}
+	}
 	if a.SA == "" {
 		a.SA = e.serviceAccountNamed(ctx)
 	}
@@ -202,6 +212,10 @@ func (e *env) serviceAccountNamed(ctx context.Context) string {
 func (pc *podCheck) rbacDenied(ctx context.Context, d *depCheck) bool {
 	den := d.clue.Forbidden
 	sa := den.ServiceAccount
+	if sa == "" && den.User == "" {
+		// The message leaves out who asked: the pod's own ServiceAccount did.
+		sa = orDefault(pc.pod.Spec.ServiceAccountName, "default")
+	}
 	if sa == "" || den.Namespace != "" && den.Namespace != pc.e.s.Namespace {
 		return false
 	}

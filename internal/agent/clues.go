@@ -140,7 +140,7 @@ var (
 	keyError  = regexp.MustCompile(`KeyError: ['"]([^'"]{1,80})['"]`)
 	capsKey   = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
 
-	denialRe = regexp.MustCompile(`(?i)user "([^"]{1,300})" cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
+	denialRe = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
 )
 
 // keyStopWords are words the key patterns catch that never name a setting.
@@ -330,7 +330,7 @@ func (c *Clue) addEntities(line string) {
 	if c.Forbidden == nil {
 		if m := denialRe.FindStringSubmatch(line); m != nil {
 			d := &Denial{User: m[1], Verb: strings.ToLower(m[2]), Resource: m[3], Group: m[4], Namespace: m[5], Scope: "namespace"}
-			if m[5] == "" {
+			if m[5] == "" && strings.Contains(strings.ToLower(line), "cluster scope") {
 				d.Scope = "cluster"
 			}
 			if rest, ok := strings.CutPrefix(m[1], "system:serviceaccount:"); ok {

@@ -125,6 +125,8 @@ func TestParseAccessQuestion(t *testing.T) {
 		{"the argo-sync service account gets forbidden patching deployments", true, "argo-sync", "patch", "deployments", "apps"},
 		{"vault-agent is forbidden to read secrets", true, "", "get", "secrets", ""},
 		{`pods is forbidden: User "system:serviceaccount:shop:ctl" cannot list resource "pods"`, true, "ctl", "list", "pods", ""},
+		{"why can't the reporter service account list pods?", true, "reporter", "list", "pods", ""},
+		{"why can't vault-agent read secrets in this namespace?", true, "", "get", "secrets", ""},
 		{"pods cannot get scheduled", false, "", "", "", ""},
 		{"web cannot get a database connection", false, "", "", "", ""},
 		{"checkout pods keep restarting", false, "", "", "", ""},
