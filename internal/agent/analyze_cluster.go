@@ -143,6 +143,12 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s scales on %s utilization, but container %s of %s/%s sets no %s request, so utilization cannot be computed.", h.Name, res, container, target.Kind, target.Name, res)})
 		return nil
 	}
+	// The workload runs fewer replicas than the autoscaler's minimum: whatever keeps its pods
+	// from being created or scheduled explains the HPA's trouble, metrics or not.
+	if minR := replicasOr(h.Spec.MinReplicas, 1); h.Status.CurrentReplicas < minR && ableFalse == nil {
+		e.find(Finding{Rule: "hpa-scale-blocked", Object: href, Culprit: target, Affected: []ObjectRef{target}, Follow: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s keeps %s/%s at a minimum of %d replicas, but only %d run%s.", h.Name, target.Kind, target.Name, minR, h.Status.CurrentReplicas, hpaMetrics(h))})
+	}
 	msg := ""
 	if activeFalse != nil && activeFalse.Reason != "ScalingDisabled" {
 		msg = activeFalse.Message
@@ -177,7 +183,7 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum of %d replicas and wants more (desired %d)%s.", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas, metrics)})
 		return nil
 	}
-	if h.Status.DesiredReplicas > h.Status.CurrentReplicas && ableFalse == nil {
+	if h.Status.DesiredReplicas > h.Status.CurrentReplicas && ableFalse == nil && h.Status.CurrentReplicas >= replicasOr(h.Spec.MinReplicas, 1) {
 		// The autoscaler decided to scale but the replicas do not come: whatever keeps the
 		// workload's pods from being created or scheduled explains it.
 		e.find(Finding{Rule: "hpa-scale-blocked", Object: href, Culprit: target, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts, Follow: []ObjectRef{target},

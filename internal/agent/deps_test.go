@@ -341,6 +341,12 @@ func contains(l []string, s string) bool {
 // A quota that stops pods from being created explains the Deployment short of replicas, its
 // stuck rollout and the autoscaler that cannot scale: the quota is the root, whatever is loudest.
 func TestQuotaExplainsAutoscalerAndRollout(t *testing.T) {
+	for _, v := range []string{"target-less", "targeted-hpa-without-metrics"} {
+		t.Run(v, func(t *testing.T) { quotaCase(t, v) })
+	}
+}
+
+func quotaCase(t *testing.T, quotaVariant string) {
 	objs := app("web", 2, nil, nil)
 	d := objs[0].(*appsv1.Deployment)
 	rs := objs[1].(*appsv1.ReplicaSet)
@@ -356,12 +362,22 @@ func TestQuotaExplainsAutoscalerAndRollout(t *testing.T) {
 			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: fx.Ptr(int32(60))}}}}},
 		Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 4,
 			CurrentMetrics: []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: fx.Ptr(int32(130))}}}}}}
+	if quotaVariant == "targeted-hpa-without-metrics" {
+		h.Spec.MinReplicas = fx.Ptr(int32(4))
+		h.Status.DesiredReplicas = 2
+		h.Status.CurrentMetrics = nil
+		h.Status.Conditions = []autoscalingv2.HorizontalPodAutoscalerCondition{autoscalingCond()}
+	}
 	ev := fx.Event(ns, "ReplicaSet", rs.Name, "Warning", "FailedCreate", `Error creating: pods "web-x" is forbidden: exceeded quota: team-quota, requested: pods=1, used: pods=2, limited: pods=2`, 30, time.Minute)
 	objs = append(objs, q, h, ev, fx.Node("node-1"))
 	e := agent.NewRuleEngine(fake.NewClientset(objs...))
 	e.Now = func() time.Time { return fx.Now }
 	e.Logs = logBook{}.source()
-	c := drive(t, e, agent.Session{ID: "t", Problem: "the autoscaler does not scale web up under load", Namespace: ns})
+	s := agent.Session{ID: "t", Problem: "the autoscaler does not scale web up under load", Namespace: ns}
+	if quotaVariant != "target-less" {
+		s.Target = &agent.Target{Kind: "HorizontalPodAutoscaler", Name: "web"}
+	}
+	c := drive(t, e, s)
 	rc := c.RootCause
 	if rc.Culprit.Kind != "ResourceQuota" || rc.Culprit.Name != "team-quota" {
 		t.Fatalf("got %s on %s/%s: %s\nchain %v\nalternatives %+v", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary, rc.Chain, c.Alternatives)
@@ -376,7 +392,7 @@ func TestQuotaExplainsAutoscalerAndRollout(t *testing.T) {
 		}
 	}
 	t.Logf("summary: %s\nchain: %v", rc.Summary, rc.Chain)
-	if !strings.Contains(rc.Summary, "pods=2") || !strings.Contains(rc.Summary, "→") {
+	if !strings.Contains(rc.Summary, "pods=2") || quotaVariant == "target-less" && !strings.Contains(rc.Summary, "→") {
 		t.Errorf("summary should give the quota numbers and the path: %s", rc.Summary)
 	}
 }
