@@ -78,7 +78,7 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		}
 		largest := ""
 		if c := fit.capacity(); c != "" {
-			largest = fmt.Sprintf("; the largest of the %d node(s) it may use has %s allocatable", fit.matching, c)
+			largest = fmt.Sprintf("; the largest of the %d node(s) it may use has %s allocatable", fit.free, c)
 		}
 		pc.find(ctx, "unschedulable-insufficient-resources", "", fmt.Sprintf("Pod %s cannot be scheduled: no node has enough free %s for its requests (%s%s). Scheduler: %s",
 			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, short), wl, evIDs,

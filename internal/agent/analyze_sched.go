@@ -44,13 +44,15 @@ type nodeFit struct {
 	taints []string
 	// conditionNodes carry an untolerated node.kubernetes.io/* taint: their condition is the cause.
 	conditionNodes []string
-	// maxCPU and maxMemory are the largest allocatable amounts among the nodes the pod may use.
+	// free counts the matching nodes neither cordoned nor tainted against the pod; maxCPU and
+	// maxMemory are the largest allocatable amounts among them.
+	free              int
 	maxCPU, maxMemory resource.Quantity
 }
 
 // capacity says what the largest node the pod may use offers ("cpu=4, memory=15Gi").
 func (f nodeFit) capacity() string {
-	if f.matching == 0 {
+	if f.free == 0 {
 		return ""
 	}
 	return fmt.Sprintf("cpu=%s, memory=%s", f.maxCPU.String(), f.maxMemory.String())
@@ -73,18 +75,19 @@ func (e *env) fitNodes(ctx context.Context, p *corev1.Pod) (nodeFit, bool) {
 			continue
 		}
 		fit.matching++
-		if q, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok && q.Cmp(fit.maxCPU) > 0 {
-			fit.maxCPU = q
-		}
-		if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok && q.Cmp(fit.maxMemory) > 0 {
-			fit.maxMemory = q
-		}
 		if n.Spec.Unschedulable {
 			fit.cordoned = append(fit.cordoned, n.Name)
 			continue
 		}
 		bad := untoleratedTaints(p, n)
 		if len(bad) == 0 {
+			fit.free++
+			if q, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok && q.Cmp(fit.maxCPU) > 0 {
+				fit.maxCPU = q
+			}
+			if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok && q.Cmp(fit.maxMemory) > 0 {
+				fit.maxMemory = q
+			}
 			continue
 		}
 		fit.tainted = append(fit.tainted, n.Name)
@@ -117,7 +120,7 @@ func (e *env) refineScheduling(ctx context.Context, p *corev1.Pod, v SchedulingV
 	// Nodes the pod may use that are neither cordoned nor tainted turned it away for resources:
 	// its requests are the constraint, whatever other nodes (other pools, other teams' nodes
 	// under pressure) refuse it for.
-	if free := fit.matching - len(fit.cordoned) - len(fit.tainted); v.Counts[SchedInsufficient] > 0 && free > 0 {
+	if v.Counts[SchedInsufficient] > 0 && fit.free > 0 {
 		v.Reason = SchedInsufficient
 		return v, fit
 	}

@@ -31,6 +31,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -289,5 +290,31 @@ func TestTargetedHealthyWorkloadReadsLogs(t *testing.T) {
 	rc := c.RootCause
 	if rc.Rule != "app-error-logged" || rc.Culprit.Name != "sync" || !strings.Contains(rc.Summary, "AccessDenied") {
 		t.Fatalf("got %s on %v: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
+}
+
+// Nodes the pod may use refuse it for CPU while other pools' nodes refuse it for taints: its
+// requests are the cause, stated against the largest allocatable.
+func TestRequestsOutweighOtherPoolsTaints(t *testing.T) {
+	objs := app("transcoder", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("1500m")
+	}, func(p *corev1.Pod) {
+		fx.Unschedulable(p, "0/5 nodes are available: 3 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")
+	})
+	for i, name := range []string{"gpu-1", "gpu-2", "mem", "a", "b"} {
+		n := fx.Node(name)
+		if i < 3 {
+			n.Spec.Taints = []corev1.Taint{{Key: "pool", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
+		}
+		objs = append(objs, n)
+	}
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{}.source()
+	c := drive(t, e, agent.Session{ID: "t", Problem: "transcoder pods stay Pending", Namespace: ns})
+	rc := c.RootCause
+	t.Logf("summary: %s", rc.Summary)
+	if rc.Rule != "unschedulable-insufficient-resources" || !strings.Contains(rc.Summary, "1500m") || !strings.Contains(rc.Summary, "allocatable") {
+		t.Fatalf("got %s: %s", rc.Rule, rc.Summary)
 	}
 }
