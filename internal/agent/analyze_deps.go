@@ -295,8 +295,10 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 		d.report(ctx, "dependency-unreachable", 60, sref, fmt.Sprintf("%s, an ExternalName alias of %s outside the cluster.", head, svc.Spec.ExternalName), nil, []ObjectRef{sref}, facts)
 		return true
 	}
-	// A port the Service does not expose: connection refused at the ClusterIP.
-	if p, err := strconv.Atoi(h.Port); err == nil && h.Port != "" && !serviceHasPort(svc, int32(p)) {
+	// A port the Service does not expose: connection refused at the ClusterIP. A headless
+	// Service has no ClusterIP: clients reach the pods on their own ports.
+	headless := svc.Spec.ClusterIP == corev1.ClusterIPNone
+	if p, err := strconv.Atoi(h.Port); err == nil && h.Port != "" && !headless && !serviceHasPort(svc, int32(p)) {
 		src := pc.findValue(ctx, d, h.String())
 		if src == nil {
 			src = pc.findValue(ctx, d, h.Port)
