@@ -22,15 +22,23 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/test/scenarios"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 var (
@@ -39,6 +47,7 @@ var (
 	rePods      = flag.Int("rule-engine-pods", 2000, "ruleEngine: pods in the large namespace (0 skips it)")
 	reFleetRuns = flag.Int("rule-engine-fleet-runs", 5, "ruleEngine: measured sessions on the large namespace")
 	reCorpus    = flag.Bool("rule-engine-corpus", true, "ruleEngine: deploy the whole scenario corpus and report accuracy per split and variant")
+	reOperator  = flag.Bool("rule-engine-operator", true, "ruleEngine: with the corpus, also create one target-less Troubleshoot per scenario for the operator binary and time create to status.rootCause")
 )
 
 // stats are latency and API-request figures over a set of sessions.
@@ -85,6 +94,20 @@ type corpusReport struct {
 	SessionP50Ms float64 `json:"sessionP50Ms"`
 	// NotDeployed names scenarios whose failure never showed (excluded from the figures).
 	NotDeployed []string `json:"notDeployed,omitempty"`
+	// Operator is the same corpus through the operator: one target-less Troubleshoot per
+	// scenario, created one after another, judged on the status the operator writes.
+	Operator *operatorCorpusReport `json:"operator,omitempty"`
+}
+
+type operatorCorpusReport struct {
+	Procedure string `json:"procedure"`
+	Sessions  int    `json:"sessions"`
+	// RootCauses counts sessions whose status got a rootCause within the wait.
+	RootCauses int `json:"rootCauses"`
+	// CreateToRootCauseP50Ms / P95Ms time Create until the client sees status.rootCause.
+	CreateToRootCauseP50Ms float64          `json:"createToRootCauseP50Ms"`
+	CreateToRootCauseP95Ms float64          `json:"createToRootCauseP95Ms"`
+	Accuracy               []scenarios.Cell `json:"accuracy"`
 }
 
 type largeReport struct {
@@ -225,6 +248,103 @@ func corpus(ctx context.Context, env *Env, ds []*scenarios.Deployed) (*corpusRep
 	}
 	for _, c := range rep.Accuracy {
 		env.Log.Printf("corpus %-7s %-11s %3d/%3d = %3d %%  p50 %.0f ms", c.Split, c.Variant, c.Hits, c.Runs, c.Percent, c.P50Ms)
+	}
+	if *reOperator {
+		if rep.Operator, err = corpusThroughOperator(ctx, env, ds); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// corpusOneWait bounds one operator session of the corpus.
+const corpusOneWait = 60 * time.Second
+
+// corpusThroughOperator starts the operator binary and creates one target-less InProcess
+// Troubleshoot per deployed diagnosis scenario, one at a time, timing Create until the client
+// sees status.rootCause (25 ms polls) and judging that rootCause.
+func corpusThroughOperator(ctx context.Context, env *Env, ds []*scenarios.Deployed) (*operatorCorpusReport, error) {
+	rep := &operatorCorpusReport{Procedure: "`kubage manager` runs as a subprocess against the local cluster; for each deployed scenario (bad-input ones excluded) one Troubleshoot " +
+		"with only spec.problem (no target, taskRunner InProcess) is created in its namespace, one after another; each is timed from Create until the client sees status.rootCause " +
+		"(25 ms polls, at most 60 s) and judged like the in-process runs (culprits in status.rootCause.affectedObjects, terms in its summary)"}
+	root, err := testcluster.FindRepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	bin := os.Getenv(testcluster.EnvKubageBin)
+	if bin == "" {
+		bin = filepath.Join(root, "bin", "kubage")
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("the kubage binary is missing (make build, or set $%s): %w", testcluster.EnvKubageBin, err)
+	}
+	if err := installCRDs(ctx, env.Cluster.RESTConfig); err != nil {
+		return nil, err
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := kubagev1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c, err := client.New(env.Cluster.RESTConfig, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := startBenchManager(ctx, env, bin)
+	if err != nil {
+		return nil, err
+	}
+	defer mgr.stop()
+	var results []scenarios.Result
+	var ms []float64
+	for _, d := range ds {
+		if d.BadInput || d.Err() != nil {
+			continue
+		}
+		ts := &kubagev1alpha1.Troubleshoot{
+			ObjectMeta: metav1.ObjectMeta{Name: "corpus-target-less", Namespace: d.Env.Namespace},
+			Spec:       kubagev1alpha1.TroubleshootSpec{Problem: d.Problem, TaskRunner: kubagev1alpha1.TaskRunnerInProcess},
+		}
+		start := time.Now()
+		if err := c.Create(ctx, ts); err != nil {
+			return rep, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		rep.Sessions++
+		res := scenarios.Result{Scenario: d.Name, Variant: scenarios.Operator, Split: d.Split(), Class: d.Class, Miss: "no rootCause within " + corpusOneWait.String()}
+		for time.Since(start) < corpusOneWait {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(ts), ts); err != nil {
+				return rep, err
+			}
+			if ts.Status.RootCause != nil {
+				res.Duration = time.Since(start)
+				res.Miss = d.JudgeStatus(d.Env, ts.Status.RootCause)
+				rep.RootCauses++
+				ms = append(ms, float64(res.Duration.Microseconds())/1000)
+				break
+			}
+			if ts.Status.Phase.IsTerminal() {
+				res.Miss = "session ended " + string(ts.Status.Phase) + " without a rootCause"
+				break
+			}
+			if err := sleepCtx(ctx, 25*time.Millisecond); err != nil {
+				return rep, err
+			}
+		}
+		results = append(results, res)
+	}
+	sort.Float64s(ms)
+	if len(ms) > 0 {
+		rep.CreateToRootCauseP50Ms, rep.CreateToRootCauseP95Ms = round1(percentile(ms, 50)), round1(percentile(ms, 95))
+	}
+	rep.Accuracy = scenarios.Accuracy(results)
+	env.Log.Printf("corpus through the operator: %d sessions, %d root causes, create→rootCause p50 %.0f ms", rep.Sessions, rep.RootCauses, rep.CreateToRootCauseP50Ms)
+	for _, a := range rep.Accuracy {
+		env.Log.Printf("corpus operator %-7s %3d/%3d = %3d %%", a.Split, a.Hits, a.Runs, a.Percent)
 	}
 	return rep, nil
 }

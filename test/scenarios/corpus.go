@@ -27,6 +27,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/session"
 )
@@ -91,6 +92,10 @@ const (
 // AllVariants are the variants in the order they run.
 var AllVariants = []Variant{Targeted, TargetLess, NoLogs}
 
+// Operator labels results of a target-less Troubleshoot created for the running operator
+// (make bench), judged on the status it writes; timed from create to status.rootCause.
+const Operator Variant = "operator"
+
 // Variants are the variants a scenario runs: bad-input scenarios only make sense targeted.
 func (s *Scenario) Variants() []Variant {
 	if s.BadInput {
@@ -138,10 +143,17 @@ func (s *Scenario) terms(e *Env) []string {
 }
 
 // judge is the corpus check on what a user reads in status: rootCause as the session writes it
-// (the culprit first in affectedObjects, the summary cleaned and bounded). Every culprit must be
-// among the affectedObjects and every term in the summary. It returns why it failed, or "".
+// (the culprit first in affectedObjects, the summary cleaned and bounded).
 func (s *Scenario) judge(c agent.Conclusion, e *Env) string {
-	rc := session.RootCause(c.RootCause, nil)
+	return s.JudgeStatus(e, session.RootCause(c.RootCause, nil))
+}
+
+// JudgeStatus is the corpus check on a Troubleshoot's status.rootCause: every culprit among
+// the affectedObjects and every term in the summary. It returns why it failed, or "".
+func (s *Scenario) JudgeStatus(e *Env, rc *kubagev1alpha1.RootCause) string {
+	if rc == nil {
+		return "no rootCause"
+	}
 	var miss []string
 	for _, r := range s.Want.Culprits() {
 		want := e.Resolve(r)
@@ -222,7 +234,7 @@ func Accuracy(results []Result) []Cell {
 	}
 	var out []Cell
 	for _, sp := range []Split{Tune, HeldOut} {
-		for _, v := range AllVariants {
+		for _, v := range append(AllVariants[:len(AllVariants):len(AllVariants)], Operator) {
 			c := cells[key{sp, v}]
 			if c == nil {
 				continue
