@@ -21,23 +21,19 @@ package scenarios
 // skips their assertion; delete a line once the engine hits, and the spec asserts it again.
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
-	// Class 4: the referencing workload is not named next to the missing object.
-
 	// Class 1: no "explains" relation between findings.
-	"insufficient-cpu":                  "ranks another scenario's node under MemoryPressure above the pod's own 16-CPU request that no node can hold",
+	"insufficient-cpu":                  "ranked another scenario's node under MemoryPressure above the pod's own 16-CPU request (rule check; recheck after e7c8b4f)",
 	"postgres-oom-takes-down-consumers": "target-less depends on timing (missed in 1 of 4 runs: which pod is between crashes when the scan runs); keep reported until stable",
 
 	// Class 2: consumers are not followed to their providers.
-	"api-postgres-crashing": "stops at the consumer's readiness; does not follow DATABASE_URL to the crash-looping StatefulSet",
-
-	// Class 3: clues in text are not matched against the cluster.
+	"api-postgres-crashing": "stops at the consumer's readiness; does not follow DATABASE_URL (postgres-0.postgres) to the crash-looping StatefulSet",
 
 	// Class 5: the summary lacks the mechanism's numbers or the container's own error.
 	"cronjob-job-crash":            "the summary omits the container's own error text (template not found)",
-	"pool-cpu-requests-overcommit": "blames the pool's taint for other pods instead of Insufficient cpu on the one node the pods may use",
+	"pool-cpu-requests-overcommit": "the summary omits the per-pod request (1500m) against the pool node's 4 CPU",
 
 	// Class 6: outside the catalogue.
-	"rbac-role-lacks-list":         "no RBAC evaluation for a ServiceAccount question",
-	"rbac-clusterrole-missing":     "no RBAC evaluation; a RoleBinding's missing ClusterRole is not checked",
-	"controller-forbidden-in-logs": "a Running pod whose log repeats 'forbidden' is no finding; RBAC not evaluated",
+	"rbac-role-lacks-list":         "target-less: a problem text naming the account is not turned into an RBAC question (targeted hits)",
+	"rbac-clusterrole-missing":     "names the RoleBinding but not the ClusterRole it refers to, which does not exist",
+	"controller-forbidden-in-logs": "quotes the forbidden error but names no Role: the bound Role lacks list on configmaps",
 }
