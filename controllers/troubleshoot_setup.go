@@ -55,9 +55,9 @@ func SetupTroubleshoot(mgr ctrl.Manager, opts Options) error {
 }
 
 // newSessionEngine fills in the defaults of opts: a clientset, the brain factory (the rule
-// engine, or an LLM brain when a model Secret is configured), and the in-process runner,
-// which runs Analyze tasks on the rule engine and the model's tasks on the session's brain,
-// and stops with the manager.
+// engine, or an LLM brain when a model Secret is configured) with the brain configuration
+// every task request carries, and the in-process runner, which runs the one task
+// implementation (internal/agent/task) and stops with the manager.
 func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	cs := opts.Clientset
 	if cs == nil {
@@ -69,12 +69,13 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	ruleEngine := agent.NewRuleEngine(cs)
 	brains := opts.Brains
 	var investigator agent.Investigator = ruleEngine
+	var brainConfig func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 	if brains == nil {
 		// Secrets are read uncached (RBAC grants get only); ToolServers from the cache.
 		cluster := registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader())
 		f := newBrainFactory(ruleEngine, mgr.GetAPIReader(), cluster, cs, opts.Knowledge, opts.DefaultModelSecret)
-		brains = f.Brain
-		investigator = &taskInvestigator{f: f, reader: mgr.GetClient()}
+		brains, brainConfig = f.Brain, f.BrainConfig
+		investigator = f.taskInvestigator()
 	}
 	runners := make(map[kubagev1alpha1.TaskRunner]runner.Runner, len(opts.TaskRunners)+1)
 	for name, r := range opts.TaskRunners {
@@ -100,7 +101,7 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 		return nil, fmt.Errorf("the default task runner %q is not configured", def)
 	}
 	return &session.Engine{
-		Client: cs, Brains: brains, Runners: runners, DefaultRunner: def,
+		Client: cs, Brains: brains, BrainConfig: brainConfig, Runners: runners, DefaultRunner: def,
 		Executor: &remediate.Executor{Client: cs}, PollInterval: opts.TaskPollInterval,
 		Knowledge: opts.Knowledge,
 	}, nil

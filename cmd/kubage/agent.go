@@ -35,6 +35,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/agent/task"
+	"github.com/kubage/kubage/internal/knowledge/remote"
 	"github.com/kubage/kubage/internal/runner"
 )
 
@@ -49,6 +51,11 @@ const EnvTaskRequest = runner.EnvTaskRequest
 type agentTaskOptions struct {
 	requestFile string
 	timeout     time.Duration
+	// environ lists the environment, where the kubelet put the model Secret (os.Environ when nil).
+	environ func() []string
+	// token is the agent's ServiceAccount token source for the knowledge endpoint
+	// (the in-cluster or kubeconfig credentials when nil).
+	token func() (string, error)
 }
 
 // newAgentCommand returns `kubage agent`, the sub-task agent that runs inside task Jobs.
@@ -63,8 +70,11 @@ func newAgentCommand() *cobra.Command {
 		Use:   "task",
 		Short: "Run one task and write its result ConfigMap, owned by the Troubleshoot",
 		Long: `Reads the task request (JSON of session and task) from $` + EnvTaskRequest + ` or --request-file,
-investigates with the rule engine under the agent's (read-only) credentials — in-cluster, or
-$KUBECONFIG / --kubeconfig when set — and writes the result ConfigMap of the Troubleshoot named by
+runs it with the one task implementation the operator runs in-process (internal/agent/task):
+the rule engine, or the session's model when the request names one, under the agent's
+(read-only) credentials — in-cluster, or $KUBECONFIG / --kubeconfig when set. The model Secret
+comes from $` + runner.EnvModelPrefix + `* (the kubelet fills them from the Secret), knowledge from
+the operator's endpoint at $` + runner.EnvKnowledgeURL + `. It writes the result ConfigMap of the Troubleshoot named by
 $` + runner.EnvOwnerNamespace + `, $` + runner.EnvOwnerName + ` and $` + runner.EnvOwnerUID + `.
 It exits 0 once the result is written, even when the task found an error (the result says so),
 and non-zero with one line on stderr when it cannot produce a result.`,
@@ -119,7 +129,8 @@ func runAgentTask(ctx context.Context, o agentTaskOptions, getenv func(string) s
 	defer cancel()
 
 	var out bytes.Buffer
-	if err := agent.RunTaskJSON(tctx, agent.NewRuleEngine(cs), bytes.NewReader(raw), &out); err != nil {
+	inv := &task.Investigator{Env: jobTaskEnv(cs, o, getenv)}
+	if err := agent.RunTaskJSON(tctx, inv, bytes.NewReader(raw), &out); err != nil {
 		// The request itself is unusable; report it on the task when we can name the task.
 		if id := taskIDOf(raw); id != "" {
 			res := agent.TaskResult{TaskID: id, Summary: "task request rejected", Error: clipError(err)}
@@ -141,6 +152,39 @@ func runAgentTask(ctx context.Context, o agentTaskOptions, getenv func(string) s
 	}
 	fmt.Fprintf(stderr, "task %s of %s: %s\n", res.TaskID, owner, res.Summary)
 	return nil
+}
+
+// jobTaskEnv is where a Job's task runs: the agent's credentials, the model Secret the
+// kubelet put in the environment, and the operator's knowledge endpoint.
+func jobTaskEnv(cs kubernetes.Interface, o agentTaskOptions, getenv func(string) string) *task.Env {
+	environ := o.environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	model := runner.ModelSecretFromEnv(environ())
+	env := &task.Env{Client: cs, ModelSecret: func(_ context.Context, ref agent.SecretRef) (map[string][]byte, error) {
+		if model == nil {
+			return nil, fmt.Errorf("%w: the Job has no model Secret in its environment (a task Job can read the Secret of its own namespace only)", task.ErrModelUnavailable)
+		}
+		return model, nil
+	}}
+	if url := getenv(runner.EnvKnowledgeURL); url != "" {
+		token := o.token
+		if token == nil {
+			token = serviceAccountToken
+		}
+		env.Knowledge = &remote.Client{URL: url, Token: token}
+	}
+	return env
+}
+
+// serviceAccountToken returns the token of the agent's own credentials.
+func serviceAccountToken() (string, error) {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return "", fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	return remote.TokenFrom(cfg.BearerToken, cfg.BearerTokenFile)()
 }
 
 // readTaskRequest returns the request JSON from the file or the environment, bounded.

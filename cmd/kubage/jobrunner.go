@@ -40,5 +40,6 @@ func newJobRunner(cfg taskRunnerConfig) (runner.Runner, error) {
 	o := jobRunnerOptions
 	o.Image = cfg.AgentImage
 	o.ServiceAccount = cfg.AgentServiceAccount
+	o.KnowledgeURL = cfg.KnowledgeURL
 	return runner.NewJob(cfg.Clientset, o), nil
 }

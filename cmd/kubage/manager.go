@@ -31,6 +31,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
+	"github.com/kubage/kubage/internal/knowledge"
 )
 
 func init() {
@@ -49,6 +50,7 @@ type managerOptions struct {
 	agentServiceAccount     string
 	defaultModelSecret      string
 	alerts                  alertOptions
+	agentAPI                agentAPIOptions
 }
 
 // newManagerCommand returns `kubage manager`, which runs the operator.
@@ -73,6 +75,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
 	f.StringVar(&o.defaultModelSecret, "default-model-secret", "", "Model Secret <namespace>/<name> (keys baseURL, model, apiKey) of sessions without spec.model; without it such sessions use the rule engine alone.")
 	o.alerts.bindFlags(f)
+	o.agentAPI.bindFlags(f)
 	return cmd
 }
 
@@ -118,7 +121,7 @@ func runManager(o managerOptions) error {
 	if err != nil {
 		return fmt.Errorf("building a clientset: %w", err)
 	}
-	runners, err := buildTaskRunners(taskRunnerConfig{Clientset: cs, AgentImage: o.agentImage, AgentServiceAccount: o.agentServiceAccount})
+	runners, err := buildTaskRunners(taskRunnerConfig{Clientset: cs, AgentImage: o.agentImage, AgentServiceAccount: o.agentServiceAccount, KnowledgeURL: o.agentAPI.url})
 	if err != nil {
 		return err
 	}
@@ -129,7 +132,10 @@ func runManager(o managerOptions) error {
 	if err != nil {
 		return err
 	}
+	// One knowledge service: the KnowledgeSources index into it, sessions and agents search it.
+	know := knowledge.NewService(knowledge.Options{})
 	if err := controllers.SetupAll(mgr, controllers.Options{
+		Knowledge:               know,
 		DefaultModelSecret:      defaultModel,
 		MaxConcurrentReconciles: o.maxConcurrentReconciles,
 		TaskRunners:             runners,
@@ -139,6 +145,9 @@ func runManager(o managerOptions) error {
 		return err
 	}
 	if err := o.alerts.setup(mgr); err != nil {
+		return err
+	}
+	if err := o.agentAPI.setup(mgr, cs, know, o.agentServiceAccount); err != nil {
 		return err
 	}
 

@@ -35,6 +35,8 @@ type taskRunnerConfig struct {
 	AgentImage string
 	// AgentServiceAccount runs task Jobs (--agent-service-account).
 	AgentServiceAccount string
+	// KnowledgeURL is where task Jobs search knowledge (--agent-api-url); empty: nowhere.
+	KnowledgeURL string
 }
 
 // taskRunnerFactory builds a runner, or returns nil when the flags leave it unavailable.

@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ObjectRef names a Kubernetes object; Namespace is empty for cluster-scoped kinds.
@@ -69,6 +71,55 @@ type Session struct {
 	TimeRange *TimeRange `json:"timeRange,omitempty"`
 	// Hints are free-text pointers (runbook URLs, alert annotations).
 	Hints []string `json:"hints,omitempty"`
+	// Brain is how the session thinks, set on the requests of tasks so that a task builds
+	// the session's brain wherever it runs; nil means the rule engine alone.
+	Brain *BrainConfig `json:"brain,omitempty"`
+}
+
+// BrainConfig is the session's brain as a task needs it: which model, in which mode, within
+// which budgets, with which tools and knowledge. It is plain JSON so it travels to a Job.
+type BrainConfig struct {
+	// Model names the Secret with the model's baseURL, model and apiKey; nil: no model.
+	Model *SecretRef `json:"model,omitempty"`
+	// Mode is Diagnose (default) or Remediate.
+	Mode string `json:"mode,omitempty"`
+	// MaxIterations and MaxToolCalls are the session's budgets.
+	MaxIterations int `json:"maxIterations,omitempty"`
+	MaxToolCalls  int `json:"maxToolCalls,omitempty"`
+	// ToolServers and KnowledgeSources select what the session may use (nil: all admitted).
+	ToolServers      *metav1.LabelSelector `json:"toolServers,omitempty"`
+	KnowledgeSources *metav1.LabelSelector `json:"knowledgeSources,omitempty"`
+	// RedactionKey keys the pseudonyms of redacted values. It is derived per session, so
+	// every task of a session names the same value alike and no two sessions do.
+	RedactionKey []byte `json:"redactionKey,omitempty"`
+}
+
+// SecretRef names a Secret.
+type SecretRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// String renders namespace/name.
+func (r SecretRef) String() string { return r.Namespace + "/" + r.Name }
+
+// Usage is what a task consumed of the model and the tools; it travels in TaskResult so the
+// session accounts it wherever the task ran.
+type Usage struct {
+	LLMCalls         int64 `json:"llmCalls,omitempty"`
+	PromptTokens     int64 `json:"promptTokens,omitempty"`
+	CompletionTokens int64 `json:"completionTokens,omitempty"`
+	// ToolCalls counts the task's tool calls; it survives a result trimmed of ToolCalls.
+	ToolCalls int64 `json:"toolCalls,omitempty"`
+}
+
+// IsZero reports a task that consumed nothing.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// Degradation says why a task ran without (part of) its model, condition-ready.
+type Degradation struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // TargetRef returns the session target as an object reference (zero when none).
@@ -173,6 +224,10 @@ type TaskResult struct {
 	Error       string      `json:"error,omitempty"`
 	// Hop is copied from the task so later rounds know the depth.
 	Hop int `json:"hop,omitempty"`
+	// Usage is what the task consumed (nil for a task that used no model).
+	Usage *Usage `json:"usage,omitempty"`
+	// Degraded is set when the task fell back from the model to the rule engine.
+	Degraded *Degradation `json:"degraded,omitempty"`
 }
 
 // Decision is the regulator's verdict.

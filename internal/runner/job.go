@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,6 +51,12 @@ import (
 const (
 	// EnvTaskRequest carries the agent.TaskRequest JSON into a task Job's container.
 	EnvTaskRequest = "KUBAGE_TASK_REQUEST"
+	// EnvModelPrefix prefixes the keys of the session's model Secret in a task Job's
+	// environment: the kubelet fills them (envFrom), so the API key is never in the Job spec
+	// and the agent's account needs no read access to Secrets.
+	EnvModelPrefix = "KUBAGE_MODEL_"
+	// EnvKnowledgeURL is the operator's knowledge endpoint, for the agent's Knowledge tasks.
+	EnvKnowledgeURL = "KUBAGE_KNOWLEDGE_URL"
 	// MaxJobRequestBytes bounds the request a Job carries in its environment.
 	MaxJobRequestBytes = 64 << 10
 
@@ -102,6 +109,9 @@ type JobOptions struct {
 	// StartTimeout is how long a pod may fail to start (image pull, config error) or a Job
 	// fail to create its pod before the task counts as Failed (default 1m).
 	StartTimeout time.Duration
+	// KnowledgeURL is the operator's knowledge endpoint the agents search (see
+	// internal/knowledge/remote); empty: task Jobs have no knowledge.
+	KnowledgeURL string
 }
 
 // BindFlags registers the tuning options as flags (--agent-start-timeout, ...). Image and
@@ -345,6 +355,9 @@ func (r *Job) jobFor(ctx context.Context, owner Owner, req agent.TaskRequest) (*
 	for _, k := range keys {
 		env = append(env, corev1.EnvVar{Name: k, Value: ownerEnv[k]})
 	}
+	if r.opts.KnowledgeURL != "" {
+		env = append(env, corev1.EnvVar{Name: EnvKnowledgeURL, Value: r.opts.KnowledgeURL})
+	}
 
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
@@ -378,6 +391,7 @@ func (r *Job) jobFor(ctx context.Context, owner Owner, req agent.TaskRequest) (*
 						Command:         append([]string(nil), r.opts.Command...),
 						Args:            []string{"--timeout=" + agentTimeout.String()},
 						Env:             env,
+						EnvFrom:         modelEnvFrom(owner, req),
 						Resources:       r.opts.Resources,
 						SecurityContext: &corev1.SecurityContext{
 							AllowPrivilegeEscalation: ptr.To(false),
@@ -391,4 +405,36 @@ func (r *Job) jobFor(ctx context.Context, owner Owner, req agent.TaskRequest) (*
 			},
 		},
 	}, nil
+}
+
+// modelEnvFrom hands the session's model Secret to the agent through the kubelet. Only a
+// Secret of the session's namespace can be: a pod reads no other namespace's Secrets, so
+// with an operator-wide model elsewhere the agent finds none and its tasks degrade to the
+// rule engine. Optional, so a missing Secret degrades the same way instead of blocking the pod.
+func modelEnvFrom(owner Owner, req agent.TaskRequest) []corev1.EnvFromSource {
+	b := req.Session.Brain
+	if b == nil || b.Model == nil || b.Model.Namespace != owner.Namespace {
+		return nil
+	}
+	return []corev1.EnvFromSource{{
+		Prefix:    EnvModelPrefix,
+		SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: b.Model.Name}, Optional: ptr.To(true)},
+	}}
+}
+
+// ModelSecretFromEnv returns the model Secret data the kubelet put in environ (as from
+// os.Environ) with EnvModelPrefix; nil when there is none.
+func ModelSecretFromEnv(environ []string) map[string][]byte {
+	var data map[string][]byte
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(k, EnvModelPrefix) || len(k) == len(EnvModelPrefix) {
+			continue
+		}
+		if data == nil {
+			data = map[string][]byte{}
+		}
+		data[strings.TrimPrefix(k, EnvModelPrefix)] = []byte(v)
+	}
+	return data
 }

@@ -80,9 +80,23 @@ func (w *work) account(brain agent.Brain) {
 	metrics.LLMTokensTotal.WithLabelValues("completion").Add(float64(u.CompletionTokens))
 }
 
-// accountTask adds what a finished task consumed to status.usage.
+// accountTask adds what a finished task consumed to status.usage, wherever it ran, and
+// keeps its fall back from the model for the Degraded condition.
 func (w *work) accountTask(res agent.TaskResult) {
-	w.st.Usage.ToolCalls += int64(len(res.ToolCalls))
+	calls := int64(len(res.ToolCalls))
+	if u := res.Usage; u != nil {
+		// A result trimmed to fit its ConfigMap keeps its tool-call count in Usage.
+		calls = max(calls, u.ToolCalls)
+		w.st.Usage.LLMCalls += u.LLMCalls
+		w.st.Usage.PromptTokens += u.PromptTokens
+		w.st.Usage.CompletionTokens += u.CompletionTokens
+		metrics.LLMTokensTotal.WithLabelValues("prompt").Add(float64(u.PromptTokens))
+		metrics.LLMTokensTotal.WithLabelValues("completion").Add(float64(u.CompletionTokens))
+	}
+	if d := res.Degraded; d != nil {
+		w.ck.Degraded = &Degradation{Reason: clean(d.Reason, 128), Message: clean(d.Message, 1024)}
+	}
+	w.st.Usage.ToolCalls += calls
 	for _, tc := range res.ToolCalls {
 		metrics.ToolCallsTotal.WithLabelValues(clean(tc.Tool, 64)).Inc()
 	}

@@ -83,8 +83,10 @@ type DegradationReporter interface {
 
 // Engine advances sessions. Runners maps each available TaskRunner to its runner.
 type Engine struct {
-	Client        kubernetes.Interface
-	Brains        BrainFactory
+	Client kubernetes.Interface
+	Brains BrainFactory
+	// BrainConfig is the session's brain as its tasks build it (nil: tasks use the rules).
+	BrainConfig   func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 	Runners       map[kubagev1alpha1.TaskRunner]runner.Runner
 	DefaultRunner kubagev1alpha1.TaskRunner
 	Executor      *remediate.Executor

@@ -30,9 +30,14 @@ import (
 	"github.com/kubage/kubage/internal/runner"
 )
 
-// taskRequest is everything a runner needs to run one task of this run.
+// taskRequest is everything a runner needs to run one task of this run: the session,
+// with the brain its tasks build wherever they run.
 func (w *work) taskRequest(def agent.Task) agent.TaskRequest {
-	return agent.TaskRequest{Session: w.ck.Session, Task: def}
+	s := w.ck.Session
+	if w.e.BrainConfig != nil {
+		s.Brain = w.e.BrainConfig(w.ts)
+	}
+	return agent.TaskRequest{Session: s, Task: def}
 }
 
 // startTask hands a task to the runner, bounded by the session's deadline.

@@ -1,0 +1,220 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package task is the one implementation of a plan task: it builds the session's brain
+// from what the task request carries (agent.Session.Brain) and runs the task on it. The
+// InProcess runner calls it inside the operator and `kubage agent task` inside a Job; only
+// their Env differs (whose credentials, where the model Secret and the knowledge come from).
+// The session's own steps (plan, judge, summarize) build their brain with the same Env.Brain.
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"k8s.io/client-go/kubernetes"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/tools"
+	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/internal/tools/registry"
+)
+
+// ReasonModelSecretInvalid is the degradation reason of a brain whose model Secret is
+// missing or unusable: it runs on the rule engine alone instead of failing.
+const ReasonModelSecretInvalid = "ModelSecretInvalid"
+
+// ErrModelUnavailable marks a model Secret that cannot be had (missing, forbidden, not
+// handed to the Job): the brain degrades to the rule engine. Other errors of
+// Env.ModelSecret are transient and fail the call.
+var ErrModelUnavailable = errors.New("model Secret unavailable")
+
+// maxDegradedMessage bounds a degradation message (a condition message).
+const maxDegradedMessage = 1024
+
+// Env is where tasks run.
+type Env struct {
+	// Client is the task's view of the cluster: the operator's, or the agent's read-only account.
+	Client kubernetes.Interface
+	// Rules is the rule engine over Client (built from Client when nil).
+	Rules agent.Brain
+	// ModelSecret returns the data of the model Secret ref names; an error wrapping
+	// ErrModelUnavailable degrades to the rules. Nil: no model is ever available.
+	ModelSecret func(ctx context.Context, ref agent.SecretRef) (map[string][]byte, error)
+	// Knowledge searches KnowledgeSources (nil: none).
+	Knowledge tools.KnowledgeSearcher
+	// ToolServers lists ToolServers and resolves their headers (nil: built-in tools only).
+	ToolServers registry.Cluster
+	// Pool shares model endpoints and circuit breakers (llm.DefaultPool when nil).
+	Pool *llm.Pool
+}
+
+func (e *Env) rules() agent.Brain {
+	if e.Rules == nil {
+		e.Rules = agent.NewRuleEngine(e.Client)
+	}
+	return e.Rules
+}
+
+// Brain builds the brain cfg describes for a session in namespace: the rule engine when
+// cfg names no model, else an LLM brain over the model with the rule engine as fallback,
+// the session's tools and knowledge. An unusable model Secret yields the rule engine,
+// reporting why through TakeDegraded. Close the brain (io.Closer) when done with it.
+func (e *Env) Brain(ctx context.Context, namespace string, cfg *agent.BrainConfig) (agent.Brain, error) {
+	rules := e.rules()
+	if cfg == nil || cfg.Model == nil {
+		return rules, nil
+	}
+	ref := *cfg.Model
+	if e.ModelSecret == nil {
+		return e.invalid(ref, "no model Secret is available where this task runs"), nil
+	}
+	data, err := e.ModelSecret(ctx, ref)
+	if errors.Is(err, ErrModelUnavailable) {
+		return e.invalid(ref, err.Error()), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the model Secret %s: %w", ref, err)
+	}
+	mc, err := llm.ConfigFromSecretData(data)
+	if err != nil {
+		return e.invalid(ref, err.Error()), nil
+	}
+	mc.Mode = llm.ModeDiagnose
+	if cfg.Mode == string(kubagev1alpha1.ModeRemediate) {
+		mc.Mode = llm.ModeRemediate
+	}
+	mc.MaxIterations, mc.MaxToolCalls = cfg.MaxIterations, cfg.MaxToolCalls
+
+	red := redact.New(cfg.RedactionKey)
+	for _, v := range data {
+		red.AddSecrets(string(v))
+	}
+	builtin := tools.Builtin(e.Client, tools.Scope{Namespace: namespace})
+	if e.Knowledge != nil {
+		if builtin, err = tools.WithTools(builtin, tools.NewKnowledgeSearch(e.Knowledge, namespace, cfg.KnowledgeSources)); err != nil {
+			return nil, fmt.Errorf("adding knowledge_search: %w", err)
+		}
+	}
+	reg, err := registry.Open(ctx, registry.Options{
+		Namespace: namespace, Selector: cfg.ToolServers, Mode: kubagev1alpha1.Mode(mc.Mode),
+		Builtin: builtin, Cluster: e.ToolServers, Redact: red.Redact,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the session's tools: %w", err)
+	}
+	opts := llm.Options{Fallback: rules, Tools: llm.RegistryTools(reg), Redactor: red, Pool: e.Pool}
+	if e.Knowledge != nil {
+		opts.Knowledge = sessionKnowledge(e.Knowledge, namespace, cfg)
+	}
+	b, err := llm.New(mc, opts)
+	if err != nil {
+		reg.Close()
+		return e.invalid(ref, err.Error()), nil
+	}
+	return &ModelBrain{LLMBrain: b, reg: reg}, nil
+}
+
+func (e *Env) invalid(ref agent.SecretRef, why string) agent.Brain {
+	return &RulesOnly{Brain: e.rules(), Degradation: agent.Degradation{
+		Reason:  ReasonModelSecretInvalid,
+		Message: tools.Sanitize(fmt.Sprintf("The model Secret %s cannot be used (%s); the rule engine investigated alone", ref, why), maxDegradedMessage, true),
+	}}
+}
+
+// sessionKnowledge searches the KnowledgeSources cfg selects, for the brain's prompts.
+func sessionKnowledge(s tools.KnowledgeSearcher, namespace string, cfg *agent.BrainConfig) llm.Knowledge {
+	sel := cfg.KnowledgeSources
+	return llm.KnowledgeFunc(func(ctx context.Context, query string) ([]llm.Snippet, error) {
+		ans, err := s.Search(ctx, knowledge.Query{Namespace: namespace, Selector: sel, Text: query, K: 3})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]llm.Snippet, 0, len(ans.Snippets))
+		for _, sn := range ans.Snippets {
+			out = append(out, llm.Snippet{Citation: sn.Citation.String(), Title: sn.Title, Text: sn.Text})
+		}
+		return out, nil
+	})
+}
+
+// ModelBrain is an LLM brain with the tool registry it owns; Close releases the
+// registry's ToolServer connections.
+type ModelBrain struct {
+	*llm.LLMBrain
+	reg *registry.Registry
+}
+
+// Close implements io.Closer.
+func (b *ModelBrain) Close() error {
+	b.reg.Close()
+	return nil
+}
+
+// RulesOnly is the rule engine standing in for a model that could not be configured; it
+// reports why every time it is asked, so the Degraded condition survives each step.
+type RulesOnly struct {
+	agent.Brain
+	agent.Degradation
+}
+
+// TakeDegraded reports why the model is not used (session.DegradationReporter).
+func (b *RulesOnly) TakeDegraded() (string, string, bool) { return b.Reason, b.Message, true }
+
+// Investigator runs plan tasks: Analyze tasks, and every task of a session without a
+// model, on the rule engine; the model's tasks on the brain the session's request
+// describes. Its results carry what the task consumed and whether it degraded.
+type Investigator struct {
+	Env *Env
+}
+
+var _ agent.Investigator = (*Investigator)(nil)
+
+// Investigate implements agent.Investigator.
+func (i *Investigator) Investigate(ctx context.Context, s agent.Session, t agent.Task) (agent.TaskResult, error) {
+	if t.Type == agent.TaskAnalyze || t.Type == "" || s.Brain == nil || s.Brain.Model == nil {
+		return i.Env.rules().Investigate(ctx, s, t)
+	}
+	brain, err := i.Env.Brain(ctx, s.Namespace, s.Brain)
+	if err != nil {
+		return agent.TaskResult{TaskID: t.ID}, err
+	}
+	if c, ok := brain.(io.Closer); ok {
+		defer func() { _ = c.Close() }()
+	}
+	res, err := brain.Investigate(ctx, s, t)
+	switch b := brain.(type) {
+	case *ModelBrain:
+		u := b.Usage()
+		res.Usage = &agent.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+		if reason, msg, degraded := b.TakeDegraded(); degraded {
+			res.Degraded = &agent.Degradation{Reason: reason, Message: msg}
+		}
+	case *RulesOnly:
+		res.Usage = &agent.Usage{}
+		d := b.Degradation
+		res.Degraded = &d
+	}
+	if res.Usage != nil {
+		res.Usage.ToolCalls = int64(len(res.ToolCalls))
+	}
+	return res, err
+}
