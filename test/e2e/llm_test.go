@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"strings"
 
@@ -27,9 +28,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/test/fakes/llmtest"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 // Sessions with a model: the operator binary with the LLM brain against the scripted
@@ -143,3 +149,163 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 		Expect(c.Message).NotTo(ContainSubstring(apiKey))
 	})
 })
+
+// The acceptance of the one task path: a session with a model and taskRunner Job. The model
+// plans an Investigate and a Knowledge task; each runs as a Job whose agent builds the
+// session's brain from its request — the model Secret handed over by the kubelet, knowledge
+// searched through the operator's endpoint with the agent's ServiceAccount token — and
+// returns its usage in its result, which the session counts in status.usage.
+var _ = Describe("Troubleshoot sessions with a model and task Jobs", Ordered, func() {
+	const apiKey = "sk-kubage-e2e-jobs-0b3f61"
+	var kubelet *testcluster.Kubelet
+
+	BeforeAll(func(ctx SpecContext) {
+		setupKubage(ctx)
+		kubelet = startKubelet(ctx)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		addr := ln.Addr().String()
+		Expect(ln.Close()).To(Succeed())
+		startManager("--agent-image="+agentImage, "--agent-start-timeout=10s",
+			"--agent-api-bind-address="+addr, "--agent-api-url=http://"+addr)
+	})
+
+	It("runs the model's Investigate and Knowledge tasks as Jobs and counts each task's tokens", func(ctx SpecContext) {
+		srv := llmtest.NewServer()
+		DeferCleanup(srv.Close)
+		srv.SetAuto(tokenCountingModel())
+		srv.RequireKey(apiKey)
+
+		ns := newNamespace(ctx)
+		createDeployment(ctx, ns, "crasher", "example/api:2.1", 1, map[string]string{
+			annBehavior: "crashloop", annExitCode: "3", annMessage: "cannot connect to database",
+		})
+		By("indexing the team's runbook from an inline KnowledgeSource")
+		ks := &kubagev1alpha1.KnowledgeSource{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "runbooks"},
+			Spec: kubagev1alpha1.KnowledgeSourceSpec{TrustLevel: 4, Inline: []kubagev1alpha1.InlineDocument{{
+				Name: "oncall/database.md",
+				Content: "# Database connection failures\n\n## Pod crash loops with cannot connect to database\n\n" +
+					"When a pod keeps restarting and its log says cannot connect to database, check that the " +
+					"database Service has endpoints and that DATABASE_URL points at it, then restart the Deployment.\n",
+			}}},
+		}
+		Expect(kube.Create(ctx, ks)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(kube.Get(ctx, client.ObjectKeyFromObject(ks), ks)).To(Succeed())
+			g.Expect(meta.IsStatusConditionTrue(ks.Status.Conditions, kubagev1alpha1.ReadyCondition)).To(BeTrue(), "conditions: %v", ks.Status.Conditions)
+		}).WithContext(ctx).Should(Succeed())
+
+		_, err := clients.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "model"},
+			StringData: map[string]string{"baseURL": srv.BaseURL(), "model": "demo", "apiKey": apiKey}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		jobs := watchJobs(ctx, ns)
+		ts := createTroubleshoot(ctx, ns, "crasher", func(ts *kubagev1alpha1.Troubleshoot) {
+			ts.Spec.Problem = "Deployment crasher keeps restarting"
+			ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "crasher"}
+			ts.Spec.Model = &kubagev1alpha1.LocalSecretReference{Name: "model"}
+			ts.Spec.TaskRunner = kubagev1alpha1.TaskRunnerJob
+		})
+		ts = waitForTerminal(ctx, ts)
+
+		Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
+		Expect(ts.Status.RootCause.Summary).To(HavePrefix("Model assessment: "))
+		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
+
+		By("running every task, the model's included, as a Job the harness completed")
+		owner := runner.Owner{Namespace: ns, Name: ts.Name, UID: ts.UID}
+		modelTasks := map[kubagev1alpha1.TaskType]agent.TaskResult{}
+		for _, t := range ts.Status.Plan.Tasks {
+			Expect(t.JobName).NotTo(BeEmpty(), "task %s names its Job", t.ID)
+			Expect(t.State).To(Equal(kubagev1alpha1.TaskSucceeded), "task %s: %s", t.ID, t.Summary)
+			if t.Type == kubagev1alpha1.TaskTypeInvestigate || t.Type == kubagev1alpha1.TaskTypeKnowledge {
+				res, err := runner.ReadResult(ctx, clients, owner, t.ID)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(res).NotTo(BeNil(), "task %s has a result", t.ID)
+				modelTasks[t.Type] = *res
+			}
+		}
+		Expect(modelTasks).To(HaveKey(kubagev1alpha1.TaskTypeInvestigate))
+		Expect(modelTasks).To(HaveKey(kubagev1alpha1.TaskTypeKnowledge))
+		Expect(jobs.createdPerTask()).To(HaveEach(1), "one Job per task")
+		for _, run := range kubelet.Runs() {
+			if run.Namespace == ns {
+				Expect(run.Reason).To(Equal("Completed"), "pod %s output:\n%s", run.Name, run.Output)
+			}
+		}
+
+		By("the Knowledge task found the runbook through the operator's endpoint")
+		know := modelTasks[kubagev1alpha1.TaskTypeKnowledge]
+		Expect(know.Evidence).To(ContainElement(And(
+			HaveField("Source.Kind", agent.SourceKnowledge),
+			HaveField("Source.Query", ContainSubstring("runbooks:oncall/database.md")),
+		)), "summary: %s", know.Summary)
+
+		By("the Investigate task asked the model from its Job and reported the tokens in its result")
+		inv := modelTasks[kubagev1alpha1.TaskTypeInvestigate]
+		Expect(inv.Usage).NotTo(BeNil())
+		Expect(inv.Usage.LLMCalls).To(BeNumerically(">", 0))
+		Expect(inv.Usage.PromptTokens).To(Equal(inv.Usage.LLMCalls * int64(investigatorTokens.PromptTokens)))
+		Expect(inv.Usage.CompletionTokens).To(Equal(inv.Usage.LLMCalls * int64(investigatorTokens.CompletionTokens)))
+		Expect(inv.ToolCalls).NotTo(BeEmpty(), "the investigator called a tool against the cluster")
+
+		By("status.usage counts every model call: the operator's steps and each task's")
+		var calls, prompt, completion, investigatorCalls int64
+		for _, r := range srv.Requests() {
+			Expect(r.Text()).NotTo(ContainSubstring(apiKey))
+			u := tokensFor(r)
+			calls++
+			prompt += int64(u.PromptTokens)
+			completion += int64(u.CompletionTokens)
+			if r.SchemaName() == "" {
+				investigatorCalls++
+			}
+		}
+		Expect(investigatorCalls).To(Equal(inv.Usage.LLMCalls), "the Investigate task made the investigator's calls")
+		Expect(ts.Status.Usage.LLMCalls).To(Equal(calls))
+		Expect(ts.Status.Usage.PromptTokens).To(Equal(prompt))
+		Expect(ts.Status.Usage.CompletionTokens).To(Equal(completion))
+		GinkgoWriter.Printf("model session with task Jobs: %d LLM calls (%d by the Investigate Job), %d prompt + %d completion tokens (%d + %d by the Investigate Job), %d tool calls\n",
+			ts.Status.Usage.LLMCalls, inv.Usage.LLMCalls, ts.Status.Usage.PromptTokens, ts.Status.Usage.CompletionTokens,
+			inv.Usage.PromptTokens, inv.Usage.CompletionTokens, ts.Status.Usage.ToolCalls)
+	})
+})
+
+// Token counts the scripted model reports, one per kind of call, so that a total tells
+// whose calls it holds.
+var (
+	stepTokens         = llmtest.Usage{PromptTokens: 1000, CompletionTokens: 100}
+	investigatorTokens = llmtest.Usage{PromptTokens: 7, CompletionTokens: 3}
+)
+
+// tokensFor is what the scripted model reports for r: structured steps (plan, verdict,
+// conclusion) are the operator's, unstructured calls an investigator's.
+func tokensFor(r llmtest.Request) llmtest.Usage {
+	if r.SchemaName() == "" {
+		return investigatorTokens
+	}
+	return stepTokens
+}
+
+// tokenCountingModel is the demo model with fixed token counts; its first plan adds a
+// Knowledge task about the symptom to the demo's Investigate task.
+func tokenCountingModel() llmtest.Responder {
+	demo := llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: true})
+	return func(req llmtest.Request) llmtest.Reply {
+		reply := demo(req)
+		if req.SchemaName() == llm.SchemaPlan && strings.Contains(req.LastUser(), "Iteration: 1\n") {
+			var plan map[string]any
+			Expect(json.Unmarshal([]byte(reply.Content), &plan)).To(Succeed())
+			plan["tasks"] = append(plan["tasks"].([]any), map[string]any{
+				"id": "runbook", "type": "Knowledge", "description": "pod crash loops with cannot connect to database",
+				"tool": "", "args": []any{}, "dependsOn": []string{},
+			})
+			raw, err := json.Marshal(plan)
+			Expect(err).NotTo(HaveOccurred())
+			reply.Content = string(raw)
+		}
+		u := tokensFor(req)
+		reply.Usage = &u
+		return reply
+	}
+}
