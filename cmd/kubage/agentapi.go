@@ -23,7 +23,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/kubage/kubage/internal/alerts"
 	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/knowledge/remote"
 )
@@ -53,5 +52,5 @@ func (o *agentAPIOptions) setup(mgr manager.Manager, cs kubernetes.Interface, kn
 		return nil
 	}
 	h := &remote.Handler{Searcher: know, Auth: &remote.TokenReviewer{Client: cs, ServiceAccount: sa}}
-	return mgr.Add(alerts.NewServer(h, alerts.ServerOptions{Address: o.bindAddress, CertFile: o.certFile, KeyFile: o.keyFile}))
+	return mgr.Add(&remote.Server{Handler: h, Address: o.bindAddress, CertFile: o.certFile, KeyFile: o.keyFile})
 }

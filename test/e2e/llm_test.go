@@ -21,12 +21,16 @@ import (
 	"encoding/json"
 	"net"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -199,7 +203,7 @@ var _ = Describe("Troubleshoot sessions with a model and task Jobs", Ordered, fu
 		_, err := clients.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "model"},
 			StringData: map[string]string{"baseURL": srv.BaseURL(), "model": "demo", "apiKey": apiKey}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		jobs := watchJobs(ctx, ns)
+		jobs := watchTaskJobs(ctx, ns)
 		ts := createTroubleshoot(ctx, ns, "crasher", func(ts *kubagev1alpha1.Troubleshoot) {
 			ts.Spec.Problem = "Deployment crasher keeps restarting"
 			ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "crasher"}
@@ -214,35 +218,44 @@ var _ = Describe("Troubleshoot sessions with a model and task Jobs", Ordered, fu
 
 		By("running every task, the model's included, as a Job the harness completed")
 		owner := runner.Owner{Namespace: ns, Name: ts.Name, UID: ts.UID}
-		modelTasks := map[kubagev1alpha1.TaskType]agent.TaskResult{}
-		for _, t := range ts.Status.Plan.Tasks {
-			Expect(t.JobName).NotTo(BeEmpty(), "task %s names its Job", t.ID)
-			Expect(t.State).To(Equal(kubagev1alpha1.TaskSucceeded), "task %s: %s", t.ID, t.Summary)
-			if t.Type == kubagev1alpha1.TaskTypeInvestigate || t.Type == kubagev1alpha1.TaskTypeKnowledge {
-				res, err := runner.ReadResult(ctx, clients, owner, t.ID)
-				Expect(err).NotTo(HaveOccurred())
-				Expect(res).NotTo(BeNil(), "task %s has a result", t.ID)
-				modelTasks[t.Type] = *res
+		results, err := runner.ReadResults(ctx, clients, owner)
+		Expect(err).NotTo(HaveOccurred())
+		requests := requestsOf(jobs)
+		modelTasks := map[agent.TaskType]agent.TaskResult{}
+		for id, req := range requests {
+			res, ok := results[id]
+			Expect(ok).To(BeTrue(), "task %s of a Job has a result", id)
+			Expect(res.Error).To(BeEmpty(), "task %s: %s", id, res.Summary)
+			if req.Task.Type == agent.TaskInvestigate || req.Task.Type == agent.TaskKnowledge {
+				Expect(req.Session.Brain).NotTo(BeNil())
+				Expect(req.Session.Brain.Model).To(Equal(&agent.SecretRef{Namespace: ns, Name: "model"}))
+				modelTasks[req.Task.Type] = res
 			}
 		}
-		Expect(modelTasks).To(HaveKey(kubagev1alpha1.TaskTypeInvestigate))
-		Expect(modelTasks).To(HaveKey(kubagev1alpha1.TaskTypeKnowledge))
-		Expect(jobs.createdPerTask()).To(HaveEach(1), "one Job per task")
+		Expect(requests).To(HaveLen(len(results)), "every task ran as a Job")
+		Expect(modelTasks).To(HaveKey(agent.TaskInvestigate))
+		Expect(modelTasks).To(HaveKey(agent.TaskKnowledge))
+		for _, t := range ts.Status.Plan.Tasks {
+			Expect(t.JobName).NotTo(BeEmpty(), "task %s names its Job", t.ID)
+		}
+		ran := 0
 		for _, run := range kubelet.Runs() {
 			if run.Namespace == ns {
+				ran++
 				Expect(run.Reason).To(Equal("Completed"), "pod %s output:\n%s", run.Name, run.Output)
 			}
 		}
+		Expect(ran).To(Equal(len(requests)), "the harness ran each task's pod once")
 
 		By("the Knowledge task found the runbook through the operator's endpoint")
-		know := modelTasks[kubagev1alpha1.TaskTypeKnowledge]
+		know := modelTasks[agent.TaskKnowledge]
 		Expect(know.Evidence).To(ContainElement(And(
 			HaveField("Source.Kind", agent.SourceKnowledge),
 			HaveField("Source.Query", ContainSubstring("runbooks:oncall/database.md")),
 		)), "summary: %s", know.Summary)
 
 		By("the Investigate task asked the model from its Job and reported the tokens in its result")
-		inv := modelTasks[kubagev1alpha1.TaskTypeInvestigate]
+		inv := modelTasks[agent.TaskInvestigate]
 		Expect(inv.Usage).NotTo(BeNil())
 		Expect(inv.Usage.LLMCalls).To(BeNumerically(">", 0))
 		Expect(inv.Usage.PromptTokens).To(Equal(inv.Usage.LLMCalls * int64(investigatorTokens.PromptTokens)))
@@ -308,4 +321,59 @@ func tokenCountingModel() llmtest.Responder {
 		reply.Usage = &u
 		return reply
 	}
+}
+
+// taskJobWatch keeps the task Jobs created in a namespace, for the requests they carry.
+type taskJobWatch struct {
+	mu   sync.Mutex
+	jobs map[string]*batchv1.Job // by task id
+}
+
+func watchTaskJobs(ctx context.Context, ns string) *taskJobWatch {
+	GinkgoHelper()
+	w, err := clients.BatchV1().Jobs(ns).Watch(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{runner.LabelAgent: runner.ComponentAgent}.String(),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	tw := &taskJobWatch{jobs: map[string]*batchv1.Job{}}
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		for ev := range w.ResultChan() {
+			if job, ok := ev.Object.(*batchv1.Job); ok && ev.Type == watch.Added {
+				tw.mu.Lock()
+				Expect(tw.jobs).NotTo(HaveKey(job.Labels[runner.LabelTaskID]), "one Job per task")
+				tw.jobs[job.Labels[runner.LabelTaskID]] = job
+				tw.mu.Unlock()
+			}
+		}
+	}()
+	DeferCleanup(func() {
+		w.Stop()
+		<-done
+	})
+	return tw
+}
+
+// requestsOf decodes the task request of every Job seen, by task id. No literal value of a
+// Job's environment holds the model's API key: the kubelet reads it from the Secret.
+func requestsOf(tw *taskJobWatch) map[string]agent.TaskRequest {
+	GinkgoHelper()
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	out := map[string]agent.TaskRequest{}
+	for id, job := range tw.jobs {
+		c := job.Spec.Template.Spec.Containers[0]
+		var req agent.TaskRequest
+		for _, e := range c.Env {
+			Expect(e.Value).NotTo(ContainSubstring("sk-kubage-e2e"), "env %s of Job %s", e.Name, job.Name)
+			if e.Name == runner.EnvTaskRequest {
+				Expect(json.Unmarshal([]byte(e.Value), &req)).To(Succeed())
+			}
+		}
+		Expect(req.Task.ID).To(Equal(id))
+		out[id] = req
+	}
+	return out
 }
