@@ -64,9 +64,7 @@ const RerunAnnotation = "kubage.io/rerun"
 type BrainFactory func(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (agent.Brain, error)
 
 // Usage is what a brain consumed of a model since it was last asked.
-type Usage struct {
-	LLMCalls, PromptTokens, CompletionTokens int64
-}
+type Usage = agent.Usage
 
 // UsageReporter is implemented by brains that call a model; the engine adds what they
 // report after each call to status.usage and checks it against spec.budget.maxTokens.

@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubage/kubage/internal/session"
+	"github.com/kubage/kubage/internal/agent"
 )
 
 // Usage is what a brain consumed: model calls and tokens, tool calls, and the
@@ -148,13 +148,13 @@ func (b *LLMBrain) Usage() Usage {
 }
 
 // TakeUsage returns what the brain consumed since the last call and resets that count;
-// it makes LLMBrain a session.UsageReporter.
-func (b *LLMBrain) TakeUsage() session.Usage {
+// it is how the session engine accounts a step's model calls (session.UsageReporter).
+func (b *LLMBrain) TakeUsage() agent.Usage {
 	b.led.mu.Lock()
 	defer b.led.mu.Unlock()
 	u := b.led.untaken
 	b.led.untaken = Usage{}
-	return session.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	return agent.Usage{LLMCalls: u.LLMCalls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 }
 
 // Degradations lists every step that fell back, oldest first.
@@ -183,5 +183,3 @@ func (b *LLMBrain) TakeDegraded() (reason, message string, degraded bool) {
 	}
 	return last.Reason, clip("The model failed or answered unusably; the rule engine's answer was used instead. "+strings.Join(parts, "; "), 1000), true
 }
-
-var _ session.UsageReporter = (*LLMBrain)(nil)
