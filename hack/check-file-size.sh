@@ -13,8 +13,6 @@ LIMIT=500
 declare -A pending=(
   [internal/agent/analyze_pod.go]="split by concern (rule-engine diagnosis work)"
   [internal/agent/rules.go]="rule-engine diagnosis work"
-  [internal/agent/llm/brain.go]="one task path work"
-  [internal/runner/job.go]="one task path work"
 )
 
 fail=0
