@@ -81,8 +81,12 @@ type DegradationReporter interface {
 
 // Engine advances sessions. Runners maps each available TaskRunner to its runner.
 type Engine struct {
+	// Client keeps the session's state: checkpoint, task results, report.
 	Client kubernetes.Interface
-	Brains BrainFactory
+	// Cluster is the cluster under investigation, where the target is looked up (Client
+	// when nil; a local session may keep its state apart from a real cluster).
+	Cluster kubernetes.Interface
+	Brains  BrainFactory
 	// BrainConfig is the session's brain as its tasks build it (nil: tasks use the rules).
 	BrainConfig   func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 	Runners       map[kubagev1alpha1.TaskRunner]runner.Runner
@@ -167,6 +171,13 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	}
 	ts.Status = *w.st
 	return Step{RequeueAfter: after, Checkpoint: ck}, nil
+}
+
+func (e *Engine) cluster() kubernetes.Interface {
+	if e.Cluster != nil {
+		return e.Cluster
+	}
+	return e.Client
 }
 
 func (e *Engine) now() time.Time {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/internal/tools"
 	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/test/fakes/llmtest"
@@ -98,7 +99,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.OverheadRuns <= 0 {
 		opts.OverheadRuns = 200
 	}
-	rep := &Report{Procedure: "each session runs RunSession with the LLM brain (rule engine as fallback, built-in tools, in-process runner) against the scripted OpenAI-compatible server answering with llmtest.DemoResponder (one planned investigation per session); tokens are the server's estimate (bytes/4); the call overhead is the median of repeated Judge calls minus the server's own time"}
+	rep := &Report{Procedure: "each session runs the operator's session engine (session.Local: fake clientset, in-process runner) with the LLM brain (rule engine as fallback, built-in tools) against the scripted OpenAI-compatible server answering with llmtest.DemoResponder (one planned investigation per session); tokens are the server's estimate (bytes/4); the call overhead is the median of repeated Judge calls minus the server's own time"}
 	for _, s := range opts.Sessions {
 		r, err := RunSession(ctx, s)
 		if err != nil {
@@ -144,11 +145,14 @@ func RunSession(ctx context.Context, s Session) (Result, error) {
 		return Result{}, err
 	}
 	start := time.Now()
-	c, tr, err := agent.RunSession(ctx, b, s.Session, agent.InProcessRunner{Investigator: b, Parallelism: 2}, agent.Budget{})
+	// The operator's session engine, on the scenario's cluster.
+	l := &session.Local{Client: s.Client, Brain: b}
+	out, err := l.Run(ctx, s.Session, agent.Budget{Parallelism: 2})
 	wall := time.Since(start)
 	if err != nil {
 		return Result{}, err
 	}
+	c, tr := out.Conclusion, out.Trace
 	u := b.Usage()
 	var model time.Duration
 	for _, r := range srv.Requests() {
@@ -183,7 +187,11 @@ func CallOverhead(ctx context.Context, s Session, runs int) (time.Duration, erro
 	if err != nil {
 		return 0, err
 	}
-	p := agent.Progress{Iteration: 1, Results: agent.InProcessRunner{Investigator: b, Parallelism: 2}.Run(ctx, s.Session, tasks)}
+	results := make([]agent.TaskResult, 0, len(tasks))
+	for _, t := range tasks {
+		results = append(results, agent.RunTask(ctx, b, s.Session, t))
+	}
+	p := agent.Progress{Iteration: 1, Results: results}
 	base := len(srv.Requests())
 	samples := make([]time.Duration, 0, runs)
 	for i := 0; i < runs; i++ {
