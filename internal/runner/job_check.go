@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubage/kubage/internal/text"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -202,7 +203,7 @@ func lastLine(s string) string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[i+1:])
 	}
-	return clip(s, 300)
+	return text.Clip(s, 300)
 }
 
-func clipReason(s string) string { return clip(s, maxReason) }
+func clipReason(s string) string { return text.Clip(s, maxReason) }

@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // ErrMalformedResult marks a result ConfigMap whose content is not a TaskResult; the
@@ -226,7 +227,7 @@ func boundResult(res agent.TaskResult) ([]byte, error) {
 			res.Evidence = res.Evidence[:len(res.Evidence)/2]
 			res.Findings = res.Findings[:len(res.Findings)/2]
 		}
-		res.Summary = clip(res.Summary, 1024)
+		res.Summary = text.Clip(res.Summary, 1024)
 		if raw, err = json.Marshal(withNote(res)); err == nil && len(raw) <= MaxResultBytes {
 			return raw, nil
 		}
@@ -235,16 +236,6 @@ func boundResult(res agent.TaskResult) ([]byte, error) {
 }
 
 func withNote(res agent.TaskResult) agent.TaskResult {
-	res.Summary = clip(res.Summary, 900) + " (result trimmed to fit its ConfigMap)"
+	res.Summary = text.Clip(res.Summary, 900) + " (result trimmed to fit its ConfigMap)"
 	return res
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
 }

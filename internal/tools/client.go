@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubage/kubage/internal/text"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,7 +101,7 @@ func (c *Client) CheckNamespace(ns string) error {
 		return fmt.Errorf("%w: no namespace set for this session", ErrOutOfScope)
 	}
 	if ns != "" && ns != c.scope.Namespace {
-		return fmt.Errorf("namespace %q is %w (only %q and cluster-scoped objects are visible)", clip(ns, 63), ErrOutOfScope, c.scope.Namespace)
+		return fmt.Errorf("namespace %q is %w (only %q and cluster-scoped objects are visible)", text.ClipMarked(ns, 63), ErrOutOfScope, c.scope.Namespace)
 	}
 	return nil
 }
@@ -125,9 +126,9 @@ func (c *Client) Get(ctx context.Context, kind, name string) (runtime.Object, *K
 	obj, err := k.get(ctx, c.cs, ns, name)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, k, &NotFoundError{Kind: k.Kind, Namespace: ns, Name: clip(name, 253)}
+			return nil, k, &NotFoundError{Kind: k.Kind, Namespace: ns, Name: text.ClipMarked(name, 253)}
 		}
-		return nil, k, fmt.Errorf("get %s %s: %w", k.Kind, clip(name, 253), err)
+		return nil, k, fmt.Errorf("get %s %s: %w", k.Kind, text.ClipMarked(name, 253), err)
 	}
 	return obj, k, nil
 }
@@ -293,5 +294,5 @@ func ResolveKind(s string) (*KindInfo, error) {
 	if k, ok := kindIndex[key]; ok {
 		return k, nil
 	}
-	return nil, fmt.Errorf("%w: unknown kind %q (known: %s)", ErrInvalidInput, clip(s, 60), strings.Join(KindNames(), ", "))
+	return nil, fmt.Errorf("%w: unknown kind %q (known: %s)", ErrInvalidInput, text.ClipMarked(s, 60), strings.Join(KindNames(), ", "))
 }

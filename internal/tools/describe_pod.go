@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubage/kubage/internal/text"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -104,7 +105,7 @@ func ProbeLine(p *corev1.Probe) string {
 	case p.TCPSocket != nil:
 		return "tcp port " + p.TCPSocket.Port.String()
 	case p.Exec != nil:
-		return "exec " + clip(strings.Join(p.Exec.Command, " "), 80)
+		return "exec " + text.ClipMarked(strings.Join(p.Exec.Command, " "), 80)
 	case p.GRPC != nil:
 		return fmt.Sprintf("grpc port %d", p.GRPC.Port)
 	}

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubage/kubage/internal/text"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 )
@@ -112,7 +113,7 @@ func (c *Client) Events(ctx context.Context, q EventQuery) ([]EventGroup, bool, 
 			continue
 		}
 		obj := e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name
-		key := e.Type + "|" + e.Reason + "|" + obj + "|" + generatedSuffix.ReplaceAllString(clip(e.Message, 300), "-*")
+		key := e.Type + "|" + e.Reason + "|" + obj + "|" + generatedSuffix.ReplaceAllString(text.ClipMarked(e.Message, 300), "-*")
 		count := e.Count
 		if e.Series != nil && e.Series.Count > count {
 			count = e.Series.Count

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kubage/kubage/internal/text"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -86,7 +87,7 @@ func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) 
 	}
 	cs, known := containerStatus(pod, res.Container)
 	if !known && !hasContainer(pod, res.Container) {
-		return res, fmt.Errorf("%w: pod %s has no container %q (containers: %s)", ErrInvalidInput, pod.Name, clip(res.Container, 63), strings.Join(containerNames(pod), ", "))
+		return res, fmt.Errorf("%w: pod %s has no container %q (containers: %s)", ErrInvalidInput, pod.Name, text.ClipMarked(res.Container, 63), strings.Join(containerNames(pod), ", "))
 	}
 	if req.Previous && (cs == nil || cs.LastTerminationState.Terminated == nil) {
 		res.Note = fmt.Sprintf("no previous instance of container %s (it has not restarted)", res.Container)

@@ -135,14 +135,3 @@ func (t *Text) String() string {
 	}
 	return s
 }
-
-// clip shortens a trusted string to n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

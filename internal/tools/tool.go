@@ -29,6 +29,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Result is what a tool returns: compact bounded text for a model or a report, and
@@ -135,13 +137,13 @@ func DecodeArgs(args map[string]string, out any) error {
 		case reflect.Int, reflect.Int32, reflect.Int64:
 			n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
 			if err != nil {
-				return fmt.Errorf("%w: argument %q wants an integer, got %q", ErrInvalidInput, k, clip(raw, 40))
+				return fmt.Errorf("%w: argument %q wants an integer, got %q", ErrInvalidInput, k, text.ClipMarked(raw, 40))
 			}
 			f.SetInt(n)
 		case reflect.Bool:
 			b, err := strconv.ParseBool(strings.TrimSpace(raw))
 			if err != nil {
-				return fmt.Errorf("%w: argument %q wants true or false, got %q", ErrInvalidInput, k, clip(raw, 40))
+				return fmt.Errorf("%w: argument %q wants true or false, got %q", ErrInvalidInput, k, text.ClipMarked(raw, 40))
 			}
 			f.SetBool(b)
 		case reflect.Slice:
@@ -283,7 +285,7 @@ func (r *Registry) Client() *Client { return r.client }
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	t, ok := r.byName[name]
 	if !ok {
-		return Result{}, fmt.Errorf("unknown tool %q", clip(name, 60))
+		return Result{}, fmt.Errorf("unknown tool %q", text.ClipMarked(name, 60))
 	}
 	return t.Call(ctx, args)
 }

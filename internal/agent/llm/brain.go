@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 
@@ -101,7 +102,7 @@ func (b *LLMBrain) Config() Config { return b.cfg }
 // degrade records that step fell back and returns the error to use when there is no
 // fallback answer.
 func (b *LLMBrain) degrade(step string, err error) error {
-	d := Degradation{Step: step, Reason: reasonOf(err), Message: clip(b.red.Redact(err.Error()), 300)}
+	d := Degradation{Step: step, Reason: reasonOf(err), Message: text.ClipMarked(b.red.Redact(err.Error()), 300)}
 	b.led.degrade(d)
 	return &DegradedError{Degradation: d, Err: err}
 }
@@ -109,7 +110,7 @@ func (b *LLMBrain) degrade(step string, err error) error {
 func noFallback(step string, err error) error {
 	var de *DegradedError
 	if errors.As(err, &de) {
-		de.Message = clip(de.Reason+": "+de.Message, 300)
+		de.Message = text.ClipMarked(de.Reason+": "+de.Message, 300)
 		de.Reason = ReasonNoFallback
 		return de
 	}

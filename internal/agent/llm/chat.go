@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubage/kubage/internal/text"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -216,8 +217,8 @@ func (b *LLMBrain) structuredIn(ctx context.Context, o *outputSchema, format Res
 			hint = "Reply again with a shorter JSON object: fewer items and shorter strings."
 		}
 		msgs = append(msgs,
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: clip(ch.Message.Content, 4000)},
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "Your reply was rejected: " + clip(verr.Error(), 1000) + "\n" + hint})
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text.ClipMarked(ch.Message.Content, 4000)},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "Your reply was rejected: " + text.ClipMarked(verr.Error(), 1000) + "\n" + hint})
 	}
 }
 

@@ -30,6 +30,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Mode is the session mode; in Diagnose mode mutating tools are never offered or called.
@@ -156,7 +158,7 @@ func (c Config) Validate() error {
 	case strings.TrimSpace(c.BaseURL) == "":
 		errs = append(errs, errors.New("baseURL is required"))
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		errs = append(errs, fmt.Errorf("baseURL %q is not an http(s) URL", clip(c.BaseURL, 100)))
+		errs = append(errs, fmt.Errorf("baseURL %q is not an http(s) URL", text.ClipMarked(c.BaseURL, 100)))
 	}
 	if strings.TrimSpace(c.Model) == "" {
 		errs = append(errs, errors.New("model is required"))
@@ -164,12 +166,12 @@ func (c Config) Validate() error {
 	switch c.ResponseFormat {
 	case "", FormatJSONSchema, FormatJSONObject, FormatPrompt:
 	default:
-		errs = append(errs, fmt.Errorf("responseFormat %q is not one of JSONSchema, JSONObject, Prompt", clip(string(c.ResponseFormat), 40)))
+		errs = append(errs, fmt.Errorf("responseFormat %q is not one of JSONSchema, JSONObject, Prompt", text.ClipMarked(string(c.ResponseFormat), 40)))
 	}
 	switch c.Mode {
 	case "", ModeDiagnose, ModeRemediate:
 	default:
-		errs = append(errs, fmt.Errorf("mode %q is not Diagnose or Remediate", clip(string(c.Mode), 40)))
+		errs = append(errs, fmt.Errorf("mode %q is not Diagnose or Remediate", text.ClipMarked(string(c.Mode), 40)))
 	}
 	if c.ContextTokens > 0 && c.MaxOutputTokens >= c.ContextTokens {
 		errs = append(errs, errors.New("maxOutputTokens must be smaller than contextTokens"))
@@ -200,7 +202,7 @@ func ConfigFromSecretData(data map[string][]byte) (Config, error) {
 	if v := get(KeyTimeout); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 || d > 10*time.Minute {
-			errs = append(errs, fmt.Errorf("%s %q is not a duration between 0 and 10m", KeyTimeout, clip(v, 40)))
+			errs = append(errs, fmt.Errorf("%s %q is not a duration between 0 and 10m", KeyTimeout, text.ClipMarked(v, 40)))
 		}
 		c.Timeout = d
 	}
@@ -220,7 +222,7 @@ func ConfigFromSecretData(data map[string][]byte) (Config, error) {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < f.min || n > f.max {
-			errs = append(errs, fmt.Errorf("%s %q is not an integer between %d and %d", f.key, clip(v, 40), f.min, f.max))
+			errs = append(errs, fmt.Errorf("%s %q is not an integer between %d and %d", f.key, text.ClipMarked(v, 40), f.min, f.max))
 			continue
 		}
 		*f.dst = n
@@ -231,7 +233,7 @@ func ConfigFromSecretData(data map[string][]byte) (Config, error) {
 	if v := get(KeyTemperature); v != "" {
 		t, err := parseHundredths(v)
 		if err != nil || t < 0 || t > 200 {
-			errs = append(errs, fmt.Errorf("%s %q is not a number between 0 and 2", KeyTemperature, clip(v, 40)))
+			errs = append(errs, fmt.Errorf("%s %q is not a number between 0 and 2", KeyTemperature, text.ClipMarked(v, 40)))
 		} else {
 			c.Temperature = &t
 		}
@@ -266,14 +268,4 @@ func parseHundredths(v string) (int, error) {
 		return 0, fmt.Errorf("bad fraction %q", frac)
 	}
 	return w*100 + f, nil
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 	"github.com/kubage/kubage/internal/tools/redact"
 )
@@ -265,12 +266,12 @@ func runScenario(ctx context.Context, cfg Config, sc Scenario, opts EvalOptions)
 	}
 	if err != nil {
 		res.Error = err.Error()
-		res.Failures = append(res.Failures, "the session failed: "+clip(err.Error(), 300))
+		res.Failures = append(res.Failures, "the session failed: "+text.ClipMarked(err.Error(), 300))
 		return res
 	}
 	rc := c.RootCause
 	res.Conclusion = &rc
-	res.Category, res.Confidence, res.Summary = rc.Category, rc.Confidence, clip(rc.Summary, 300)
+	res.Category, res.Confidence, res.Summary = rc.Category, rc.Confidence, text.ClipMarked(rc.Summary, 300)
 	if !rc.Culprit.IsZero() {
 		res.Culprit = rc.Culprit.Kind + "/" + rc.Culprit.Name
 	}

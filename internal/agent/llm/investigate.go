@@ -27,6 +27,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -51,7 +52,7 @@ func (b *LLMBrain) Investigate(ctx context.Context, s agent.Session, t agent.Tas
 	case agent.TaskInvestigate:
 		return b.agentTask(ctx, s, t)
 	}
-	return agent.TaskResult{TaskID: t.ID}, fmt.Errorf("unknown task type %q", clip(string(t.Type), 40))
+	return agent.TaskResult{TaskID: t.ID}, fmt.Errorf("unknown task type %q", text.ClipMarked(string(t.Type), 40))
 }
 
 // toolTask runs one planned tool call.
@@ -66,14 +67,14 @@ func (b *LLMBrain) toolTask(ctx context.Context, t agent.Task) (agent.TaskResult
 	raw, err := b.gate.argsFromStrings(t.Tool, args)
 	if err != nil {
 		b.led.add(Usage{RefusedToolCalls: 1})
-		res.ToolCalls = append(res.ToolCalls, agent.ToolCall{Tool: clip(t.Tool, 128), Error: clip("refused: "+err.Error(), 200)})
-		res.Summary = "tool call refused: " + clip(err.Error(), 300)
+		res.ToolCalls = append(res.ToolCalls, agent.ToolCall{Tool: text.ClipMarked(t.Tool, 128), Error: text.ClipMarked("refused: "+err.Error(), 200)})
+		res.Summary = "tool call refused: " + text.ClipMarked(err.Error(), 300)
 		return res, err
 	}
 	ev, msg, tc := b.runTool(ctx, t, 1, t.Tool, raw)
 	res.ToolCalls = append(res.ToolCalls, tc)
 	if ev == nil {
-		res.Summary = clip(msg, 300)
+		res.Summary = text.ClipMarked(msg, 300)
 		return res, errors.New(tc.Error)
 	}
 	res.Evidence = append(res.Evidence, *ev)
@@ -90,11 +91,11 @@ func (b *LLMBrain) knowledgeTask(ctx context.Context, t agent.Task) (agent.TaskR
 	}
 	if b.knowledge == nil {
 		if _, ok := b.gate.byName["knowledge_search"]; ok {
-			raw, _ := json.Marshal(map[string]string{"query": clip(query, 1000)})
+			raw, _ := json.Marshal(map[string]string{"query": text.ClipMarked(query, 1000)})
 			ev, msg, tc := b.runTool(ctx, t, 1, "knowledge_search", raw)
 			res.ToolCalls = append(res.ToolCalls, tc)
 			if ev == nil {
-				res.Summary = clip(msg, 300)
+				res.Summary = text.ClipMarked(msg, 300)
 				return res, errors.New(tc.Error)
 			}
 			ev.Source.Kind = agent.SourceKnowledge
@@ -106,12 +107,12 @@ func (b *LLMBrain) knowledgeTask(ctx context.Context, t agent.Task) (agent.TaskR
 		return res, errors.New("no knowledge sources configured for this session")
 	}
 	snips := b.searchKnowledge(ctx, query)
-	res.ToolCalls = append(res.ToolCalls, agent.ToolCall{Tool: "knowledge", Args: clip(b.red.Redact(query), 200)})
+	res.ToolCalls = append(res.ToolCalls, agent.ToolCall{Tool: "knowledge", Args: text.ClipMarked(b.red.Redact(query), 200)})
 	for i, sn := range snips {
 		res.Evidence = append(res.Evidence, agent.Evidence{
 			ID: fmt.Sprintf("%s-k%d", strings.ToLower(t.ID), i+1), Summary: oneLine(firstNonEmpty(sn.Title, sn.Citation), agent.MaxEvidenceSummary),
 			Source: agent.Source{Kind: agent.SourceKnowledge, Tool: "knowledge", Query: sn.Citation},
-			Data:   clip(b.red.Redact(sn.Text), agent.MaxEvidenceData), TaskID: t.ID,
+			Data:   text.ClipMarked(b.red.Redact(sn.Text), agent.MaxEvidenceData), TaskID: t.ID,
 		})
 	}
 	res.Summary = fmt.Sprintf("%d knowledge passage(s) for %q", len(snips), oneLine(query, 120))
@@ -131,25 +132,25 @@ func firstNonEmpty(s ...string) string {
 // returns no evidence and the message for the model.
 func (b *LLMBrain) runTool(ctx context.Context, t agent.Task, n int, name string, args json.RawMessage) (*agent.Evidence, string, agent.ToolCall) {
 	redArgs := b.red.Redact(string(args))
-	tc := agent.ToolCall{Tool: clip(name, 128), Args: clip(redArgs, 200)}
+	tc := agent.ToolCall{Tool: text.ClipMarked(name, 128), Args: text.ClipMarked(redArgs, 200)}
 	if err := b.gate.check(name, args); err != nil {
 		b.led.add(Usage{RefusedToolCalls: 1})
-		tc.Error = clip("refused: "+err.Error(), 200)
+		tc.Error = text.ClipMarked("refused: "+err.Error(), 200)
 		return nil, "error: " + err.Error(), tc
 	}
 	b.led.add(Usage{ToolCalls: 1})
 	out, err := b.gate.call(ctx, name, args)
 	if err != nil {
-		tc.Error = clip(b.red.Redact(err.Error()), 200)
-		return nil, "error: the tool failed: " + b.red.Redact(clip(err.Error(), 1000)), tc
+		tc.Error = text.ClipMarked(b.red.Redact(err.Error()), 200)
+		return nil, "error: the tool failed: " + b.red.Redact(text.ClipMarked(err.Error(), 1000)), tc
 	}
-	text := b.red.Redact(tools.Sanitize(out.Text, MaxToolOutputBytes*4, false))
-	text = truncate(text, MaxToolOutputBytes)
+	output := b.red.Redact(tools.Sanitize(out.Text, MaxToolOutputBytes*4, false))
+	output = truncate(output, MaxToolOutputBytes)
 	if out.IsError {
-		tc.Error = clip(oneLine(text, 200), 200)
+		tc.Error = text.ClipMarked(oneLine(output, 200), 200)
 	}
 	id := fmt.Sprintf("%s-e%d", strings.ToLower(t.ID), n)
-	first := strings.TrimSpace(text)
+	first := strings.TrimSpace(output)
 	if i := strings.IndexByte(first, '\n'); i > 0 {
 		first = first[:i]
 	}
@@ -159,10 +160,10 @@ func (b *LLMBrain) runTool(ctx context.Context, t agent.Task, n int, name string
 	}
 	ev := &agent.Evidence{
 		ID: id, Summary: oneLine(name+": "+first, agent.MaxEvidenceSummary),
-		Source: agent.Source{Kind: kind, Tool: name, Query: clip(redArgs, 200)},
-		Data:   truncate(text, agent.MaxEvidenceData), TaskID: t.ID,
+		Source: agent.Source{Kind: kind, Tool: name, Query: text.ClipMarked(redArgs, 200)},
+		Data:   truncate(output, agent.MaxEvidenceData), TaskID: t.ID,
 	}
-	return ev, text, tc
+	return ev, output, tc
 }
 
 // agentTask is the sub-task agent: a tool-calling loop bounded by MaxSteps model calls
@@ -190,7 +191,7 @@ func (b *LLMBrain) agentTask(ctx context.Context, s agent.Session, t agent.Task)
 		ch, err := b.chat(ctx, msgs, offer, nil)
 		if err != nil {
 			derr := b.degrade("Investigate", err)
-			res.Summary = fmt.Sprintf("the model became unavailable after %d tool call(s): %s", used, clip(err.Error(), 200))
+			res.Summary = fmt.Sprintf("the model became unavailable after %d tool call(s): %s", used, text.ClipMarked(err.Error(), 200))
 			return res, derr
 		}
 		if len(ch.Message.ToolCalls) == 0 {
@@ -201,7 +202,7 @@ func (b *LLMBrain) agentTask(ctx context.Context, s agent.Session, t agent.Task)
 			if answer == "" {
 				answer = fmt.Sprintf("no answer from the model; %d tool result(s) gathered", len(res.Evidence))
 			}
-			res.Summary = clip(answer, 500)
+			res.Summary = text.ClipMarked(answer, 500)
 			return res, nil
 		}
 		calls := ch.Message.ToolCalls
@@ -221,14 +222,14 @@ func (b *LLMBrain) agentTask(ctx context.Context, s agent.Session, t agent.Task)
 			name, args := c.Function.Name, rawArgs(c.Function.Arguments)
 			if offer == nil || used >= b.cfg.MaxToolCallsPerTask {
 				replies[i] = "refused: the tool budget of this task is used; answer with what you have"
-				tcs[i] = agent.ToolCall{Tool: clip(name, 128), Error: "refused: task tool budget used"}
+				tcs[i] = agent.ToolCall{Tool: text.ClipMarked(name, 128), Error: "refused: task tool budget used"}
 				b.led.add(Usage{RefusedToolCalls: 1})
 				continue
 			}
 			if err := b.gate.check(name, args); err != nil {
 				// Refused without a call; the model hears why and may correct itself.
 				replies[i] = "error: " + err.Error()
-				tcs[i] = agent.ToolCall{Tool: clip(name, 128), Args: clip(b.red.Redact(string(args)), 200), Error: clip("refused: "+err.Error(), 200)}
+				tcs[i] = agent.ToolCall{Tool: text.ClipMarked(name, 128), Args: text.ClipMarked(b.red.Redact(string(args)), 200), Error: text.ClipMarked("refused: "+err.Error(), 200)}
 				b.led.add(Usage{RefusedToolCalls: 1})
 				continue
 			}
@@ -284,7 +285,7 @@ func openAITools(specs []ToolSpec) []openai.Tool {
 			desc = "[" + t.Category + "] " + desc
 		}
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: clip(desc, 1000), Parameters: params,
+			Name: t.Name, Description: text.ClipMarked(desc, 1000), Parameters: params,
 		}})
 	}
 	return out

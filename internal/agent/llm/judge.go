@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Judge implements agent.Regulator: budgets first (no model call once they are used),
@@ -74,7 +75,7 @@ func (b *LLMBrain) Judge(ctx context.Context, s agent.Session, p agent.Progress)
 		return agent.Verdict{Decision: agent.Stop, Feedback: feedback}, nil
 	case "pass":
 		if ruleLeads {
-			return agent.Verdict{Decision: agent.Replan, Next: fb.Next, Feedback: clip(feedback+"; following the rule engine's open leads first: "+fb.Feedback, 500)}, nil
+			return agent.Verdict{Decision: agent.Replan, Next: fb.Next, Feedback: text.ClipMarked(feedback+"; following the rule engine's open leads first: "+fb.Feedback, 500)}, nil
 		}
 		return agent.Verdict{Decision: agent.Conclude, Feedback: feedback}, nil
 	}

@@ -19,6 +19,8 @@ package llm
 import (
 	"context"
 	"strings"
+
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Snippet is one knowledge passage with its citation.
@@ -53,7 +55,7 @@ func (b *LLMBrain) searchKnowledge(ctx context.Context, query string) []Snippet 
 	if b.knowledge == nil || strings.TrimSpace(query) == "" {
 		return nil
 	}
-	query = clip(query, 1000)
+	query = text.ClipMarked(query, 1000)
 	b.kmu.Lock()
 	if s, ok := b.kcache[query]; ok {
 		b.kmu.Unlock()
@@ -68,7 +70,7 @@ func (b *LLMBrain) searchKnowledge(ctx context.Context, query string) []Snippet 
 		snips = snips[:maxSnippets]
 	}
 	for i := range snips {
-		snips[i].Text = clip(snips[i].Text, maxSnippetBytes)
+		snips[i].Text = text.ClipMarked(snips[i].Text, maxSnippetBytes)
 		snips[i].Citation = oneLine(snips[i].Citation, 300)
 	}
 	b.kmu.Lock()

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Plan implements agent.Planner. The rule engine's tasks (its first analysis, or the
@@ -119,7 +120,7 @@ func (b *LLMBrain) checkPlan(out *planOut, ruleIDs map[string]bool) error {
 		}
 		for _, d := range t.DependsOn {
 			if !seen[d] && !ruleIDs[d] {
-				errs = append(errs, fmt.Sprintf("%s.dependsOn %q is not a rule-engine task or an earlier task", at, clip(d, 40)))
+				errs = append(errs, fmt.Sprintf("%s.dependsOn %q is not a rule-engine task or an earlier task", at, text.ClipMarked(d, 40)))
 			}
 		}
 		seen[t.ID] = true

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // The prompts are plain text with untrusted material in data blocks. They are rendered
@@ -83,7 +84,7 @@ func sessionText(s agent.Session) string {
 			hints = hints[:10]
 		}
 		b.WriteString("Hints:\n")
-		b.WriteString(dataBlock("hints", "", clip(strings.Join(hints, "\n"), 2000)))
+		b.WriteString(dataBlock("hints", "", text.ClipMarked(strings.Join(hints, "\n"), 2000)))
 		b.WriteString("\n")
 	}
 	return b.String()
@@ -108,7 +109,7 @@ func oneLine(s string, n int) string {
 		}
 		return r
 	}, s)
-	return clip(s, n)
+	return text.ClipMarked(s, n)
 }
 
 // findingsText lists the rule engine's findings so far (cluster text: data).
@@ -237,7 +238,7 @@ func knowledgeText(snips []Snippet) string {
 		if s.Title != "" {
 			body = s.Title + "\n" + body
 		}
-		parts = append(parts, dataBlock("knowledge", s.Citation, clip(body, maxSnippetBytes)))
+		parts = append(parts, dataBlock("knowledge", s.Citation, text.ClipMarked(body, maxSnippetBytes)))
 	}
 	return strings.Join(parts, "\n")
 }

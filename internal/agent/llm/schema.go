@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubage/kubage/internal/text"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 )
 
@@ -289,12 +290,12 @@ func (c *conclusionOut) check(evidence map[string]bool, citations map[string]boo
 	var errs []string
 	for _, id := range c.EvidenceIDs {
 		if !evidence[id] {
-			errs = append(errs, fmt.Sprintf("evidenceIds: %q is not an evidence id of the prompt", clip(id, 60)))
+			errs = append(errs, fmt.Sprintf("evidenceIds: %q is not an evidence id of the prompt", text.ClipMarked(id, 60)))
 		}
 	}
 	for _, cit := range c.KnowledgeCitations {
 		if !citations[cit] {
-			errs = append(errs, fmt.Sprintf("knowledgeCitations: %q is not a citation of the prompt", clip(cit, 80)))
+			errs = append(errs, fmt.Sprintf("knowledgeCitations: %q is not a citation of the prompt", text.ClipMarked(cit, 80)))
 		}
 	}
 	if !noCauseCategories[c.Category] {

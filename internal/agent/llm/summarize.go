@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -129,7 +130,7 @@ func (b *LLMBrain) conclusionFrom(s agent.Session, out conclusionOut, evidence [
 		return o
 	}
 	rc := agent.RootCause{
-		Summary: clip(out.Summary, agent.MaxRootSummary), Category: out.Category,
+		Summary: text.ClipMarked(out.Summary, agent.MaxRootSummary), Category: out.Category,
 		Confidence: min(max(out.Confidence, 0), 100), Culprit: ref(out.Culprit),
 	}
 	for _, a := range out.AffectedObjects {
@@ -171,7 +172,7 @@ func (b *LLMBrain) conclusionFrom(s agent.Session, out conclusionOut, evidence [
 		}
 		c.Evidence = append(c.Evidence, agent.Evidence{ID: id, Summary: oneLine(summary, agent.MaxEvidenceSummary),
 			Source: agent.Source{Kind: agent.SourceKnowledge, Tool: "knowledge", Query: oneLine(cit, 300)},
-			Data:   clip(b.red.Redact(sn.Text), agent.MaxEvidenceData)})
+			Data:   text.ClipMarked(b.red.Redact(sn.Text), agent.MaxEvidenceData)})
 		delete(bySnip, cit)
 	}
 	c.RootCause = rc
@@ -181,7 +182,7 @@ func (b *LLMBrain) conclusionFrom(s agent.Session, out conclusionOut, evidence [
 		}
 		c.Remediation.Actions = append(c.Remediation.Actions, agent.Action{
 			ID: fmt.Sprintf("llm-a%d", i+1), Description: oneLine(a.Description, 500),
-			Command: clip(a.Command, 1000), Risk: agent.Risk(a.Risk),
+			Command: text.ClipMarked(a.Command, 1000), Risk: agent.Risk(a.Risk),
 		})
 	}
 	for i, v := range out.Remediation.ValidationSteps {

@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kubage/kubage/internal/text"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -65,27 +66,17 @@ func truncate(s string, maxBytes int) string {
 		return s
 	}
 	if maxBytes < 64 {
-		return clip(s, maxBytes)
+		return text.ClipMarked(s, maxBytes)
 	}
 	marker := fmt.Sprintf("\n%s: %d of %d bytes omitted]\n", TruncationMarker, len(s)-maxBytes, len(s))
 	head := maxBytes * 2 / 3
 	tail := maxBytes - head
-	h := clipRaw(s, head)
+	h := text.Clip(s, head)
 	t := s[len(s)-tail:]
 	for len(t) > 0 && (t[0]&0xC0) == 0x80 {
 		t = t[1:]
 	}
 	return h + marker + t
-}
-
-func clipRaw(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // fitMessages shrinks the largest non-system messages until the conversation fits
@@ -144,5 +135,5 @@ func attr(s string) string {
 		}
 		return r
 	}, s)
-	return clip(s, 200)
+	return text.ClipMarked(s, 200)
 }

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 	"github.com/kubage/kubage/internal/tools/registry"
@@ -154,11 +155,11 @@ var (
 // check validates a call before it is made.
 func (g *toolGate) check(name string, args json.RawMessage) error {
 	if g.hidden[name] {
-		return fmt.Errorf("%w: %q is not available to the investigation; propose the change as a remediation action instead", errMutating, clip(name, 80))
+		return fmt.Errorf("%w: %q is not available to the investigation; propose the change as a remediation action instead", errMutating, text.ClipMarked(name, 80))
 	}
 	spec, ok := g.byName[name]
 	if !ok {
-		return fmt.Errorf("%w %q; available tools: %s", errUnknownTool, clip(name, 80), strings.Join(g.names(12), ", "))
+		return fmt.Errorf("%w %q; available tools: %s", errUnknownTool, text.ClipMarked(name, 80), strings.Join(g.names(12), ", "))
 	}
 	if len(args) > 0 && !json.Valid(args) {
 		return fmt.Errorf("%w for %s: arguments are not valid JSON", errBadArgs, name)

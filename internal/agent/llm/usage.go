@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Usage is what a brain consumed: model calls and tokens, tool calls, and the
@@ -181,5 +182,5 @@ func (b *LLMBrain) TakeDegraded() (reason, message string, degraded bool) {
 	for _, d := range recent {
 		parts = append(parts, d.Step+": "+d.Message)
 	}
-	return last.Reason, clip("The model failed or answered unusably; the rule engine's answer was used instead. "+strings.Join(parts, "; "), 1000), true
+	return last.Reason, text.ClipMarked("The model failed or answered unusably; the rule engine's answer was used instead. "+strings.Join(parts, "; "), 1000), true
 }

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 )
@@ -32,13 +33,13 @@ import (
 // ErrMutatingInDiagnose, ErrCircuitOpen or ErrResultTooLarge, or are a *kmcp.Error.
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	start := r.opts.Now()
-	rec := CallRecord{ID: fmt.Sprintf("call-%d", r.seq.Add(1)), Name: clip(name, 256), Tool: clip(name, 256),
-		Args: clip(r.opts.Redact(string(args)), maxLoggedArgs), Start: start}
+	rec := CallRecord{ID: fmt.Sprintf("call-%d", r.seq.Add(1)), Name: text.ClipMarked(name, 256), Tool: text.ClipMarked(name, 256),
+		Args: text.ClipMarked(r.opts.Redact(string(args)), maxLoggedArgs), Start: start}
 	res, err := r.call(ctx, name, args, &rec)
 	rec.Duration = r.opts.Now().Sub(start)
 	res.CallID = rec.ID
 	if err != nil {
-		rec.Error = clip(r.opts.Redact(err.Error()), 512)
+		rec.Error = text.ClipMarked(r.opts.Redact(err.Error()), 512)
 		if rec.Outcome == "" {
 			rec.Outcome = OutcomeFailed
 		}
@@ -52,7 +53,7 @@ func (r *Registry) call(ctx context.Context, name string, args json.RawMessage, 
 	if !ok {
 		if server, hidden := r.hidden[name]; hidden {
 			rec.Outcome, rec.Server = OutcomeDenied, server
-			return Result{}, fmt.Errorf("%w: %q on %s needs a Remediate session and approval", ErrMutatingInDiagnose, clip(name, 128), server)
+			return Result{}, fmt.Errorf("%w: %q on %s needs a Remediate session and approval", ErrMutatingInDiagnose, text.ClipMarked(name, 128), server)
 		}
 		rec.Outcome = OutcomeUnknownTool
 		return Result{}, r.unknownTool(name)
@@ -145,15 +146,12 @@ func (r *Registry) callServer(ctx context.Context, e *entry, args json.RawMessag
 }
 
 // capText cuts text to MaxResultBytes with a marker saying how much was kept.
-func (r *Registry) capText(text string, rec *CallRecord) Result {
-	res := Result{Text: text, Bytes: len(text)}
-	rec.Bytes = len(text)
-	if len(text) > r.opts.MaxResultBytes {
-		cut := r.opts.MaxResultBytes
-		for cut > 0 && (text[cut]&0xC0) == 0x80 {
-			cut--
-		}
-		res.Text = text[:cut] + fmt.Sprintf(truncationMarkerFormat, cut, len(text))
+func (r *Registry) capText(out string, rec *CallRecord) Result {
+	res := Result{Text: out, Bytes: len(out)}
+	rec.Bytes = len(out)
+	if len(out) > r.opts.MaxResultBytes {
+		kept := text.Clip(out, r.opts.MaxResultBytes)
+		res.Text = kept + fmt.Sprintf(truncationMarkerFormat, len(kept), len(out))
 		res.Truncated = true
 		rec.Truncated = true
 	}
@@ -184,7 +182,7 @@ func (r *Registry) unknownTool(name string) error {
 			}
 		}
 	}
-	msg := fmt.Sprintf("%v %q", ErrUnknownTool, clip(name, 128))
+	msg := fmt.Sprintf("%v %q", ErrUnknownTool, text.ClipMarked(name, 128))
 	if len(suggestions) > 0 {
 		msg += "; available tools include: " + strings.Join(suggestions, ", ")
 	}
@@ -250,16 +248,4 @@ func (e *entry) validate(args json.RawMessage) error {
 		return fmt.Errorf("%w: the tool's input schema is unusable: %v", kmcp.ErrInvalidArguments, e.schemaErr)
 	}
 	return e.schema.Validate(args)
-}
-
-// clip shortens s to at most n bytes without splitting a UTF-8 sequence.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -29,6 +29,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/breaker"
+	"github.com/kubage/kubage/internal/text"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
 )
 
@@ -120,7 +121,7 @@ func (r *Registry) openServers(ctx context.Context, servers []*kubagev1alpha1.To
 				desc = t.Title
 			}
 			r.tools = append(r.tools, &entry{server: res.srv, info: ToolInfo{
-				Name: t.Name, Tool: t.Name, Description: clip(desc, 2048), InputSchema: t.InputSchema,
+				Name: t.Name, Tool: t.Name, Description: text.ClipMarked(desc, 2048), InputSchema: t.InputSchema,
 				Server: res.srv.key, Category: string(res.srv.ts.Spec.Category), Mutating: mutating,
 			}})
 		}
