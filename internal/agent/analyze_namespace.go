@@ -304,7 +304,8 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		}
 	}
 	e.creationFailuresInNamespace(ctx)
-	if unhealthy == 0 && leads == 0 && len(e.res.Findings) == 0 {
+	quiet := unhealthy == 0 && leads == 0 && len(e.res.Findings) == 0
+	if quiet {
 		// Nothing is visibly down: a Running, Ready workload may still be failing at its job.
 		// Read the logs of one pod per workload next round.
 		seen := map[string]bool{}
@@ -320,6 +321,9 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 			e.followUp(e.ref("Pod", p.Name))
 		}
 	}
+	// Last, so a namespace that spends the task's calls still gets every check above.
+	e.scanReferences(ctx, &nsInventory{pods: pods, deps: deps, stss: stss, dss: dss, jobs: jobs, cjs: cjs, svcs: svcs, pvcs: pvcs})
+	e.scanRoleBindings(ctx, quiet)
 	return nil
 }
 

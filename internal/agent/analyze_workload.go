@@ -189,6 +189,10 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 		facts["name"] = cf.Object
 		extra = append(extra, e.ref("ResourceQuota", cf.Object))
 		summary = fmt.Sprintf("%s cannot create pods: ResourceQuota %s requires that pods %s.", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
+	case "runtimeclass-missing":
+		culprit = ObjectRef{Kind: "RuntimeClass", Name: cf.Object}
+		facts["name"] = cf.Object
+		summary = fmt.Sprintf("%s cannot create pods: its pod template names RuntimeClass %s, which does not exist, so admission rejects every pod.", workload.Kind+" "+workload.Name, cf.Object)
 	case "priorityclass-missing":
 		culprit = ObjectRef{Kind: "PriorityClass", Name: cf.Object}
 		facts["priorityClass"] = cf.Object

@@ -243,12 +243,13 @@ type CreateFailure struct {
 }
 
 var (
-	quotaExceeded = regexp.MustCompile(`exceeded quota: ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)`)
-	quotaMust     = regexp.MustCompile(`failed quota: ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?): must specify ([^;]{1,200})`)
-	saNotFound    = regexp.MustCompile(`serviceaccount "([^"]{1,253})" not found`)
-	webhookDenied = regexp.MustCompile(`admission webhook "([^"]{1,253})" denied the request`)
-	limitRangeMsg = regexp.MustCompile(`(maximum|minimum) [a-z-]+ usage per (Container|Pod) is [^,\]]+(?:, but (?:request|limit) is [^,\]]+)?|limit to request ratio[^,\]]*`)
-	priorityMiss  = regexp.MustCompile(`no PriorityClass with name ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?) was found`)
+	quotaExceeded       = regexp.MustCompile(`exceeded quota: ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)`)
+	quotaMust           = regexp.MustCompile(`failed quota: ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?): must specify ([^;]{1,200})`)
+	saNotFound          = regexp.MustCompile(`serviceaccount "([^"]{1,253})" not found`)
+	webhookDenied       = regexp.MustCompile(`admission webhook "([^"]{1,253})" denied the request`)
+	limitRangeMsg       = regexp.MustCompile(`(maximum|minimum) [a-z-]+ usage per (Container|Pod) is [^,\]]+(?:, but (?:request|limit) is [^,\]]+)?|limit to request ratio[^,\]]*`)
+	runtimeClassMissing = regexp.MustCompile(`RuntimeClass "([^"]{1,253})" not found`)
+	priorityMiss        = regexp.MustCompile(`no PriorityClass with name ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?) was found`)
 )
 
 // ParseCreateFailure classifies a controller's pod-creation error.
@@ -266,6 +267,9 @@ func ParseCreateFailure(msg string) CreateFailure {
 	}
 	if m := limitRangeMsg.FindAllString(msg, 5); len(m) > 0 {
 		return CreateFailure{Rule: "limitrange-violation", Detail: strings.Join(m, "; ")}
+	}
+	if m := runtimeClassMissing.FindStringSubmatch(msg); m != nil {
+		return CreateFailure{Rule: "runtimeclass-missing", Object: m[1], Detail: m[0]}
 	}
 	if m := priorityMiss.FindStringSubmatch(msg); m != nil {
 		return CreateFailure{Rule: "priorityclass-missing", Object: m[1], Detail: m[0]}

@@ -235,6 +235,8 @@ var referencingRules = map[string]bool{
 	"pvc-missing": true, "pvc-storageclass-missing": true, "pvc-no-default-storageclass": true, "pvc-no-provisioner": true,
 	"pvc-access-mode-unsupported": true, "pvc-no-matching-pv": true, "serviceaccount-missing": true, "image-pull-auth": true,
 	"dependency-host-unknown": true, "config-value-missing": true, "config-file-missing": true, "service-selector-mismatch": true,
+	"pull-secret-missing": true, "statefulset-service-missing": true, "priorityclass-missing": true, "runtimeclass-missing": true,
+	"ingress-tls-secret-missing": true,
 }
 
 // referenceActions adds, for a culprit something refers to, the fix on the referencing
@@ -257,12 +259,19 @@ func referenceActions(c *candidate, facts map[string]string) []Action {
 					Command: fmt.Sprintf("kubectl -n %s delete %s --cascade=orphan && kubectl -n %s apply -f %s.yaml", ns, res, ns, r.Name)})
 				continue
 			}
+			if strings.HasPrefix(c.Rule, "statefulset-service-") {
+				out = append(out, Action{Risk: RiskHigh, Description: fmt.Sprintf("Or point StatefulSet %s at an existing headless Service: serviceName is immutable, so delete it with --cascade=orphan (its pods keep running) and re-create it with the fixed serviceName", r.Name),
+					Command: fmt.Sprintf("kubectl -n %s get %s -o yaml > %s.yaml && kubectl -n %s delete %s --cascade=orphan", ns, res, r.Name, ns, res)})
+				continue
+			}
 			out = append(out, Action{Risk: RiskMedium, Description: "Or change the reference in StatefulSet " + r.Name, Command: fmt.Sprintf("kubectl -n %s edit %s", ns, res)})
 		case "Deployment", "DaemonSet", "CronJob":
 			out = append(out, Action{Risk: RiskMedium, Description: fmt.Sprintf("Or change the reference in %s %s (a new rollout picks it up)", r.Kind, r.Name), Command: fmt.Sprintf("kubectl -n %s edit %s", ns, res)})
 		case "Job":
 			out = append(out, Action{Risk: RiskMedium, Description: fmt.Sprintf("Or fix Job %s: its pod template is immutable, so delete and re-create it with the fixed reference (or fix the CronJob's jobTemplate)", r.Name),
 				Command: fmt.Sprintf("kubectl -n %s get %s -o yaml > %s.yaml && kubectl -n %s delete %s", ns, res, r.Name, ns, res)})
+		case "Ingress":
+			out = append(out, Action{Risk: RiskMedium, Description: fmt.Sprintf("Or change the name Ingress %s uses (spec.tls or the backend)", r.Name), Command: fmt.Sprintf("kubectl -n %s edit %s", ns, res)})
 		case "PersistentVolumeClaim":
 			if c.Culprit.Kind == "StorageClass" {
 				out = append(out, Action{Risk: RiskHigh, Description: fmt.Sprintf("Or re-create claim %s with an existing StorageClass (storageClassName is immutable)", r.Name),
