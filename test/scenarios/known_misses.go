@@ -36,6 +36,5 @@ var knownMisses = map[string]string{
 
 	// Class 6: outside the catalogue.
 	"rbac-role-lacks-list":         "target-less: a problem text naming the account is not turned into an RBAC question (targeted hits)",
-	"rbac-clusterrole-missing":     "names the RoleBinding but not the ClusterRole it refers to, which does not exist",
 	"controller-forbidden-in-logs": "quotes the forbidden error but names no Role: the bound Role lacks list on configmaps",
 }
