@@ -286,8 +286,9 @@ func TestDanglingReferenceFixOnTheReferrer(t *testing.T) {
 	}
 }
 
-// A RoleBinding whose ClusterRole does not exist is found by the scan, and names the binding
-// and the ServiceAccount it was meant for.
+// A RoleBinding whose ClusterRole does not exist is found by the scan when nothing else in
+// the namespace fails, and names the binding and the ServiceAccount it was meant for; an
+// access question about the account names the ClusterRole and the binding too.
 func TestRoleBindingToMissingClusterRole(t *testing.T) {
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "vault-agent", Namespace: ns}}
 	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "vault-agent-secrets", Namespace: ns},
@@ -296,20 +297,28 @@ func TestRoleBindingToMissingClusterRole(t *testing.T) {
 	ok := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "viewers", Namespace: ns},
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}}
 	view := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "view"}}
-	for _, target := range []*agent.Target{nil, {Kind: "ServiceAccount", Name: "vault-agent"}} {
+	for _, tc := range []struct {
+		problem string
+		target  *agent.Target
+		rule    string
+	}{
+		{problem: "the vault agent sidecar gets nothing", rule: "rolebinding-role-missing"},
+		{problem: "why can't vault-agent read secrets in this namespace?"},
+		{problem: "why can't vault-agent read secrets in this namespace?", target: &agent.Target{Kind: "ServiceAccount", Name: "vault-agent"}},
+	} {
 		e := agent.NewRuleEngine(fake.NewClientset(sa, rb, ok, view, fx.Node("node-1")))
 		e.Now = func() time.Time { return fx.Now }
-		c := drive(t, e, agent.Session{ID: "t", Problem: "why can't vault-agent read secrets in this namespace?", Namespace: ns, Target: target})
+		c := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns, Target: tc.target})
 		rc := c.RootCause
-		if rc.Rule != "rolebinding-role-missing" || rc.Culprit.Kind != "ClusterRole" || rc.Culprit.Name != "secret-reader" || rc.Culprit.Namespace != "" {
-			t.Fatalf("target %v: got %s on %+v: %s", target, rc.Rule, rc.Culprit, rc.Summary)
+		if tc.rule != "" && (rc.Rule != tc.rule || rc.Culprit.Kind != "ClusterRole" || rc.Culprit.Name != "secret-reader" || rc.Culprit.Namespace != "") {
+			t.Fatalf("%q: got %s on %+v: %s", tc.problem, rc.Rule, rc.Culprit, rc.Summary)
 		}
 		names := map[string]bool{}
 		for _, a := range rc.AffectedObjects {
 			names[a.Kind+"/"+a.Name] = true
 		}
-		if !names["RoleBinding/vault-agent-secrets"] || !names["ServiceAccount/vault-agent"] || names["RoleBinding/viewers"] {
-			t.Errorf("affected: %v", rc.AffectedObjects)
+		if !names["RoleBinding/vault-agent-secrets"] || !names["ClusterRole/secret-reader"] || names["RoleBinding/viewers"] || !strings.Contains(rc.Summary, "secret-reader") {
+			t.Errorf("%q (target %v): %s on %s, affected %v: %s", tc.problem, tc.target, rc.Rule, rc.Culprit, rc.AffectedObjects, rc.Summary)
 		}
 	}
 }
