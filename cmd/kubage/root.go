@@ -18,6 +18,7 @@ package main
 
 import (
 	"flag"
+	"os"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -45,6 +46,9 @@ func registerCommand(newCommand func() *cobra.Command) {
 // newRootCommand builds the kubage command with every registered subcommand. Logging
 // (zap) and --kubeconfig flags are shared by all subcommands.
 func newRootCommand() *cobra.Command {
+	if isKubectlPlugin(os.Args[0]) {
+		return newPluginCommand(pluginBinary)
+	}
 	zapOpts := zap.Options{}
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(zapFlags)
