@@ -92,11 +92,11 @@ test: manifests generate vet control-plane test-unit test-envtest test-e2e ## Un
 
 .PHONY: test-unit
 test-unit: ## Unit tests (no API server).
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /controllers -e /test/e2e)
+	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v -e /controllers -e /test/e2e -e /internal/kubectlplugin/apitest)
 
 .PHONY: test-envtest
 test-envtest: control-plane ## Reconciler and CRD validation tests against a real kube-apiserver and etcd.
-	go test $(GO_TEST_FLAGS) ./controllers/...
+	go test $(GO_TEST_FLAGS) ./controllers/... ./internal/kubectlplugin/apitest/...
 
 .PHONY: test-e2e
 test-e2e: control-plane build ## End-to-end tests on a local control plane (brought up and torn down by the suite).
@@ -112,8 +112,9 @@ bench: control-plane build ## Benchmarks; prints JSON figures.
 
 ##@ Build
 .PHONY: build
-build: ## Build the kubage binary into bin/.
+build: ## Build the kubage binary into bin/, and bin/kubectl-kubage (the kubectl plugin: the same binary).
 	CGO_ENABLED=0 go build -o $(BIN)/kubage ./cmd/kubage
+	ln -sf kubage $(BIN)/kubectl-kubage
 
 .PHONY: test-programs
 test-programs: $(FAKEKUBELET) $(FAKEMODEL) ## Build the stand-in kubelet and model (test programs, not shipped) into bin/.

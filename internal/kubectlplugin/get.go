@@ -43,6 +43,9 @@ type GetOptions struct {
 func (e *Env) Get(ctx context.Context, o GetOptions) error {
 	ns := e.Namespace
 	if o.AllNamespaces {
+		if o.Name != "" {
+			return fmt.Errorf("a Troubleshoot cannot be retrieved by name across all namespaces: drop -A or the name")
+		}
 		ns = ""
 	}
 	res := e.Dynamic.Resource(TroubleshootResource).Namespace(ns)
