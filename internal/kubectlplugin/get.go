@@ -127,4 +127,3 @@ func PrintTable(w io.Writer, t *metav1.Table, withNamespace, wide bool) error {
 	p := printers.NewTablePrinter(printers.PrintOptions{WithNamespace: withNamespace, Wide: wide})
 	return p.PrintObj(t, w)
 }
-

@@ -133,4 +133,3 @@ func head(s string, lines int) string {
 	}
 	return strings.Join(all, "\n")
 }
-

@@ -158,7 +158,7 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 		})
 		out.Reset()
 		g.Expect(env.Report(ctx, kubectlplugin.ReportOptions{Name: created.Name})).To(Succeed())
-		g.Expect(out.String()).To(Equal("# Troubleshoot shop/" + created.Name + "\n\n## Root cause\n"), "Markdown as is when piped")
+		g.Expect(out.String()).To(Equal("# Troubleshoot shop/"+created.Name+"\n\n## Root cause\n"), "Markdown as is when piped")
 		out.Reset()
 		g.Expect(env.Report(ctx, kubectlplugin.ReportOptions{Name: created.Name, JSON: true})).To(Succeed())
 		g.Expect(out.String()).To(MatchJSON(`{"rootCause":{"category":"ConfigMapMissing"}}`))
