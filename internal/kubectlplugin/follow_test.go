@@ -127,6 +127,9 @@ func TestFinishedAndVerdict(t *testing.T) {
 	healthy.Status.RootCause = &kubagev1alpha1.RootCause{Summary: "Deployment api is healthy", Category: "NoProblemFound"}
 	healthy.Status.Conditions = []metav1.Condition{{Type: kubagev1alpha1.RootCauseFoundCondition, Status: metav1.ConditionFalse,
 		Reason: kubagev1alpha1.NoRootCauseReason, Message: "Deployment api is healthy"}}
+	out.Reset()
+	PrintOutcome(&out, healthy)
+	g.Expect(out.String()).To(ContainSubstring("No root cause found: Deployment api is healthy"))
 	err := Verdict(healthy, "deployment/api")
 	g.Expect(err).To(MatchError("no problem found on deployment/api: Deployment api is healthy"))
 	g.Expect(ExitCode(err)).To(Equal(ExitNoRootCause))

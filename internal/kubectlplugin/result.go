@@ -33,10 +33,17 @@ import (
 func PrintOutcome(w io.Writer, ts *kubagev1alpha1.Troubleshoot) {
 	st := ts.Status
 	rc := st.RootCause
-	if rc == nil {
+	found := meta.IsStatusConditionTrue(st.Conditions, kubagev1alpha1.RootCauseFoundCondition)
+	switch {
+	case rc == nil:
 		fmt.Fprintf(w, "\nNo root cause (phase %s).\n", st.Phase)
-	} else {
-		fmt.Fprintf(w, "\nRoot cause: %s\n", oneLine(rc.Summary))
+	default:
+		// A conclusion such as NoProblemFound is a finding, not a cause: say so.
+		label := "Root cause"
+		if !found {
+			label = "No root cause found"
+		}
+		fmt.Fprintf(w, "\n%s: %s\n", label, oneLine(rc.Summary))
 		if rc.Category != "" {
 			fmt.Fprintf(w, "  Category:   %s\n", rc.Category)
 		}
