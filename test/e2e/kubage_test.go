@@ -93,9 +93,15 @@ func installKubage(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("installing CRDs: %w (last: %v)", err, applyErr)
 	}
-	if _, err := kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s",
-		"crd/troubleshoots.kubage.io", "crd/knowledgesources.kubage.io", "crd/toolservers.kubage.io"); err != nil {
-		return err
+	// Retried too: right after an apply, kubectl wait can fail on a CRD whose status has no
+	// conditions yet instead of waiting for them.
+	var waitErr error
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, waitErr = kubectl(ctx, "wait", "--for=condition=Established", "--timeout=30s",
+			"crd/troubleshoots.kubage.io", "crd/knowledgesources.kubage.io", "crd/toolservers.kubage.io")
+		return waitErr == nil, nil
+	}); err != nil {
+		return fmt.Errorf("waiting for the CRDs: %w (last: %v)", err, waitErr)
 	}
 	// The agent's ClusterRoles, named as config/default's namePrefix names them.
 	for _, f := range []string{"agent_role.yaml", "agent_result_role.yaml", "agent_result_cluster_role.yaml"} {
