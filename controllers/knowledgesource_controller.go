@@ -54,9 +54,8 @@ const (
 	// KnowledgeSourceFinalizer removes a source's chunks from its store before the object goes.
 	KnowledgeSourceFinalizer = "kubage.io/knowledge-index"
 
-	// knowledgeSecretIndex and knowledgeConfigMapIndex index KnowledgeSources by the
-	// Secrets and ConfigMaps they read, so a change of one re-reconciles only its users.
-	knowledgeSecretIndex    = "kubage.io/knowledge-secrets"
+	// knowledgeConfigMapIndex indexes KnowledgeSources by the ConfigMap they read, so a
+	// change of one re-reconciles only its users.
 	knowledgeConfigMapIndex = "kubage.io/knowledge-configmaps"
 
 	// defaultRefreshInterval applies when spec.refreshInterval is unset.
@@ -134,11 +133,6 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 	r.sources = knowledge.NewSpecResolver(refReader{r.APIReader})
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
-	if err := indexer.IndexField(ctx, &kubagev1alpha1.KnowledgeSource{}, knowledgeSecretIndex, func(o client.Object) []string {
-		return knowledge.ReferencedSecrets(o.(*kubagev1alpha1.KnowledgeSource))
-	}); err != nil {
-		return fmt.Errorf("indexing KnowledgeSources by Secret: %w", err)
-	}
 	if err := indexer.IndexField(ctx, &kubagev1alpha1.KnowledgeSource{}, knowledgeConfigMapIndex, func(o client.Object) []string {
 		if ref := o.(*kubagev1alpha1.KnowledgeSource).Spec.ConfigMapRef; ref != nil {
 			return []string{ref.Name}
@@ -154,10 +148,17 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 	if err := metrics.Registry.Register(chunks); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
 		return fmt.Errorf("registering the embedded chunks gauge: %w", err)
 	}
+	// Secrets are polled by name, not watched: the operator may not list or watch them.
+	secrets := newSecretPoller(mgr.GetClient(), r.APIReader, newKnowledgeSourceList, func(o client.Object) []string {
+		return knowledge.ReferencedSecrets(o.(*kubagev1alpha1.KnowledgeSource))
+	}, opts.SecretPollInterval)
+	if err := mgr.Add(secrets); err != nil {
+		return fmt.Errorf("adding the KnowledgeSource Secret poller: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&kubagev1alpha1.KnowledgeSource{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, reconcileRequested{}))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newKnowledgeSourceList, knowledgeSecretIndex)), builder.OnlyMetadata).
+		WatchesRawSource(secrets.Source()).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newKnowledgeSourceList, knowledgeConfigMapIndex)), builder.OnlyMetadata).
 		Named("knowledgesource").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
@@ -295,8 +296,9 @@ func (run *knowledgeSourceRun) initialize(_ context.Context, obj *kubagev1alpha1
 
 // resolve turns the spec and the objects it refers to into what the knowledge service
 // indexes (see knowledge.SpecResolver). Missing Secrets or ConfigMaps and unusable
-// settings stall the source until they change (the watches bring it back); an embedding
-// endpoint that fails before indexing starts is a failed run like a failed fetch.
+// settings stall the source until they change (the ConfigMap watch and the Secret poller
+// bring it back); an embedding endpoint that fails before indexing starts is a failed
+// run like a failed fetch.
 func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
 	cfg, err := run.r.sources.Resolve(ctx, obj)
 	var waiting *serror.Waiting

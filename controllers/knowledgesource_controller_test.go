@@ -410,7 +410,7 @@ var _ = Describe("KnowledgeSource", func() {
 		Expect(meta.FindStatusCondition(ksExpectReason(ctx, client.ObjectKeyFromObject(noRef), metav1.ConditionFalse,
 			kubagev1alpha1.RefNotFoundReason).Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("release-9"))
 
-		By("indexing a good source, then breaking its credentials: the Secret change re-reconciles it")
+		By("indexing a good source, then breaking its credentials: the Secret change, seen by the Secret poller, re-reconciles it")
 		good := gitKnowledgeSource(ns, "good", repo.url, "", "git-creds")
 		Expect(k8sClient.Create(ctx, good)).To(Succeed())
 		key := client.ObjectKeyFromObject(good)

@@ -54,6 +54,9 @@ type Options struct {
 	// Shard is the value of the label kubage.io/shard of the Troubleshoots this manager
 	// handles; empty means those without the label.
 	Shard string
+	// SecretPollInterval is how often the Secrets that ToolServers and KnowledgeSources
+	// refer to are re-read to notice rotation (30s when zero); Secrets are never watched.
+	SecretPollInterval time.Duration
 	// Knowledge is the shared knowledge service KnowledgeSources are indexed into and
 	// sessions search; SetupAll creates one when nil.
 	Knowledge *knowledge.Service

@@ -24,6 +24,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -85,9 +86,12 @@ var _ = BeforeSuite(func() {
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		// As in production: Secrets are read by name, never listed, watched or cached.
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: 2, Knowledge: knowledgeService})).To(Succeed())
+	Expect(controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: 2, Knowledge: knowledgeService,
+		SecretPollInterval: 300 * time.Millisecond})).To(Succeed())
 
 	var ctx context.Context
 	ctx, stopMgr = context.WithCancel(context.Background())

@@ -43,18 +43,18 @@ import (
 	"github.com/kubage/kubage/internal/tools/registry"
 )
 
-// Headers come from Secrets and ConfigMaps; their metadata is watched (never their
-// data) so that a rotated token is picked up at once.
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// Headers come from Secrets and ConfigMaps. ConfigMap metadata is watched; Secrets are
+// only ever read by name (no list or watch on Secrets), so a rotated token is picked up by
+// the secretPoller within Options.SecretPollInterval.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
 // ReconcileRequestedAnnotation asks for an immediate health check and re-listing when its
 // value changes, e.g. `kubectl annotate toolserver logs kubage.io/reconcile-requested-at="$(date +%s)" --overwrite`.
 const ReconcileRequestedAnnotation = "kubage.io/reconcile-requested-at"
 
 const (
-	// toolServerSecretIndex and toolServerConfigMapIndex index ToolServers by the
-	// objects their headers refer to, so a change of one enqueues only its users.
-	toolServerSecretIndex    = "kubage.io/header-secrets"
+	// toolServerConfigMapIndex indexes ToolServers by the ConfigMaps their headers refer to,
+	// so a change of one enqueues only its users.
 	toolServerConfigMapIndex = "kubage.io/header-configmaps"
 
 	// maxListedTools bounds how many tools one health check reads from a server.
@@ -104,20 +104,21 @@ func (r *ToolServerReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) 
 	}
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
-	if err := indexer.IndexField(ctx, &kubagev1alpha1.ToolServer{}, toolServerSecretIndex, func(o client.Object) []string {
-		return registry.ReferencedSecrets(o.(*kubagev1alpha1.ToolServer))
-	}); err != nil {
-		return fmt.Errorf("indexing ToolServers by Secret: %w", err)
-	}
 	if err := indexer.IndexField(ctx, &kubagev1alpha1.ToolServer{}, toolServerConfigMapIndex, func(o client.Object) []string {
 		return registry.ReferencedConfigMaps(o.(*kubagev1alpha1.ToolServer))
 	}); err != nil {
 		return fmt.Errorf("indexing ToolServers by ConfigMap: %w", err)
 	}
+	secrets := newSecretPoller(mgr.GetClient(), r.APIReader, newToolServerList, func(o client.Object) []string {
+		return registry.ReferencedSecrets(o.(*kubagev1alpha1.ToolServer))
+	}, opts.SecretPollInterval)
+	if err := mgr.Add(secrets); err != nil {
+		return fmt.Errorf("adding the ToolServer Secret poller: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&kubagev1alpha1.ToolServer{}, builder.WithPredicates(
 			predicate.Or(predicate.GenerationChangedPredicate{}, reconcileRequested{}))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newToolServerList, toolServerSecretIndex)), builder.OnlyMetadata).
+		WatchesRawSource(secrets.Source()).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newToolServerList, toolServerConfigMapIndex)), builder.OnlyMetadata).
 		Named("toolserver").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
@@ -175,7 +176,7 @@ type toolServerRun struct {
 }
 
 // resolveHeaders reads header values; a missing Secret or ConfigMap stalls the object
-// until it appears (the watch brings it back).
+// until it appears (the Secret poller or the ConfigMap watch brings it back).
 func (run *toolServerRun) resolveHeaders(ctx context.Context, obj *kubagev1alpha1.ToolServer) (ctrl.Result, error) {
 	headers, err := registry.ResolveHeaders(ctx, run.r.APIReader, obj)
 	var missing *registry.MissingReferenceError

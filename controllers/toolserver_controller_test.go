@@ -209,7 +209,7 @@ var _ = Describe("ToolServer", func() {
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).
 			To(ContainSubstring("Secret " + ns + "/prom-token not found"))
 
-		By("reacting to the Secret's creation (a stalled object is not requeued): wrong token gives AuthFailed")
+		By("reacting to the Secret's creation, seen by the Secret poller (a stalled object is not requeued): wrong token gives AuthFailed")
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prom-token"},
 			Data:       map[string][]byte{"authorization": []byte("Bearer wrong")},

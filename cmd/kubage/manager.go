@@ -19,6 +19,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -49,6 +50,7 @@ type managerOptions struct {
 	agentImage              string
 	agentServiceAccount     string
 	defaultModelSecret      string
+	secretPollInterval      time.Duration
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
 }
@@ -74,6 +76,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (kubage agent task); the Job runner is available only when set.")
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
 	f.StringVar(&o.defaultModelSecret, "default-model-secret", "", "Model Secret <namespace>/<name> (keys baseURL, model, apiKey) of sessions without spec.model; without it such sessions use the rule engine alone.")
+	f.DurationVar(&o.secretPollInterval, "secret-poll-interval", 30*time.Second, "How often Secrets referenced by ToolServers and KnowledgeSources are re-read to notice rotation (the operator may not watch Secrets).")
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)
 	return cmd
@@ -137,6 +140,7 @@ func runManager(o managerOptions) error {
 	if err := controllers.SetupAll(mgr, controllers.Options{
 		Knowledge:               know,
 		DefaultModelSecret:      defaultModel,
+		SecretPollInterval:      o.secretPollInterval,
 		MaxConcurrentReconciles: o.maxConcurrentReconciles,
 		TaskRunners:             runners,
 		DefaultTaskRunner:       def,
