@@ -48,6 +48,8 @@ import (
 	"github.com/kubage/kubage/internal/kbbuild"
 	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/retrieval/milvus"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 const (
@@ -430,6 +432,8 @@ func indexRetry(n int, interval time.Duration) time.Duration {
 func indexFailureReason(err error) string {
 	var se *knowledge.StoreError
 	switch {
+	case egress.IsDenied(err):
+		return kubagev1alpha1.EgressDeniedReason
 	case errors.As(err, &se):
 		return kubagev1alpha1.StoreErrorReason
 	case errors.Is(err, kbbuild.ErrRefNotFound):

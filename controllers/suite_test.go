@@ -37,6 +37,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // The suite runs the three reconcilers against a real kube-apiserver and etcd (envtest)
@@ -81,6 +82,13 @@ var _ = BeforeSuite(func() {
 
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
+
+	// Test servers listen on 127.0.0.1, which the egress guard allows here explicitly; the
+	// default denies stay in force for every other loopback address (egress_test.go aims at
+	// a "metadata" server on 127.0.0.2). The resolver gives test names their addresses.
+	policy, err := egress.NewPolicy(egress.Options{AllowCIDRs: []string{"127.0.0.1/32"}, Resolver: egressTestResolver})
+	Expect(err).NotTo(HaveOccurred())
+	egress.SetDefault(policy)
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,

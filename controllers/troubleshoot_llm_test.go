@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"time"
@@ -161,6 +162,24 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 		Expect(c.Reason).To(BeElementOf(llm.ReasonModelUnreachable, llm.ReasonCircuitOpen))
 		Expect(c.Message).To(ContainSubstring("rule engine"))
 		Expect(c.Message).NotTo(ContainSubstring(apiKey))
+	})
+
+	It("completes through the rule engine, Degraded with EgressDenied, when the model's address is refused", func(ctx SpecContext) {
+		port, hits := metadataServer()
+		ns := newNamespace(ctx, "llm-egress")
+		createCrashLoopApp(ctx, ns)
+		modelSecret(ctx, ns, "model", map[string]string{"baseURL": fmt.Sprintf("http://%s:%d/v1", metadataHost, port),
+			"model": "demo", "apiKey": apiKey, "maxRetries": "0", "timeout": "2s"})
+		ts := newSession(ns, "web-egress", withModel("model"))
+		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
+
+		Expect(ts.Status.RootCause).NotTo(BeNil())
+		Expect(ts.Status.RootCause.Category).To(Equal("CrashLoopBackOff"))
+		c := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)
+		Expect(c).NotTo(BeNil())
+		Expect(c.Reason).To(BeElementOf(kubagev1alpha1.EgressDeniedReason, llm.ReasonCircuitOpen))
+		Expect(hits.Load()).To(BeZero(), "the metadata server was reached")
 	})
 
 	It("runs on the rule engine alone, Degraded, when the model Secret is missing or invalid", func(ctx SpecContext) {

@@ -71,6 +71,10 @@ const (
 	// EmbeddingFailedReason: the embedding endpoint could not be used before indexing started.
 	EmbeddingFailedReason = "EmbeddingFailed"
 
+	// EgressDeniedReason: the egress guard refused an address the object points at (a
+	// URL, a redirect target or what a name resolves to); also a ToolServer reason.
+	EgressDeniedReason = "EgressDenied"
+
 	// ServingLastIndexReason: the latest run failed and the previous index keeps serving.
 	ServingLastIndexReason = "ServingLastIndex"
 

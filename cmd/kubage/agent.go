@@ -38,6 +38,8 @@ import (
 	"github.com/kubage/kubage/internal/agent/task"
 	"github.com/kubage/kubage/internal/knowledge/remote"
 	"github.com/kubage/kubage/internal/runner"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 func init() {
@@ -120,6 +122,12 @@ func runAgentTask(ctx context.Context, o agentTaskOptions, getenv func(string) s
 	cs, err := newClient()
 	if err != nil {
 		return err
+	}
+	// The manager's egress policy, passed in the Job's environment (restored on return
+	// for callers that run several tasks in one process, such as tests).
+	defer egress.SetDefault(egress.Default())
+	if _, err := egressFromEnv(getenv).install(nil); err != nil {
+		return fmt.Errorf("egress policy: %w", err)
 	}
 	timeout := o.timeout
 	if timeout <= 0 || timeout > time.Hour {

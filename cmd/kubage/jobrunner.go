@@ -41,5 +41,6 @@ func newJobRunner(cfg taskRunnerConfig) (runner.Runner, error) {
 	o.Image = cfg.AgentImage
 	o.ServiceAccount = cfg.AgentServiceAccount
 	o.KnowledgeURL = cfg.KnowledgeURL
+	o.Env = cfg.AgentEnv
 	return runner.NewJob(cfg.Clientset, o), nil
 }

@@ -51,6 +51,7 @@ type managerOptions struct {
 	agentServiceAccount     string
 	defaultModelSecret      string
 	secretPollInterval      time.Duration
+	egress                  egressOptions
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
 }
@@ -77,6 +78,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
 	f.StringVar(&o.defaultModelSecret, "default-model-secret", "", "Model Secret <namespace>/<name> (keys baseURL, model, apiKey) of sessions without spec.model; without it such sessions use the rule engine alone.")
 	f.DurationVar(&o.secretPollInterval, "secret-poll-interval", 30*time.Second, "How often Secrets referenced by ToolServers and KnowledgeSources are re-read to notice rotation (the operator may not watch Secrets).")
+	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)
 	return cmd
@@ -124,7 +126,11 @@ func runManager(o managerOptions) error {
 	if err != nil {
 		return fmt.Errorf("building a clientset: %w", err)
 	}
-	runners, err := buildTaskRunners(taskRunnerConfig{Clientset: cs, AgentImage: o.agentImage, AgentServiceAccount: o.agentServiceAccount, KnowledgeURL: o.agentAPI.url})
+	if _, err := o.egress.install(cfg); err != nil {
+		return err
+	}
+	runners, err := buildTaskRunners(taskRunnerConfig{Clientset: cs, AgentImage: o.agentImage, AgentServiceAccount: o.agentServiceAccount,
+		KnowledgeURL: o.agentAPI.url, AgentEnv: o.egress.env()})
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,8 @@ type taskRunnerConfig struct {
 	AgentServiceAccount string
 	// KnowledgeURL is where task Jobs search knowledge (--agent-api-url); empty: nowhere.
 	KnowledgeURL string
+	// AgentEnv is extra environment of task pods (the egress policy).
+	AgentEnv map[string]string
 }
 
 // taskRunnerFactory builds a runner, or returns nil when the flags leave it unavailable.

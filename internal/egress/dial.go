@@ -148,3 +148,32 @@ func CheckRedirect(_ *http.Request, via []*http.Request) error {
 	}
 	return nil
 }
+
+// CheckHost resolves host as a dial would and refuses it when no address is allowed; for
+// the few clients whose dialer cannot be replaced (go-git over SSH).
+func CheckHost(ctx context.Context, host string) error {
+	p := policyFor(ctx)
+	if p == nil {
+		return nil
+	}
+	addrs, err := p.lookup(ctx, host)
+	if err != nil {
+		return err
+	}
+	var denied error
+	for _, a := range addrs {
+		if err := p.Check(a); err == nil {
+			return nil
+		} else if denied == nil {
+			denied = err
+			var d *DeniedError
+			if errors.As(err, &d) {
+				d.Host = host
+			}
+		}
+	}
+	if denied == nil {
+		denied = fmt.Errorf("no address for %s", host)
+	}
+	return denied
+}

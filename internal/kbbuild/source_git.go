@@ -30,11 +30,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	gitclient "github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage/memory"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // GitRef selects what to index; at most one field may be set. None means the remote's HEAD.
@@ -92,6 +95,9 @@ func (g *GitSource) Fetch(ctx context.Context, previousRevision string) (*Snapsh
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if err := g.checkSSHHost(ctx); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", redactURL(g.URL), err)
+	}
 	auth, err := g.authMethod()
 	if err != nil {
 		return nil, err
@@ -341,4 +347,22 @@ func redactURL(u string) string {
 		return scheme + "://***@" + rest[at+1:]
 	}
 	return u
+}
+
+// go-git picks its HTTP transport per scheme process-wide: both dial through the egress
+// guard. SSH remotes are checked by checkSSHHost before go-git dials them.
+func init() {
+	guarded := githttp.NewClient(egress.NewHTTPClient(0))
+	gitclient.InstallProtocol("https", guarded)
+	gitclient.InstallProtocol("http", guarded)
+}
+
+// checkSSHHost applies the egress policy to an SSH remote's host (go-git's SSH dialer
+// cannot be replaced), resolving it as the dial will.
+func (g *GitSource) checkSSHHost(ctx context.Context) error {
+	ep, err := transport.NewEndpoint(g.URL)
+	if err != nil || ep.Protocol != "ssh" {
+		return nil
+	}
+	return egress.CheckHost(ctx, ep.Host)
 }

@@ -25,6 +25,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // HTTPSource fetches documents from HTTP(S) URLs; each URL is one document whose
@@ -73,11 +75,15 @@ func (s *HTTPSource) Fetch(ctx context.Context, previousRevision string) (*Snaps
 	lim := s.Limits.withDefaults()
 	snap := &Snapshot{}
 	var total int64
+	var firstErr error
 	for _, u := range s.URLs {
 		doc, err := s.fetchOne(ctx, u, lim)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if firstErr == nil {
+				firstErr = err
 			}
 			snap.Failed = append(snap.Failed, DocumentError{Path: u, Err: err.Error()})
 			continue
@@ -88,7 +94,8 @@ func (s *HTTPSource) Fetch(ctx context.Context, previousRevision string) (*Snaps
 		snap.Documents = append(snap.Documents, doc)
 	}
 	if len(snap.Documents) == 0 {
-		return nil, fmt.Errorf("every URL failed, first: %s", snap.Failed[0].Error())
+		// Wrapped so that callers can tell why (e.g. an egress refusal).
+		return nil, fmt.Errorf("every URL failed, first: %s: %w", snap.Failed[0].Path, firstErr)
 	}
 	snap.Revision = revisionOf(snap.Documents)
 	if snap.Revision == previousRevision && len(snap.Failed) == 0 {
@@ -126,7 +133,7 @@ func (s *HTTPSource) fetchOne(ctx context.Context, u string, lim Limits) (Docume
 	}
 	client := s.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = guardedClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -183,3 +190,7 @@ func (s *HTTPSource) pruneCache() {
 		}
 	}
 }
+
+// guardedClient fetches documents when Client is unset: every hop, redirects included,
+// is dialed through the egress guard.
+var guardedClient = egress.NewHTTPClient(0)

@@ -28,6 +28,8 @@ import (
 
 	"github.com/kubage/kubage/internal/text"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // Embedder turns texts into dense vectors.
@@ -105,6 +107,7 @@ func NewOpenAIEmbedder(cfg OpenAIEmbedderConfig) (*OpenAIEmbedder, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = egress.NewHTTPClient(0)
 	if cfg.HTTPClient != nil {
 		oc.HTTPClient = cfg.HTTPClient
 	}

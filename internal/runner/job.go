@@ -97,6 +97,8 @@ type JobOptions struct {
 	ResultRole string
 	// ClusterReadRole grants read of cluster-scoped kinds (default kubage-agent-cluster).
 	ClusterReadRole string
+	// Env is extra environment of the agent container (e.g. the operator's egress policy).
+	Env map[string]string
 	// Resources of the agent container (default requests 50m/64Mi, limits 500m/256Mi).
 	Resources corev1.ResourceRequirements
 	// DefaultDeadline is the Job's activeDeadlineSeconds when the session sets no deadline
@@ -357,6 +359,16 @@ func (r *Job) jobFor(ctx context.Context, owner Owner, req agent.TaskRequest) (*
 	}
 	if r.opts.KnowledgeURL != "" {
 		env = append(env, corev1.EnvVar{Name: EnvKnowledgeURL, Value: r.opts.KnowledgeURL})
+	}
+	extra := make([]string, 0, len(r.opts.Env))
+	for k := range r.opts.Env {
+		if _, taken := ownerEnv[k]; !taken && k != EnvTaskRequest && k != EnvKnowledgeURL {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		env = append(env, corev1.EnvVar{Name: k, Value: r.opts.Env[k]})
 	}
 
 	return &batchv1.Job{

@@ -27,6 +27,8 @@ import (
 
 	"github.com/kubage/kubage/internal/text"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // promptMargin keeps room for the chat template and estimation error.
@@ -115,6 +117,8 @@ func classify(err error) error {
 	switch {
 	case errors.Is(err, ErrCircuitOpen):
 		return &callError{reason: ReasonCircuitOpen, err: err}
+	case egress.IsDenied(err):
+		return &callError{reason: ReasonEgressDenied, err: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &callError{reason: ReasonModelUnreachable, err: err}
 	}

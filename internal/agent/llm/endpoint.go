@@ -36,6 +36,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/kubage/kubage/internal/breaker"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // ErrCircuitOpen is returned without calling an endpoint whose recent calls kept failing.
@@ -108,7 +110,7 @@ func (p *Pool) endpoint(cfg Config) *endpoint {
 	e.format.Store(cfg.ResponseFormat)
 	base := p.Transport
 	if base == nil {
-		base = http.DefaultTransport
+		base = egress.NewTransport()
 	}
 	sleep := p.Sleep
 	if sleep == nil {
@@ -116,7 +118,7 @@ func (p *Pool) endpoint(cfg Config) *endpoint {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &http.Client{Transport: &retryTransport{base: base, cfg: cfg, breaker: br, sleep: sleep, attempts: &e.attempts}}
+	oc.HTTPClient = &http.Client{Transport: &retryTransport{base: base, cfg: cfg, breaker: br, sleep: sleep, attempts: &e.attempts}, CheckRedirect: egress.CheckRedirect}
 	e.client = openai.NewClientWithConfig(oc)
 	if len(p.order) >= maxPooledEndpoints {
 		delete(p.endpoints, p.order[0])

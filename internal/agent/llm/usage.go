@@ -70,6 +70,9 @@ const (
 	ReasonInvalidOutput = "ModelOutputInvalid"
 	// ReasonTruncated: the reply hit the output token limit, even after one repair.
 	ReasonTruncated = "ModelOutputTruncated"
+	// ReasonEgressDenied: the egress guard refused the endpoint's address (same value as
+	// the API's EgressDeniedReason).
+	ReasonEgressDenied = "EgressDenied"
 	// ReasonNoFallback: the model failed and no fallback brain was configured.
 	ReasonNoFallback = "NoFallback"
 )

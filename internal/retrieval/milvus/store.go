@@ -20,12 +20,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
+	"google.golang.org/grpc"
 
+	"github.com/kubage/kubage/internal/egress"
 	"github.com/kubage/kubage/internal/retrieval"
 )
 
@@ -81,7 +84,11 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Address == "" {
 		return nil, errors.New("milvus store needs an address")
 	}
-	cc := client.Config{Address: cfg.Address, Username: cfg.Username, Password: cfg.Password, APIKey: cfg.APIKey, DBName: cfg.DBName, EnableTLSAuth: cfg.TLS}
+	// The SDK's default options plus a dialer through the egress guard.
+	dial := append(append([]grpc.DialOption{}, client.DefaultGrpcOpts...), grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+		return egress.DialContext(ctx, "tcp", addr)
+	}))
+	cc := client.Config{Address: cfg.Address, Username: cfg.Username, Password: cfg.Password, APIKey: cfg.APIKey, DBName: cfg.DBName, EnableTLSAuth: cfg.TLS, DialOptions: dial}
 	c, err := client.NewClient(ctx, cc)
 	if err != nil {
 		return nil, fmt.Errorf("connect to milvus at %s: %w", cfg.Address, err)

@@ -28,6 +28,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpsdk "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // Reason classifies why talking to an MCP server failed. The values double as
@@ -45,6 +47,8 @@ const (
 	ReasonTimeout Reason = "Timeout"
 	// ReasonResponseTooLarge: a response or stream event exceeded the size cap.
 	ReasonResponseTooLarge Reason = "ResponseTooLarge"
+	// ReasonEgressDenied: the egress guard refused the server's resolved address.
+	ReasonEgressDenied Reason = "EgressDenied"
 	// ReasonProtocolError: the server answered, but not with valid MCP.
 	ReasonProtocolError Reason = "ProtocolError"
 )
@@ -107,6 +111,9 @@ func classify(op string, err error, obs ...*observer) error {
 		if s := int(o.status.Load()); s != 0 && status == 0 {
 			status = s
 		}
+	}
+	if egress.IsDenied(err) {
+		return &Error{Reason: ReasonEgressDenied, Op: op, Err: err}
 	}
 	if errors.Is(err, ErrResponseTooLarge) {
 		return &Error{Reason: ReasonResponseTooLarge, Op: op, Err: err}

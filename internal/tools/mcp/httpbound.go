@@ -25,6 +25,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kubage/kubage/internal/egress"
 )
 
 // observer records what the HTTP layer saw during one operation (or one
@@ -166,8 +168,12 @@ func newHTTPClient(base http.RoundTripper, timeout time.Duration, limit int64, f
 	if base == nil {
 		dial := min(timeout, 10*time.Second)
 		base = &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: dial, KeepAlive: 30 * time.Second}).DialContext,
+			// Dialed through the egress guard; no proxy, which would dial out of its sight.
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				ctx, cancel := context.WithTimeout(ctx, dial)
+				defer cancel()
+				return egress.DialContext(ctx, network, addr)
+			},
 			TLSHandshakeTimeout:   dial,
 			ResponseHeaderTimeout: timeout,
 			MaxIdleConnsPerHost:   4,
@@ -175,5 +181,5 @@ func newHTTPClient(base http.RoundTripper, timeout time.Duration, limit int64, f
 			ForceAttemptHTTP2:     true,
 		}
 	}
-	return &http.Client{Transport: &boundedTransport{base: base, limit: limit, fallback: fallback}}
+	return &http.Client{Transport: &boundedTransport{base: base, limit: limit, fallback: fallback}, CheckRedirect: egress.CheckRedirect}
 }
