@@ -28,6 +28,8 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	serror "github.com/kubage/kubage/internal/errors"
+
+	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // failure is what the error a reconcile's steps returned means for the object. failureOf
@@ -52,7 +54,8 @@ func failureOf(err error) *failure {
 	if err == nil {
 		return nil
 	}
-	f := &failure{reason: kubagev1alpha1.FailedReason, message: truncate(err.Error(), maxConditionMessage)}
+	// Error texts quote what servers and sources answered: credentials go first.
+	f := &failure{reason: kubagev1alpha1.FailedReason, message: truncate(redact.Default().Secrets(err.Error()), maxConditionMessage)}
 	var (
 		stalling *serror.Stalling
 		waiting  *serror.Waiting

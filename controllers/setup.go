@@ -76,7 +76,7 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 	if err := SetupTroubleshoot(mgr, opts); err != nil {
 		return err
 	}
-	recorder := mgr.GetEventRecorder(eventRecorderName)
+	recorder := redactingRecorder{mgr.GetEventRecorder(eventRecorderName)}
 	reconcilers := []interface {
 		SetupWithManager(ctrl.Manager, Options) error
 	}{

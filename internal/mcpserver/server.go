@@ -39,6 +39,8 @@ import (
 
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
+
+	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Defaults of Options and HTTPOptions.
@@ -179,9 +181,10 @@ func (h *handler) call(name string) server.ToolHandlerFunc {
 		}
 		res, err := t.Call(ctx, raw)
 		if err != nil {
-			return mcpsdk.NewToolResultError(err.Error()), nil
+			return mcpsdk.NewToolResultError(redact.Default().Secrets(err.Error())), nil
 		}
-		text := res.Text
+		// Tool output quotes logs, events and annotations: credentials never leave.
+		text := redact.Default().Secrets(res.Text)
 		if len(text) > h.opts.MaxResultBytes {
 			cut := h.opts.MaxResultBytes
 			for cut > 0 && (text[cut]&0xC0) == 0x80 {

@@ -30,6 +30,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/kubage/kubage/internal/egress"
+
+	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Embedder turns texts into dense vectors.
@@ -136,7 +138,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	var missing []int
 	o.mu.Lock()
 	for i, t := range texts {
-		t = text.Clip(t, o.cfg.MaxInputChars)
+		t = embeddingInput(t, o.cfg.MaxInputChars)
 		keys[i] = sha256.Sum256([]byte(o.cfg.Model + "\x00" + t))
 		if v, ok := o.cache[keys[i]]; ok {
 			out[i] = v
@@ -149,7 +151,7 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		batch := missing[start:min(start+o.cfg.BatchSize, len(missing))]
 		inputs := make([]string, len(batch))
 		for j, i := range batch {
-			inputs[j] = text.Clip(texts[i], o.cfg.MaxInputChars)
+			inputs[j] = embeddingInput(texts[i], o.cfg.MaxInputChars)
 		}
 		vecs, err := o.request(ctx, inputs)
 		if err != nil {
@@ -245,4 +247,10 @@ func (o *OpenAIEmbedder) requestOnce(ctx context.Context, inputs []string) ([][]
 		out[i] = d.Embedding
 	}
 	return out, nil
+}
+
+// embeddingInput is what is sent for text: queries and chunks leave the cluster for the
+// embedding endpoint, so credentials are removed before the text is cut.
+func embeddingInput(in string, maxChars int) string {
+	return text.Clip(redact.Default().Secrets(in), maxChars)
 }

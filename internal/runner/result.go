@@ -33,6 +33,8 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/text"
+
+	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // ErrMalformedResult marks a result ConfigMap whose content is not a TaskResult; the
@@ -55,6 +57,10 @@ func WriteResult(ctx context.Context, cs kubernetes.Interface, owner Owner, res 
 	}
 	if errs := validation.IsDNS1123Label(res.TaskID); len(errs) > 0 {
 		return fmt.Errorf("task id %q: %v", res.TaskID, errs)
+	}
+	// Results hold log lines and messages: credentials go before the ConfigMap is written.
+	if err := redact.Default().RedactJSONInto(&res); err != nil {
+		return fmt.Errorf("redacting result of task %s: %w", res.TaskID, err)
 	}
 	raw, err := boundResult(res)
 	if err != nil {
@@ -186,7 +192,8 @@ func decodeResult(cm *corev1.ConfigMap) (*agent.TaskResult, error) {
 		return nil, fmt.Errorf("%w: ConfigMap %s holds %d bytes, more than %d", ErrMalformedResult, cm.Name, len(raw), MaxResultBytes)
 	}
 	var res agent.TaskResult
-	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+	// Redacted again on the way in: a result written by another agent version is not trusted.
+	if err := json.Unmarshal(redact.Default().SecretsJSON([]byte(raw)), &res); err != nil {
 		return nil, fmt.Errorf("%w: ConfigMap %s: %v", ErrMalformedResult, cm.Name, err)
 	}
 	if want := cm.Labels[LabelTaskID]; res.TaskID != want {

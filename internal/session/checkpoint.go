@@ -30,6 +30,8 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/runner"
+
+	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Checkpoint is the part of a session's state that the status has no room for: the full
@@ -166,8 +168,10 @@ func saveCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.O
 	if bytes.Equal(raw, ck.saved) {
 		return nil
 	}
-	if len(raw) > maxCheckpointSize {
-		return fmt.Errorf("session checkpoint of %d bytes exceeds %d", len(raw), maxCheckpointSize)
+	// The checkpoint holds the problem text and task summaries: credentials stay out of it.
+	stored := redact.Default().SecretsJSON(raw)
+	if len(stored) > maxCheckpointSize {
+		return fmt.Errorf("session checkpoint of %d bytes exceeds %d", len(stored), maxCheckpointSize)
 	}
 	lbls := owner.Labels()
 	lbls[runner.LabelComponent] = ComponentSession
@@ -177,7 +181,7 @@ func saveCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.O
 			OwnerReferences: []metav1.OwnerReference{owner.Reference()},
 			ResourceVersion: ck.resourceVersion,
 		},
-		Data: map[string]string{checkpointKey: string(raw)},
+		Data: map[string]string{checkpointKey: string(stored)},
 	}
 	cms := cs.CoreV1().ConfigMaps(owner.Namespace)
 	var out *corev1.ConfigMap

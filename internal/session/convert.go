@@ -28,6 +28,8 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
+
+	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Mapping between the brain's plain types (internal/agent) and the API's status types.
@@ -292,7 +294,7 @@ func Remediation(r agent.Remediation) *kubagev1alpha1.Remediation {
 			desc = "action " + id
 		}
 		out.Actions = append(out.Actions, kubagev1alpha1.RemediationAction{
-			ID: id, Description: desc, Command: text.Clip(a.Command, 2048), Risk: risk,
+			ID: id, Description: desc, Command: text.Clip(redact.Default().Secrets(a.Command), 2048), Risk: risk,
 			Approval: kubagev1alpha1.ApprovalPending,
 		})
 	}
@@ -309,4 +311,7 @@ func Remediation(r agent.Remediation) *kubagev1alpha1.Remediation {
 
 // clean makes untrusted text a single line of at most n characters (Sanitize may append
 // a three-byte ellipsis to what it cut).
-func clean(s string, n int) string { return strings.TrimSpace(tools.Sanitize(s, n-3, true)) }
+// Credentials are removed before cutting, so that no cut leaves half a key unrecognised.
+func clean(s string, n int) string {
+	return strings.TrimSpace(tools.Sanitize(redact.Default().Secrets(s), n-3, true))
+}

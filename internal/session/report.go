@@ -29,6 +29,8 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/report"
 	"github.com/kubage/kubage/internal/runner"
+
+	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // maxReportEvidence bounds the evidence listed in a report (the status keeps 64).
@@ -37,6 +39,10 @@ const maxReportEvidence = 200
 // writeReport renders the report and stores it in the report ConfigMap.
 func (w *work) writeReport(ctx context.Context) error {
 	r := BuildReport(w.ts, w.st, w.ck, w.allEvidence(ctx))
+	// The report quotes evidence (log lines, messages): credentials go before rendering.
+	if err := redact.Default().RedactJSONInto(&r); err != nil {
+		return fmt.Errorf("redacting the report: %w", err)
+	}
 	md := report.Markdown(r)
 	js, err := report.JSON(r)
 	if err != nil {
