@@ -28,7 +28,6 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	serror "github.com/kubage/kubage/internal/errors"
-
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 

@@ -44,12 +44,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/egress"
 	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/kbbuild"
 	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/retrieval/milvus"
-
-	"github.com/kubage/kubage/internal/egress"
 )
 
 const (

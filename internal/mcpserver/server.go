@@ -39,7 +39,6 @@ import (
 
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
-
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 

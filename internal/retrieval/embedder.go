@@ -26,11 +26,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubage/kubage/internal/text"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/kubage/kubage/internal/egress"
-
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 

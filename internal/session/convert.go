@@ -28,7 +28,6 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
-
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 

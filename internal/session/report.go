@@ -29,7 +29,6 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/report"
 	"github.com/kubage/kubage/internal/runner"
-
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 

@@ -36,7 +36,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/kubage/kubage/internal/breaker"
-
 	"github.com/kubage/kubage/internal/egress"
 )
 
