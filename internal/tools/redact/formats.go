@@ -177,6 +177,12 @@ var Formats = []Format{
 		Anchors: []string{"begin pgp private key block"}, MultiLine: true,
 		Positive: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQVYBGVq8mN3vR7tY1uI5oP9aS2dF6gH0jK4lZxC8vB3nM\n-----END PGP PRIVATE KEY BLOCK-----",
 		Negative: "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGVq8mN3vR7tY1uI5oP9aS2dF6gH0jK4lZxC8vB3nM\n-----END PGP PUBLIC KEY BLOCK-----"},
+	// Key material whose BEGIN line was cut off (a log line on its own).
+	{Name: "openssh-key-body", Kind: KindPrivateKey, Pattern: `\bb3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]*`, Anchors: []string{"b3blbnnzac1rzxktdje"},
+		Positive: "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", Negative: "b3BlbnNzaC1 is base64 for openssh-"},
+	{Name: "der-private-key-body", Kind: KindPrivateKey, Pattern: `\b(?:MII[A-Za-z0-9+/]{3}IBA(?:DANBgkqhkiG9w0BAQEFAASC|AKC)|MHcCAQEEI)[A-Za-z0-9+/=]*`,
+		Anchors:  []string{"ibadanbgkqhkig9w0baqefaasc", "ibaakc", "mhccaqeei"},
+		Positive: "MIIEowIBAAKCAQEAq8mN3vR7tY1uI5oP9aS2dF6gH0jK4lZxC8vB3nM7qW2eR5tY", Negative: "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ"},
 	{Name: "url-basic-auth", Kind: KindPassword,
 		Positive: "fetch https://deploy:Zq8mN3vR7tY1uI5o@git.shop.io/app.git", Negative: "fetch https://git.shop.io/app.git"},
 	{Name: "bearer-header", Kind: KindToken,
