@@ -274,3 +274,36 @@ func TestRetrieverExpandAndCaps(t *testing.T) {
 		t.Error("retriever without store accepted")
 	}
 }
+
+// Queries and chunks leave the cluster for the embedding endpoint without credentials.
+func TestOpenAIEmbedderSendsNoCredentials(t *testing.T) {
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		seen = append(seen, req.Input...)
+		var data []map[string]any
+		for i := range req.Input {
+			data = append(data, map[string]any{"object": "embedding", "embedding": []float32{1, 0}, "index": i})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+	}))
+	t.Cleanup(srv.Close)
+	e, err := NewOpenAIEmbedder(OpenAIEmbedderConfig{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"why does login fail with password=Zq8mN3vR7tY1uI5o", "token ghp_Zq8mN3vR7tY1uI5oP9aS2dF6gH0jK4lZxC8v"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("inputs %q", seen)
+	}
+	for _, in := range seen {
+		if strings.Contains(in, "Zq8mN3vR7tY1uI5o") || !strings.Contains(in, "[REDACTED:") {
+			t.Errorf("sent %q", in)
+		}
+	}
+}
