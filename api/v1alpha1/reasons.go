@@ -40,6 +40,11 @@ const (
 	// belongs to someone else; the session waits until it is renamed or deleted.
 	NameConflictReason = "NameConflict"
 
+	// AgentAccessConflictReason: a binding the Job runner manages for the agent's
+	// ServiceAccount exists and grants something else (another role or subject); tasks
+	// wait until an administrator removes or corrects it.
+	AgentAccessConflictReason = "AgentAccessConflict"
+
 	// SummarizeFailedReason: the brain could not write a conclusion before the deadline.
 	SummarizeFailedReason = "SummarizeFailed"
 

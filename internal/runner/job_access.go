@@ -69,8 +69,10 @@ func ownedByName(refs []metav1.OwnerReference, name string) bool {
 
 // ensureAccess creates, when missing, the agent's ServiceAccount in ns, RoleBindings to the
 // read and result roles there, and a ClusterRoleBinding to the cluster read role that the
-// Namespace owns (so it goes away with the namespace). Existing objects are left as they are:
-// an administrator may have tailored them.
+// Namespace owns (so it goes away with the namespace). An existing binding of the same name
+// must bind exactly the agent's ServiceAccount to the expected role: one that grants
+// something else (cluster-admin, another subject) is refused with ErrAccessConflict rather
+// than trusted; an administrator who tailors the agent's access turns ManageAccess off.
 func (r *Job) ensureAccess(ctx context.Context, ns string) error {
 	r.mu.Lock()
 	at, ok := r.access[ns]
@@ -99,10 +101,14 @@ func (r *Job) ensureAccess(ctx context.Context, ns string) error {
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
 			Subjects:   subject,
 		}
-		if err := createIfMissing(ctx, func(ctx context.Context) error {
-			_, err := r.client.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{})
-			return err
-		}); err != nil {
+		_, err := r.client.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			var old *rbacv1.RoleBinding
+			if old, err = r.client.RbacV1().RoleBindings(ns).Get(ctx, rb.Name, metav1.GetOptions{}); err == nil {
+				err = checkBinding("RoleBinding "+ns+"/"+rb.Name, old.RoleRef, old.Subjects, rb.RoleRef, subject)
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("binding ClusterRole %s to %s/%s: %w", role, ns, sa, err)
 		}
 	}
@@ -116,10 +122,14 @@ func (r *Job) ensureAccess(ctx context.Context, ns string) error {
 		Subjects:   subject,
 	}
 	crb.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: ns, UID: nsObj.UID}}
-	if err := createIfMissing(ctx, func(ctx context.Context) error {
-		_, err := r.client.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{})
-		return err
-	}); err != nil {
+	_, err = r.client.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		var old *rbacv1.ClusterRoleBinding
+		if old, err = r.client.RbacV1().ClusterRoleBindings().Get(ctx, crb.Name, metav1.GetOptions{}); err == nil {
+			err = checkBinding("ClusterRoleBinding "+crb.Name, old.RoleRef, old.Subjects, crb.RoleRef, subject)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("binding ClusterRole %s to %s/%s: %w", r.opts.ClusterReadRole, ns, sa, err)
 	}
 	r.mu.Lock()
@@ -128,5 +138,25 @@ func (r *Job) ensureAccess(ctx context.Context, ns string) error {
 	}
 	r.access[ns] = r.now()
 	r.mu.Unlock()
+	return nil
+}
+
+// ErrAccessConflict: a binding the Job runner manages exists with other contents.
+var ErrAccessConflict = errors.New("agent binding has unexpected contents")
+
+// checkBinding accepts an existing binding only when it grants what the runner would.
+func checkBinding(what string, ref rbacv1.RoleRef, subjects []rbacv1.Subject, wantRef rbacv1.RoleRef, want []rbacv1.Subject) error {
+	if ref != wantRef {
+		return fmt.Errorf("%w: %s binds %s %s, not %s %s", ErrAccessConflict, what, ref.Kind, ref.Name, wantRef.Kind, wantRef.Name)
+	}
+	if len(subjects) != len(want) {
+		return fmt.Errorf("%w: %s binds %d subjects, not only the agent's ServiceAccount", ErrAccessConflict, what, len(subjects))
+	}
+	for i := range subjects {
+		if subjects[i] != want[i] {
+			return fmt.Errorf("%w: %s binds %s %s/%s, not the agent's ServiceAccount", ErrAccessConflict, what,
+				subjects[i].Kind, subjects[i].Namespace, subjects[i].Name)
+		}
+	}
 	return nil
 }

@@ -191,13 +191,6 @@ func (r *Job) createFailure(ctx context.Context, job *batchv1.Job) string {
 	return lastLine(latest.Message)
 }
 
-func createIfMissing(ctx context.Context, create func(context.Context) error) error {
-	if err := create(ctx); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	return nil
-}
-
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {

@@ -19,6 +19,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,7 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -370,4 +372,33 @@ func TestJobCleanupDeletesOnlyTheOwnersJobs(t *testing.T) {
 	g.Expect(r.Cleanup(ctx, Owner{Namespace: other.Namespace, Name: other.Name})).To(Succeed())
 	jobs, _ = cs.BatchV1().Jobs(owner.Namespace).List(ctx, metav1.ListOptions{})
 	g.Expect(jobs.Items).To(BeEmpty())
+}
+
+// A binding of the agent's name that grants something else is refused, never trusted;
+// one with the expected contents (an earlier run's) is accepted.
+func TestJobRefusesAgentBindingsWithOtherContents(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	agentSA := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "kubage-agent", Namespace: owner.Namespace}
+	clusterRef := func(name string) rbacv1.RoleRef {
+		return rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
+	}
+	for name, obj := range map[string]runtime.Object{
+		"RoleBinding to cluster-admin": &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: "kubage-agent"},
+			RoleRef: clusterRef("cluster-admin"), Subjects: []rbacv1.Subject{agentSA}},
+		"RoleBinding with another subject": &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: "kubage-agent-result"},
+			RoleRef: clusterRef("kubage-agent-result"), Subjects: []rbacv1.Subject{agentSA, {Kind: rbacv1.UserKind, Name: "mallory"}}},
+		"ClusterRoleBinding to cluster-admin": &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "kubage-agent-cluster-shop"},
+			RoleRef: clusterRef("cluster-admin"), Subjects: []rbacv1.Subject{agentSA}},
+	} {
+		r, cs := newJobRunner(obj)
+		err := r.Start(ctx, owner, taskReq("i1-t1"))
+		g.Expect(errors.Is(err, ErrAccessConflict)).To(BeTrue(), "%s: %v", name, err)
+		_, gerr := cs.BatchV1().Jobs(owner.Namespace).Get(ctx, JobName(owner, "i1-t1"), metav1.GetOptions{})
+		g.Expect(gerr).To(HaveOccurred(), "%s: no Job runs under a binding that was refused", name)
+	}
+	ok := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "kubage-agent-cluster-shop"},
+		RoleRef: clusterRef("kubage-agent-cluster"), Subjects: []rbacv1.Subject{agentSA}}
+	r, _ := newJobRunner(ok)
+	g.Expect(r.Start(ctx, owner, taskReq("i1-t1"))).To(Succeed())
 }

@@ -163,6 +163,9 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	if err == nil {
 		err = saveCheckpoint(ctx, e.Client, w.owner, ck)
 	}
+	if errors.Is(err, runner.ErrAccessConflict) {
+		return Step{}, &serror.Waiting{Reason: kubagev1alpha1.AgentAccessConflictReason, Err: err, RequeueAfter: time.Minute}
+	}
 	if errors.Is(err, runner.ErrNotManaged) {
 		return Step{}, serror.NewStalling(kubagev1alpha1.NameConflictReason, err)
 	}

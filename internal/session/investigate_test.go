@@ -18,6 +18,8 @@ package session
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -25,6 +27,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
+	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/runner"
 )
 
@@ -86,4 +89,27 @@ func TestFailedAndLostTasksReachTheRegulator(t *testing.T) {
 	h2.drive(g, ts2, kubagev1alpha1.PhaseCompleted)
 	g.Expect(lost.starts["i1-t1"]).To(Equal(3), By)
 	g.Expect(ts2.Status.Plan.Tasks[0].Summary).To(ContainSubstring("lost 3 times"))
+}
+
+// conflictRunner is a Job runner that finds the agent's binding taken by something else.
+type conflictRunner struct{ scriptedRunner }
+
+func (c *conflictRunner) Start(context.Context, runner.Owner, agent.TaskRequest) error {
+	return fmt.Errorf("binding ClusterRole kubage-agent to payments/kubage-agent: %w", runner.ErrAccessConflict)
+}
+
+func TestAgentAccessConflictWaitsWithItsReason(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	h.engine.Runners = map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerJob: &conflictRunner{}}
+	h.engine.DefaultRunner = kubagev1alpha1.TaskRunnerJob
+	ts := troubleshoot(nil)
+	var err error
+	for i := 0; i < 10 && err == nil; i++ {
+		_, err = h.engine.Advance(context.Background(), ts)
+	}
+	var waiting *serror.Waiting
+	g.Expect(errors.As(err, &waiting)).To(BeTrue(), "%v", err)
+	g.Expect(waiting.Reason).To(Equal(kubagev1alpha1.AgentAccessConflictReason))
+	g.Expect(waiting.RequeueAfter).To(BeNumerically(">", 0), "checked again after an administrator had a chance to fix it")
 }
