@@ -54,6 +54,10 @@ type Options struct {
 	// Shard is the value of the label kubage.io/shard of the Troubleshoots this manager
 	// handles; empty means those without the label.
 	Shard string
+	// SecretsNeedServiceAccount makes objects that refer to Secrets name a ServiceAccount
+	// whose rights are used to read them (multi-tenant clusters); off, the operator reads
+	// them with its own rights, as a single-team cluster may prefer.
+	SecretsNeedServiceAccount bool
 	// SecretPollInterval is how often the Secrets that ToolServers and KnowledgeSources
 	// refer to are re-read to notice rotation (30s when zero); Secrets are never watched.
 	SecretPollInterval time.Duration

@@ -24,6 +24,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
@@ -89,6 +90,12 @@ type ToolServerReconciler struct {
 	Recorder events.EventRecorder
 	// APIReader reads Secrets and ConfigMaps without a cache; set from the manager when nil.
 	APIReader client.Reader
+	// AsServiceAccount returns a reader acting as a ServiceAccount of a namespace, for
+	// objects that name one; built from the manager's config when nil.
+	AsServiceAccount func(namespace, name string) (client.Reader, error)
+	// RequireServiceAccount refuses headers from Secrets unless the object names a
+	// ServiceAccount to read them as (Options.SecretsNeedServiceAccount).
+	RequireServiceAccount bool
 	// Discover connects and lists tools; kmcp.Discover when nil (tests may replace it).
 	Discover func(context.Context, kmcp.Config) (*kmcp.Discovery, error)
 }
@@ -102,6 +109,10 @@ func (r *ToolServerReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) 
 	if r.Discover == nil {
 		r.Discover = kmcp.Discover
 	}
+	if r.AsServiceAccount == nil {
+		r.AsServiceAccount = newImpersonatingReaders(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}).For
+	}
+	r.RequireServiceAccount = r.RequireServiceAccount || opts.SecretsNeedServiceAccount
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
 	if err := indexer.IndexField(ctx, &kubagev1alpha1.ToolServer{}, toolServerConfigMapIndex, func(o client.Object) []string {
@@ -178,9 +189,17 @@ type toolServerRun struct {
 // resolveHeaders reads header values; a missing Secret or ConfigMap stalls the object
 // until it appears (the Secret poller or the ConfigMap watch brings it back).
 func (run *toolServerRun) resolveHeaders(ctx context.Context, obj *kubagev1alpha1.ToolServer) (ctrl.Result, error) {
-	headers, err := registry.ResolveHeaders(ctx, run.r.APIReader, obj)
+	reader, err := run.r.referenceReader(obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	headers, err := registry.ResolveHeaders(ctx, reader, obj)
 	var missing *registry.MissingReferenceError
 	switch {
+	case apierrors.IsForbidden(err):
+		toolServerChecks.WithLabelValues(kubagev1alpha1.ForbiddenReason).Inc()
+		return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.ForbiddenReason,
+			fmt.Errorf("ServiceAccount %s may not read what the headers refer to, so they are not sent: %w", obj.Spec.ServiceAccountName, err))
 	case errors.As(err, &missing):
 		reason := kubagev1alpha1.SecretNotFoundReason
 		if missing.Kind == "ConfigMap" {
@@ -274,3 +293,16 @@ func validHeaderValue(v string) bool {
 }
 
 func newToolServerList() client.ObjectList { return &kubagev1alpha1.ToolServerList{} }
+
+// referenceReader is how obj's header references are read: as the ServiceAccount it
+// names, or with the operator's rights unless the operator requires an account.
+func (r *ToolServerReconciler) referenceReader(obj *kubagev1alpha1.ToolServer) (client.Reader, error) {
+	if sa := obj.Spec.ServiceAccountName; sa != "" {
+		return r.AsServiceAccount(obj.Namespace, sa)
+	}
+	if r.RequireServiceAccount && len(registry.ReferencedSecrets(obj)) > 0 {
+		return nil, serror.NewStalling(kubagev1alpha1.ForbiddenReason, errors.New(
+			"spec.serviceAccountName is required: this operator reads the Secrets of headers only as a ServiceAccount the ToolServer names, so they are not sent"))
+	}
+	return r.APIReader, nil
+}

@@ -76,6 +76,10 @@ const (
 	// EmbeddingFailedReason: the embedding endpoint could not be used before indexing started.
 	EmbeddingFailedReason = "EmbeddingFailed"
 
+	// ForbiddenReason: the ServiceAccount an object names (or none, when the operator
+	// requires one) may not read a Secret the object refers to; nothing is read or sent.
+	ForbiddenReason = "Forbidden"
+
 	// EgressDeniedReason: the egress guard refused an address the object points at (a
 	// URL, a redirect target or what a name resolves to); also a ToolServer reason.
 	EgressDeniedReason = "EgressDenied"

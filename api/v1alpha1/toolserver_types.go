@@ -69,6 +69,15 @@ type ToolServerSpec struct {
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="url must be an absolute http or https URL"
 	URL string `json:"url"`
 
+	// serviceAccountName, when set, names a ServiceAccount of this namespace whose rights
+	// the operator uses (by impersonation) to read the Secrets and ConfigMaps of headers:
+	// the author can only send what that account may read. The operator flag
+	// --secrets-need-service-account makes it required for headers from Secrets.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
 	// headers sent with every request, with values read from Secrets or ConfigMaps in this
 	// namespace (e.g. Authorization).
 	// +optional

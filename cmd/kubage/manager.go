@@ -51,6 +51,7 @@ type managerOptions struct {
 	agentServiceAccount     string
 	defaultModelSecret      string
 	secretPollInterval      time.Duration
+	secretsNeedSA           bool
 	egress                  egressOptions
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
@@ -78,6 +79,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
 	f.StringVar(&o.defaultModelSecret, "default-model-secret", "", "Model Secret <namespace>/<name> (keys baseURL, model, apiKey) of sessions without spec.model; without it such sessions use the rule engine alone.")
 	f.DurationVar(&o.secretPollInterval, "secret-poll-interval", 30*time.Second, "How often Secrets referenced by ToolServers and KnowledgeSources are re-read to notice rotation (the operator may not watch Secrets).")
+	f.BoolVar(&o.secretsNeedSA, "secrets-need-service-account", false, "Read the Secrets a ToolServer refers to only as the ServiceAccount it names (spec.serviceAccountName), refusing those that name none: whoever may create the object can then send only what that account may read. Off keeps single-team behaviour: the operator reads them itself.")
 	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)
@@ -144,13 +146,14 @@ func runManager(o managerOptions) error {
 	// One knowledge service: the KnowledgeSources index into it, sessions and agents search it.
 	know := knowledge.NewService(knowledge.Options{})
 	if err := controllers.SetupAll(mgr, controllers.Options{
-		Knowledge:               know,
-		DefaultModelSecret:      defaultModel,
-		SecretPollInterval:      o.secretPollInterval,
-		MaxConcurrentReconciles: o.maxConcurrentReconciles,
-		TaskRunners:             runners,
-		DefaultTaskRunner:       def,
-		Clientset:               cs,
+		Knowledge:                 know,
+		DefaultModelSecret:        defaultModel,
+		SecretPollInterval:        o.secretPollInterval,
+		SecretsNeedServiceAccount: o.secretsNeedSA,
+		MaxConcurrentReconciles:   o.maxConcurrentReconciles,
+		TaskRunners:               runners,
+		DefaultTaskRunner:         def,
+		Clientset:                 cs,
 	}); err != nil {
 		return err
 	}

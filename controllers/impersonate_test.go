@@ -1,0 +1,59 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package controllers
+
+import (
+	"errors"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	serror "github.com/kubage/kubage/internal/errors"
+)
+
+func TestReferenceReaderHonoursTheLockdown(t *testing.T) {
+	own, asSA := client.Reader(nil), client.Reader(nil)
+	var asked string
+	r := &ToolServerReconciler{APIReader: own, AsServiceAccount: func(ns, name string) (client.Reader, error) {
+		asked = ns + "/" + name
+		return asSA, nil
+	}}
+	withSecret := &kubagev1alpha1.ToolServer{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "logs"},
+		Spec: kubagev1alpha1.ToolServerSpec{Headers: []kubagev1alpha1.HeaderSource{{Name: "Authorization",
+			SecretKeyRef: &kubagev1alpha1.SecretKeyReference{Name: "tok", Key: "k"}}}}}
+
+	if _, err := r.referenceReader(withSecret); err != nil || asked != "" {
+		t.Fatalf("without the lockdown the operator reads itself: %v, asked %q", err, asked)
+	}
+	r.RequireServiceAccount = true
+	_, err := r.referenceReader(withSecret)
+	var stalled *serror.Stalling
+	if !errors.As(err, &stalled) || stalled.Reason != kubagev1alpha1.ForbiddenReason {
+		t.Fatalf("with the lockdown and no account: %v", err)
+	}
+	noSecret := withSecret.DeepCopy()
+	noSecret.Spec.Headers = nil
+	if _, err := r.referenceReader(noSecret); err != nil {
+		t.Fatalf("nothing to read needs no account: %v", err)
+	}
+	named := withSecret.DeepCopy()
+	named.Spec.ServiceAccountName = "logs-reader"
+	if _, err := r.referenceReader(named); err != nil || asked != "shop/logs-reader" {
+		t.Fatalf("a named account is used: %v, asked %q", err, asked)
+	}
+}
