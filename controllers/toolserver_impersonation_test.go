@@ -46,6 +46,7 @@ var _ = Describe("ToolServer Secrets read as the object's ServiceAccount", func(
 		mcp := startMCP(mcpfake.Options{Token: "sa-t0k3n-Zq8mN3vR7tY1"})
 		target, err := url.Parse(mcp.URL)
 		Expect(err).NotTo(HaveOccurred())
+		target.Path = "" // the proxy appends the request's own path (/mcp)
 		proxy := httputil.NewSingleHostReverseProxy(target)
 		proxy.FlushInterval = -1
 		var mu sync.Mutex
