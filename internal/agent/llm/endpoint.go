@@ -172,6 +172,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		resp, err := t.once(req, body)
 		t.attempts.Add(1)
+		if egress.IsDenied(err) {
+			// The operator's policy refused the address: nothing about the endpoint's
+			// health, and no retry would be allowed either.
+			t.breaker.Release()
+			return nil, err
+		}
 		if req.Context().Err() != nil {
 			// The caller gave up: says nothing about the endpoint's health.
 			t.breaker.Release()
