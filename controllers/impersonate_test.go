@@ -57,3 +57,23 @@ func TestReferenceReaderHonoursTheLockdown(t *testing.T) {
 		t.Fatalf("a named account is used: %v, asked %q", err, asked)
 	}
 }
+
+func TestKnowledgeSourceReferenceReaderHonoursTheLockdown(t *testing.T) {
+	var asked string
+	r := &KnowledgeSourceReconciler{AsServiceAccount: func(ns, name string) (client.Reader, error) {
+		asked = ns + "/" + name
+		return nil, nil
+	}, RequireServiceAccount: true}
+	git := &kubagev1alpha1.KnowledgeSource{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "runbooks"},
+		Spec: kubagev1alpha1.KnowledgeSourceSpec{Git: &kubagev1alpha1.GitSource{URL: "https://git.shop.io/runbooks.git",
+			SecretRef: &kubagev1alpha1.LocalSecretReference{Name: "git-creds"}}}}
+	_, err := r.referenceReader(git)
+	var stalled *serror.Stalling
+	if !errors.As(err, &stalled) || stalled.Reason != kubagev1alpha1.ForbiddenReason {
+		t.Fatalf("with the lockdown and no account: %v", err)
+	}
+	git.Spec.ServiceAccountName = "kb-reader"
+	if _, err := r.referenceReader(git); err != nil || asked != "shop/kb-reader" {
+		t.Fatalf("a named account is used: %v, asked %q", err, asked)
+	}
+}

@@ -102,6 +102,12 @@ type KnowledgeSourceReconciler struct {
 	Recorder events.EventRecorder
 	// APIReader reads Secrets and ConfigMaps without a cache; set from the manager when nil.
 	APIReader client.Reader
+	// AsServiceAccount returns a reader acting as a ServiceAccount of a namespace, for
+	// sources that name one; built from the manager's config when nil.
+	AsServiceAccount func(namespace, name string) (client.Reader, error)
+	// RequireServiceAccount refuses sources that refer to Secrets unless they name a
+	// ServiceAccount to read them as (Options.SecretsNeedServiceAccount).
+	RequireServiceAccount bool
 	// Knowledge is the shared knowledge service the sources are indexed into; required.
 	Knowledge *knowledge.Service
 	// Now is the clock; time.Now when nil.
@@ -131,6 +137,10 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
+	if r.AsServiceAccount == nil {
+		r.AsServiceAccount = newImpersonatingReaders(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}).For
+	}
+	r.RequireServiceAccount = r.RequireServiceAccount || opts.SecretsNeedServiceAccount
 	r.sources = knowledge.NewSpecResolver(refReader{r.APIReader})
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
@@ -301,7 +311,15 @@ func (run *knowledgeSourceRun) initialize(_ context.Context, obj *kubagev1alpha1
 // bring it back); an embedding endpoint that fails before indexing starts is a failed
 // run like a failed fetch.
 func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.KnowledgeSource) (ctrl.Result, error) {
-	cfg, err := run.r.sources.Resolve(ctx, obj)
+	reader, err := run.r.referenceReader(obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	cfg, err := run.r.sources.Resolve(withRefReader(ctx, reader), obj)
+	if apierrors.IsForbidden(err) {
+		return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.ForbiddenReason,
+			fmt.Errorf("ServiceAccount %s may not read what this source refers to, so it is not fetched: %w", obj.Spec.ServiceAccountName, err))
+	}
 	var waiting *serror.Waiting
 	if errors.As(err, &waiting) {
 		return ctrl.Result{}, run.fail(ctx, obj, waiting.Reason, waiting.Err)
@@ -475,13 +493,40 @@ func clampInt32(n int) int32 {
 
 func newKnowledgeSourceList() client.ObjectList { return &kubagev1alpha1.KnowledgeSourceList{} }
 
-// refReader reads a KnowledgeSource's Secrets and ConfigMaps with the reconciler's
-// uncached reader (RBAC grants get on Secrets, not list).
+// refReader reads a KnowledgeSource's Secrets and ConfigMaps with the reader the reconcile
+// put in the context (the source's ServiceAccount), else the reconciler's uncached reader
+// (RBAC grants get on Secrets, not list).
 type refReader struct{ client.Reader }
+
+type refReaderKey struct{}
+
+func withRefReader(ctx context.Context, r client.Reader) context.Context {
+	return context.WithValue(ctx, refReaderKey{}, r)
+}
+
+func (r refReader) pick(ctx context.Context) client.Reader {
+	if c, ok := ctx.Value(refReaderKey{}).(client.Reader); ok && c != nil {
+		return c
+	}
+	return r.Reader
+}
+
+// referenceReader is how obj's references are read: as the ServiceAccount it names, or
+// with the operator's rights unless the operator requires an account.
+func (r *KnowledgeSourceReconciler) referenceReader(obj *kubagev1alpha1.KnowledgeSource) (client.Reader, error) {
+	if sa := obj.Spec.ServiceAccountName; sa != "" {
+		return r.AsServiceAccount(obj.Namespace, sa)
+	}
+	if r.RequireServiceAccount && len(knowledge.ReferencedSecrets(obj)) > 0 {
+		return nil, serror.NewStalling(kubagev1alpha1.ForbiddenReason, errors.New(
+			"spec.serviceAccountName is required: this operator reads a source's Secrets only as a ServiceAccount it names"))
+	}
+	return r.APIReader, nil
+}
 
 func (r refReader) SecretData(ctx context.Context, namespace, name string) (map[string][]byte, error) {
 	s := &corev1.Secret{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
+	if err := r.pick(ctx).Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s); err != nil {
 		return nil, err
 	}
 	return s.Data, nil
@@ -489,7 +534,7 @@ func (r refReader) SecretData(ctx context.Context, namespace, name string) (map[
 
 func (r refReader) ConfigMapData(ctx context.Context, namespace, name string) (map[string]string, error) {
 	cm := &corev1.ConfigMap{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cm); err != nil {
+	if err := r.pick(ctx).Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cm); err != nil {
 		return nil, err
 	}
 	return cm.Data, nil

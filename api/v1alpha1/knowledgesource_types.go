@@ -56,6 +56,15 @@ const (
 // KnowledgeSourceSpec says where documents come from and how to index them.
 // +kubebuilder:validation:XValidation:rule="[has(self.git), has(self.http), has(self.configMapRef), has(self.inline)].exists_one(x, x)",message="set exactly one of git, http, configMapRef or inline"
 type KnowledgeSourceSpec struct {
+	// serviceAccountName, when set, names a ServiceAccount of this namespace whose rights
+	// the operator uses (by impersonation) to read the Secrets and ConfigMaps this source
+	// refers to (git, embedding and Milvus credentials, configMapRef). The operator flag
+	// --secrets-need-service-account makes it required for sources that refer to Secrets.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
 	// git fetches documents from a Git repository.
 	// +optional
 	Git *GitSource `json:"git,omitempty"`

@@ -79,7 +79,7 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
 	f.StringVar(&o.defaultModelSecret, "default-model-secret", "", "Model Secret <namespace>/<name> (keys baseURL, model, apiKey) of sessions without spec.model; without it such sessions use the rule engine alone.")
 	f.DurationVar(&o.secretPollInterval, "secret-poll-interval", 30*time.Second, "How often Secrets referenced by ToolServers and KnowledgeSources are re-read to notice rotation (the operator may not watch Secrets).")
-	f.BoolVar(&o.secretsNeedSA, "secrets-need-service-account", false, "Read the Secrets a ToolServer refers to only as the ServiceAccount it names (spec.serviceAccountName), refusing those that name none: whoever may create the object can then send only what that account may read. Off keeps single-team behaviour: the operator reads them itself.")
+	f.BoolVar(&o.secretsNeedSA, "secrets-need-service-account", false, "Read the Secrets a ToolServer or KnowledgeSource refers to only as the ServiceAccount it names (spec.serviceAccountName), refusing those that name none: whoever may create the object can then send only what that account may read. Off keeps single-team behaviour: the operator reads them itself.")
 	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)

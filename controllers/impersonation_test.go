@@ -21,6 +21,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -29,6 +30,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/test/fakes/mcpfake"
@@ -85,5 +87,32 @@ var _ = Describe("ToolServer Secrets read as the object's ServiceAccount", func(
 		mu.Lock()
 		Expect(seen).To(ContainElement(token))
 		mu.Unlock()
+	})
+})
+
+var _ = Describe("KnowledgeSource Secrets read as the object's ServiceAccount", func() {
+	It("does not use an embedding Secret the named account may not read, and says why", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "ks-sa")
+		var calls atomic.Int32
+		embeddingSecret(ctx, ns, "embed", fakeEmbeddings(0, &calls), "fake-embed")
+		Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kb-reader"}})).To(Succeed())
+		ks := inlineWithEmbedding(ns, "docs", "embed")
+		ks.Spec.ServiceAccountName = "kb-reader"
+		Expect(k8sClient.Create(ctx, ks)).To(Succeed())
+
+		By("refusing while the account may not get the Secret")
+		got := ksExpectReason(ctx, client.ObjectKeyFromObject(ks), metav1.ConditionFalse, kubagev1alpha1.ForbiddenReason)
+		Expect(meta.FindStatusCondition(got.Status.Conditions, kubagev1alpha1.ReadyCondition).Message).To(ContainSubstring("kb-reader"))
+		Expect(calls.Load()).To(BeZero(), "the embedding endpoint is never called with a key the account may not read")
+
+		By("indexing once the account is granted get on that Secret")
+		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "read-embed"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"embed"}, Verbs: []string{"get"}}}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "read-embed"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read-embed"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "kb-reader", Namespace: ns}}})).To(Succeed())
+		ksRequestReconcile(ctx, ks)
+		ksExpectReason(ctx, client.ObjectKeyFromObject(ks), metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
+		Expect(calls.Load()).To(BeNumerically(">", 0))
 	})
 })
