@@ -102,6 +102,8 @@ type KnowledgeSourceReconciler struct {
 	Recorder events.EventRecorder
 	// APIReader reads Secrets and ConfigMaps without a cache; set from the manager when nil.
 	APIReader client.Reader
+	// secretUse records the Secret versions reconciles read, for the Secret poller.
+	secretUse *secretTracker
 	// AsServiceAccount returns a reader acting as a ServiceAccount of a namespace, for
 	// sources that name one; built from the manager's config when nil.
 	AsServiceAccount func(namespace, name string) (client.Reader, error)
@@ -160,9 +162,10 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 		return fmt.Errorf("registering the embedded chunks gauge: %w", err)
 	}
 	// Secrets are polled by name, not watched: the operator may not list or watch them.
+	r.secretUse = newSecretTracker()
 	secrets := newSecretPoller(mgr.GetClient(), r.APIReader, newKnowledgeSourceList, func(o client.Object) []string {
 		return knowledge.ReferencedSecrets(o.(*kubagev1alpha1.KnowledgeSource))
-	}, opts.SecretPollInterval)
+	}, r.secretUse, opts.SecretPollInterval)
 	if err := mgr.Add(secrets); err != nil {
 		return fmt.Errorf("adding the KnowledgeSource Secret poller: %w", err)
 	}
@@ -315,6 +318,7 @@ func (run *knowledgeSourceRun) resolve(ctx context.Context, obj *kubagev1alpha1.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	reader = recordingReader{Reader: reader, used: run.r.secretUse, user: client.ObjectKeyFromObject(obj)}
 	cfg, err := run.r.sources.Resolve(withRefReader(ctx, reader), obj)
 	if apierrors.IsForbidden(err) {
 		return ctrl.Result{}, serror.NewStalling(kubagev1alpha1.ForbiddenReason,

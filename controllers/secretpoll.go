@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,9 +42,9 @@ const absentVersion = "<absent>"
 
 // secretPoller replaces a cluster-wide Secret watch: the operator may only get Secrets
 // (never list or watch them), so the Secrets that objects of one kind refer to are read
-// by name, as metadata, every interval; a changed resourceVersion (or a Secret appearing or
-// disappearing) enqueues the objects that refer to it. Rotation is therefore seen within
-// one interval instead of at once.
+// by name, as metadata, every interval, and an object is enqueued when the Secret's
+// resourceVersion differs from the one its last reconcile used (see secretTracker).
+// Rotation is therefore seen within one interval instead of at once.
 type secretPoller struct {
 	// cache lists the referring objects (from the informer cache).
 	cache client.Reader
@@ -53,16 +54,16 @@ type secretPoller struct {
 	refs     func(client.Object) []string
 	interval time.Duration
 	events   chan event.GenericEvent
-	// seen is the last resourceVersion per Secret; only Start's goroutine touches it.
-	seen map[types.NamespacedName]string
+	// used holds the versions the reconciles read; the reconciler records into it.
+	used *secretTracker
 }
 
-func newSecretPoller(cache, reader client.Reader, newList func() client.ObjectList, refs func(client.Object) []string, interval time.Duration) *secretPoller {
+func newSecretPoller(cache, reader client.Reader, newList func() client.ObjectList, refs func(client.Object) []string, used *secretTracker, interval time.Duration) *secretPoller {
 	if interval <= 0 {
 		interval = defaultSecretPollInterval
 	}
 	return &secretPoller{cache: cache, reader: reader, newList: newList, refs: refs, interval: interval,
-		events: make(chan event.GenericEvent, 64), seen: map[types.NamespacedName]string{}}
+		events: make(chan event.GenericEvent, 64), used: used}
 }
 
 // Source is the controller's raw source fed by the poller.
@@ -84,14 +85,15 @@ func (p *secretPoller) Start(ctx context.Context) error {
 	}
 }
 
-// poll reads every referenced Secret once and enqueues the users of those that changed.
+// poll reads every referenced Secret once and enqueues the users whose last reconcile
+// used another version of it.
 func (p *secretPoller) poll(ctx context.Context) {
 	list := p.newList()
 	if err := p.cache.List(ctx, list); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing objects that refer to Secrets")
 		return
 	}
-	users := map[types.NamespacedName][]client.Object{}
+	users := map[types.NamespacedName]map[types.NamespacedName]client.Object{}
 	_ = meta.EachListItem(list, func(o runtime.Object) error {
 		obj, ok := o.(client.Object)
 		if !ok {
@@ -99,23 +101,24 @@ func (p *secretPoller) poll(ctx context.Context) {
 		}
 		for _, name := range p.refs(obj) {
 			key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}
-			users[key] = append(users[key], obj)
+			if users[key] == nil {
+				users[key] = map[types.NamespacedName]client.Object{}
+			}
+			users[key][client.ObjectKeyFromObject(obj)] = obj
 		}
 		return nil
 	})
+	p.used.retain(users)
 	for key, objs := range users {
 		version, ok := p.version(ctx, key)
 		if !ok {
 			continue
 		}
-		prev, known := p.seen[key]
-		p.seen[key] = version
-		// A Secret seen for the first time may have appeared between a reconcile that
-		// found it missing and this poll, so its users get one more look.
-		if (known && prev == version) || (!known && version == absentVersion) {
-			continue
-		}
-		for _, obj := range objs {
+		for _, user := range p.used.stale(key, version) {
+			obj, ok := objs[user]
+			if !ok {
+				continue
+			}
 			select {
 			case p.events <- event.GenericEvent{Object: obj}:
 			case <-ctx.Done():
@@ -123,11 +126,87 @@ func (p *secretPoller) poll(ctx context.Context) {
 			}
 		}
 	}
-	for key := range p.seen {
-		if _, ok := users[key]; !ok {
-			delete(p.seen, key)
+}
+
+// secretTracker remembers, per Secret, the resourceVersion each user's reconcile last read
+// (absentVersion when it was not found). Comparing the current version against the one a
+// user used, rather than against the poller's previous sighting, wakes exactly the users
+// that work from an old version: a first sighting wakes no one who already read it, and a
+// rotation between a reconcile and the first poll is still noticed.
+type secretTracker struct {
+	mu sync.Mutex
+	// used maps a Secret to its users and the version each one last used.
+	used map[types.NamespacedName]map[types.NamespacedName]string
+}
+
+func newSecretTracker() *secretTracker {
+	return &secretTracker{used: map[types.NamespacedName]map[types.NamespacedName]string{}}
+}
+
+// record notes that user's reconcile read version of secret. A nil tracker records
+// nothing (reconcilers run without a manager in some tests).
+func (t *secretTracker) record(secret, user types.NamespacedName, version string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.used[secret] == nil {
+		t.used[secret] = map[types.NamespacedName]string{}
+	}
+	t.used[secret][user] = version
+}
+
+// stale returns the users of secret whose used version is not current, and counts them
+// as brought up to date, so that one change wakes each of them once.
+func (t *secretTracker) stale(secret types.NamespacedName, current string) []types.NamespacedName {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []types.NamespacedName
+	for user, version := range t.used[secret] {
+		if version != current {
+			out = append(out, user)
+			t.used[secret][user] = current
 		}
 	}
+	return out
+}
+
+// retain forgets Secrets and users that no longer refer to each other.
+func (t *secretTracker) retain(refs map[types.NamespacedName]map[types.NamespacedName]client.Object) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for secret, users := range t.used {
+		for user := range users {
+			if _, ok := refs[secret][user]; !ok {
+				delete(users, user)
+			}
+		}
+		if len(users) == 0 {
+			delete(t.used, secret)
+		}
+	}
+}
+
+// recordingReader records into a tracker the version of every Secret a reconcile of user
+// gets through it.
+type recordingReader struct {
+	client.Reader
+	used *secretTracker
+	user types.NamespacedName
+}
+
+func (r recordingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	err := r.Reader.Get(ctx, key, obj, opts...)
+	if _, ok := obj.(*corev1.Secret); ok {
+		switch {
+		case err == nil:
+			r.used.record(key, r.user, obj.GetResourceVersion())
+		case apierrors.IsNotFound(err):
+			r.used.record(key, r.user, absentVersion)
+		}
+	}
+	return err
 }
 
 // version is the Secret's resourceVersion, absentVersion when it does not exist, and

@@ -90,6 +90,8 @@ type ToolServerReconciler struct {
 	Recorder events.EventRecorder
 	// APIReader reads Secrets and ConfigMaps without a cache; set from the manager when nil.
 	APIReader client.Reader
+	// secretUse records the Secret versions reconciles read, for the Secret poller.
+	secretUse *secretTracker
 	// AsServiceAccount returns a reader acting as a ServiceAccount of a namespace, for
 	// objects that name one; built from the manager's config when nil.
 	AsServiceAccount func(namespace, name string) (client.Reader, error)
@@ -120,9 +122,10 @@ func (r *ToolServerReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) 
 	}); err != nil {
 		return fmt.Errorf("indexing ToolServers by ConfigMap: %w", err)
 	}
+	r.secretUse = newSecretTracker()
 	secrets := newSecretPoller(mgr.GetClient(), r.APIReader, newToolServerList, func(o client.Object) []string {
 		return registry.ReferencedSecrets(o.(*kubagev1alpha1.ToolServer))
-	}, opts.SecretPollInterval)
+	}, r.secretUse, opts.SecretPollInterval)
 	if err := mgr.Add(secrets); err != nil {
 		return fmt.Errorf("adding the ToolServer Secret poller: %w", err)
 	}
@@ -193,6 +196,7 @@ func (run *toolServerRun) resolveHeaders(ctx context.Context, obj *kubagev1alpha
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	reader = recordingReader{Reader: reader, used: run.r.secretUse, user: client.ObjectKeyFromObject(obj)}
 	headers, err := registry.ResolveHeaders(ctx, reader, obj)
 	var missing *registry.MissingReferenceError
 	switch {
