@@ -36,8 +36,8 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/task"
-	"github.com/kubage/kubage/internal/knowledge/remote"
 	"github.com/kubage/kubage/internal/egress"
+	"github.com/kubage/kubage/internal/knowledge/remote"
 	"github.com/kubage/kubage/internal/runner"
 )
 
