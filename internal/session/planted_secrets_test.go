@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package session_test
 
 import (
@@ -31,7 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	restfake "k8s.io/client-go/rest/fake"
@@ -142,7 +143,7 @@ type podsWithLogs struct {
 }
 
 func (p podsWithLogs) GetLogs(name string, _ *corev1.PodLogOptions) *rest.Request {
-	rc := &restfake.RESTClient{NegotiatedSerializer: scheme.Codecs.WithoutConversion(),
+	rc := &restfake.RESTClient{NegotiatedSerializer: clientgoscheme.Codecs.WithoutConversion(),
 		Client: restfake.CreateHTTPClient(func(*http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(p.logs))}, nil
 		})}
