@@ -19,7 +19,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -90,19 +89,7 @@ func (e *env) resolveConfig(ctx context.Context, spec *corev1.PodSpec) ([]tools.
 			}
 			r.Checked = false
 		default:
-			var have []string
-			switch o := obj.(type) {
-			case *corev1.ConfigMap:
-				for k := range o.Data {
-					have = append(have, k)
-				}
-				for k := range o.BinaryData {
-					have = append(have, k)
-				}
-			case *corev1.Secret:
-				have = tools.SecretKeys(o)
-			}
-			sort.Strings(have)
+			have := objectKeys(obj)
 			r.Exists, r.KeysPresent = true, have
 			for _, k := range r.Keys {
 				if !containsStr(have, k) {
