@@ -200,6 +200,9 @@ func startManager(args ...string) *managerProcess {
 	all := append([]string{"manager",
 		"--kubeconfig=" + cluster.Kubeconfig,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0",
+		// Every stand-in server of this suite (model, MCP, git, agent API) listens on loopback,
+		// which the egress guard denies by default; envtest covers the denial itself.
+		"--egress-allow-cidrs=127.0.0.0/8",
 	}, args...)
 	cmd := exec.Command(kubageBin, all...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
