@@ -18,7 +18,6 @@ package agent
 
 // Rules about Services, networking, autoscaling, nodes and session outcomes.
 func init() {
-	verifyPods := "kubectl -n {ns} get pods -l {podSelector} -w  # pods become Running and Ready"
 	// --- Services and networking ---
 	rule(Rule{ID: "service-selector-mismatch", Category: "ServiceSelectorMismatch", Confidence: 90,
 		Title:      "the Service's selector matches no pods",

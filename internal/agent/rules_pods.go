@@ -16,9 +16,11 @@ limitations under the License.
 
 package agent
 
+// verifyPods is the validation step shared by every rule whose fix brings pods back.
+const verifyPods = "kubectl -n {ns} get pods -l {podSelector} -w  # pods become Running and Ready"
+
 // Rules about pods, containers, configuration, scheduling and storage.
 func init() {
-	verifyPods := "kubectl -n {ns} get pods -l {podSelector} -w  # pods become Running and Ready"
 	// --- Pods and containers ---
 	rule(Rule{ID: "crash-loop", Category: "CrashLoopBackOff", Confidence: 80,
 		Title:   "a container keeps crashing and is restarted with back-off",

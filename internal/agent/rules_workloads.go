@@ -18,7 +18,6 @@ package agent
 
 // Rules about workloads, Jobs and CronJobs.
 func init() {
-	verifyPods := "kubectl -n {ns} get pods -l {podSelector} -w  # pods become Running and Ready"
 	// --- Workloads ---
 	rule(Rule{ID: "rollout-stuck", Category: "RolloutStuck", Confidence: 70,
 		Title:   "the Deployment's rollout exceeded its progress deadline",
