@@ -234,8 +234,8 @@ var _ = Describe("ToolServer", func() {
 		Expect(degraded).NotTo(BeNil())
 		Expect(degraded.Reason).To(Equal(kubagev1alpha1.StaleToolsReason))
 
-		Expect(readyEventReasons(ctx, ts)).To(ConsistOf(kubagev1alpha1.SecretNotFoundReason, string(kmcp.ReasonAuthFailed),
-			kubagev1alpha1.ConnectedReason, kubagev1alpha1.SecretNotFoundReason))
+		Eventually(func() []string { return readyEventReasons(ctx, ts) }).Should(ConsistOf(kubagev1alpha1.SecretNotFoundReason,
+			string(kmcp.ReasonAuthFailed), kubagev1alpha1.ConnectedReason, kubagev1alpha1.SecretNotFoundReason))
 	})
 
 	It("keeps last-known tools through an outage and recovers with backoff", func(ctx SpecContext) {
@@ -270,7 +270,8 @@ var _ = Describe("ToolServer", func() {
 		expectReady(ctx, ts, metav1.ConditionTrue, kubagev1alpha1.ConnectedReason)
 		Expect(ts.Status.ConsecutiveFailures).To(BeZero())
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
-		Expect(readyEventReasons(ctx, ts)).To(ConsistOf(kubagev1alpha1.ConnectedReason, string(kmcp.ReasonUnreachable), kubagev1alpha1.ConnectedReason))
+		Eventually(func() []string { return readyEventReasons(ctx, ts) }).Should(
+			ConsistOf(kubagev1alpha1.ConnectedReason, string(kmcp.ReasonUnreachable), kubagev1alpha1.ConnectedReason))
 	})
 
 	It("bounds thousands of tools in the status, keeping allowed ones", func(ctx SpecContext) {
