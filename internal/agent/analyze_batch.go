@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubage/kubage/internal/schedule"
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -215,16 +216,11 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 			Summary: fmt.Sprintf("CronJob %s is suspended (spec.suspend=true), so it creates no Jobs; last run %s.", cj.Name, ageOrNever(e.now, cj.Status.LastScheduleTime))})
 		return nil
 	}
-	sched, perr := parseCron(cj.Spec.Schedule)
-	loc := time.UTC
-	if perr == nil && cj.Spec.TimeZone != nil {
-		l, err := time.LoadLocation(*cj.Spec.TimeZone)
-		if err != nil {
-			perr = fmt.Errorf("unknown time zone %q", *cj.Spec.TimeZone)
-		} else {
-			loc = l
-		}
+	tz := ""
+	if cj.Spec.TimeZone != nil {
+		tz = *cj.Spec.TimeZone
 	}
+	sched, perr := schedule.Parse(cj.Spec.Schedule, tz)
 	evs := e.events(ctx, "CronJob", cj.Name)
 	for _, g := range evs {
 		if g.Reason == "InvalidSchedule" || g.Reason == "UnparseableSchedule" || g.Reason == "InvalidTimeZone" {
@@ -245,9 +241,8 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 	if err != nil {
 		return err
 	}
-	now := e.now.In(loc)
-	prev, ok := sched.prev(now)
-	interval := sched.interval(now)
+	now := e.now
+	interval := sched.Interval(now)
 	if cj.Spec.ConcurrencyPolicy == batchv1.ForbidConcurrent && len(cj.Status.Active) > 0 && interval > 0 {
 		for _, a := range cj.Status.Active {
 			for _, j := range jobs {
@@ -274,7 +269,7 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 	// Judge against the last run that was due at least `slack` ago, so a run that is
 	// merely starting is not called missed.
 	const slack = 3 * time.Minute
-	prev, ok = sched.prev(now.Add(-slack))
+	prev, ok := sched.Prev(now.Add(-slack))
 	if ok {
 		last := cj.Status.LastScheduleTime
 		switch {

@@ -31,7 +31,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
+	"github.com/kubage/kubage/internal/schedule"
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -183,10 +185,10 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
 			lead(e.ref("CronJob", cj.Name))
 			n++
-		} else if s, err := parseCron(cj.Spec.Schedule); err != nil {
+		} else if s, err := schedule.Parse(cj.Spec.Schedule, ptr.Deref(cj.Spec.TimeZone, "")); err != nil {
 			lead(e.ref("CronJob", cj.Name))
 			n++
-		} else if p, ok := s.prev(e.now.Add(-5 * time.Minute)); ok &&
+		} else if p, ok := s.Prev(e.now.Add(-5 * time.Minute)); ok &&
 			(cj.Status.LastScheduleTime == nil && cj.CreationTimestamp.Time.Before(p) || cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Time.Before(p.Add(-time.Minute))) {
 			lead(e.ref("CronJob", cj.Name))
 			n++

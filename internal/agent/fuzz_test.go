@@ -22,6 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kubage/kubage/internal/schedule"
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -54,7 +55,7 @@ func FuzzSignals(f *testing.F) {
 		if _, ok := Catalogue[cf.Rule]; !ok || len(cf.Detail) > 2100 {
 			t.Fatalf("bad create failure %+v", cf)
 		}
-		_, _ = parseCron(s)
+		_, _ = schedule.Parse(s, "")
 	})
 }
 
@@ -75,23 +76,6 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
-
-func FuzzCron(f *testing.F) {
-	for _, s := range []string{"*/5 * * * *", "@hourly", "0 0 29 2 *", "1-5/2 1,2 * JAN-mar mon-fri", "@every 90s"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		c, err := parseCron(s)
-		if err != nil {
-			return
-		}
-		if p, ok := c.prev(fixedNow); ok && p.After(fixedNow) {
-			t.Fatalf("prev after now for %q", s)
-		}
-	})
-}
-
-var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // FuzzExtractClues feeds untrusted log text to the clue extractor: whatever it reads, the
 // result stays bounded and well-formed.

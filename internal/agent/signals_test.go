@@ -22,7 +22,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestParseScheduling(t *testing.T) {
@@ -108,49 +107,6 @@ func TestParseCreateFailure(t *testing.T) {
 		if _, ok := Catalogue[got.Rule]; !ok {
 			t.Errorf("rule %s is not in the catalogue", got.Rule)
 		}
-	}
-}
-
-func TestCron(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 7, 30, 0, time.UTC) // a Sunday
-	cases := []struct {
-		spec string
-		prev string
-		err  bool
-	}{
-		{"*/5 * * * *", "2026-03-01T12:05:00Z", false},
-		{"0 * * * *", "2026-03-01T12:00:00Z", false},
-		{"30 2 * * 1-5", "2026-02-27T02:30:00Z", false}, // last weekday run: Friday
-		{"0 0 1 jan *", "2026-01-01T00:00:00Z", false},
-		{"@daily", "2026-03-01T00:00:00Z", false},
-		{"0 9 * * SUN", "2026-03-01T09:00:00Z", false},
-		{"0 0 31 2 *", "", false}, // never fires
-		{"61 * * * *", "", true},
-		{"* * *", "", true},
-		{"TZ=UTC 0 * * * *", "", true},
-		{"*/0 * * * *", "", true},
-		{"5-1 * * * *", "", true},
-	}
-	for _, c := range cases {
-		s, err := parseCron(c.spec)
-		if (err != nil) != c.err {
-			t.Errorf("parseCron(%q) error = %v, want error %t", c.spec, err, c.err)
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		p, ok := s.prev(now)
-		got := ""
-		if ok {
-			got = p.Format(time.RFC3339)
-		}
-		if got != c.prev {
-			t.Errorf("prev(%q) = %q, want %q", c.spec, got, c.prev)
-		}
-	}
-	if s, _ := parseCron("*/15 * * * *"); s.interval(now) != 15*time.Minute {
-		t.Errorf("interval of */15 = %s", s.interval(now))
 	}
 }
 
