@@ -129,6 +129,31 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 		Expect(ts.Status.Usage.LLMCalls).To(BeEquivalentTo(len(srv.Requests())), "every model call is accounted")
 	})
 
+	It("speaks Azure OpenAI: the deployment path, the api-version query and the api-key header", func(ctx SpecContext) {
+		srv := llmtest.NewServer()
+		DeferCleanup(srv.Close)
+		srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{}))
+		srv.SetDialect(llmtest.Dialect{AzureDeployment: "kubage-diag", AzureAPIVersion: llm.DefaultAzureAPIVersion})
+		srv.RequireKey(apiKey)
+
+		ns := newNamespace(ctx)
+		crashingApp(ctx, ns)
+		ts := session(ctx, ns, map[string]string{"provider": "AzureOpenAI", "baseURL": srv.AzureBaseURL(),
+			"model": "gpt-4o", "deployment": "kubage-diag", "apiKey": apiKey})
+		ts = waitForTerminal(ctx, ts)
+
+		Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
+		Expect(ts.Status.RootCause.Summary).To(HavePrefix("Model assessment: "))
+		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
+		Expect(srv.Requests()).NotTo(BeEmpty())
+		for _, r := range srv.Requests() {
+			Expect(r.Path).To(Equal("/openai/deployments/kubage-diag/chat/completions"))
+			Expect(r.Query.Get("api-version")).To(Equal(llm.DefaultAzureAPIVersion))
+			Expect(r.Header.Get("api-key")).To(Equal(apiKey))
+			Expect(r.Header.Get("Authorization")).To(BeEmpty())
+		}
+	})
+
 	It("completes through the rule engine, Degraded, when the model server is down", func(ctx SpecContext) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())

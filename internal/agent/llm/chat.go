@@ -64,17 +64,21 @@ func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage
 	}
 	fitMessages(sent, tools, b.promptBudget())
 	req := openai.ChatCompletionRequest{
-		Model: b.cfg.Model, Messages: sent, Tools: tools, ResponseFormat: rf,
-		Temperature: temperature(*b.cfg.Temperature),
-	}
-	if b.cfg.UseMaxCompletionTokens {
-		req.MaxCompletionTokens = b.cfg.MaxOutputTokens
-	} else {
-		req.MaxTokens = b.cfg.MaxOutputTokens
+		Model: b.cfg.Model, Messages: sent, Tools: tools, ResponseFormat: rf, ReasoningEffort: b.cfg.ReasoningEffort,
 	}
 	before := b.ep.attempts.Load()
 	start := time.Now()
-	resp, err := b.ep.client.CreateChatCompletion(ctx, req)
+	var resp openai.ChatCompletionResponse
+	var err error
+	// Another round each time a 400 names a request field this server's dialect refuses
+	// (at most once per field: learn reports only what is new).
+	for {
+		b.ep.dialect(&req, b.cfg)
+		resp, err = b.ep.client.CreateChatCompletion(ctx, req)
+		if err == nil || !b.ep.learn(dialectRejected(err)) {
+			break
+		}
+	}
 	u := Usage{HTTPAttempts: b.ep.attempts.Load() - before, ModelTime: time.Since(start)}
 	if u.HTTPAttempts > 0 {
 		u.LLMCalls = 1
@@ -101,6 +105,34 @@ func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage
 	}
 	b.led.add(u)
 	return ch, nil
+}
+
+// dialect sets the token limit and sampling fields the endpoint's dialect accepts.
+func (e *endpoint) dialect(req *openai.ChatCompletionRequest, cfg Config) {
+	req.MaxTokens, req.MaxCompletionTokens, req.Temperature = 0, 0, 0
+	if e.completionTokens.Load() {
+		req.MaxCompletionTokens = cfg.MaxOutputTokens
+	} else {
+		req.MaxTokens = cfg.MaxOutputTokens
+	}
+	if !e.noSampling.Load() {
+		req.Temperature = temperature(*cfg.Temperature)
+	}
+	// GPT-6 Sol and Luna call tools over chat completions only without reasoning.
+	if cfg.ReasoningEffort == "" && len(req.Tools) > 0 && (req.Model == openai.GPT6Sol || req.Model == openai.GPT6Luna) {
+		req.ReasoningEffort = openai.ReasoningEffortNone
+	}
+}
+
+// learn records a dialect fix; false when there was nothing new to learn.
+func (e *endpoint) learn(fix dialectFix) bool {
+	switch fix {
+	case fixCompletionTokens:
+		return e.completionTokens.CompareAndSwap(false, true)
+	case fixNoSampling:
+		return e.noSampling.CompareAndSwap(false, true)
+	}
+	return false
 }
 
 // temperature converts hundredths; go-openai omits a zero temperature (leaving the

@@ -80,8 +80,16 @@ type Config struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// MaxOutputTokens is sent with every request as max_tokens.
 	MaxOutputTokens int `json:"maxOutputTokens,omitempty"`
-	// UseMaxCompletionTokens sends max_completion_tokens instead (newer OpenAI models).
-	UseMaxCompletionTokens bool `json:"useMaxCompletionTokens,omitempty"`
+	// Provider is the wire dialect (OpenAI by default); see dialect.go.
+	Provider Provider `json:"provider,omitempty"`
+	// APIVersion and Deployment are Azure OpenAI's; Deployment defaults to Model.
+	APIVersion string `json:"apiVersion,omitempty"`
+	Deployment string `json:"deployment,omitempty"`
+	// TokenParameter is max_tokens or max_completion_tokens; empty picks by model family
+	// (o1, o3, o4, gpt-5, gpt-6 take max_completion_tokens), and a server's 400 corrects it.
+	TokenParameter string `json:"tokenParameter,omitempty"`
+	// ReasoningEffort is sent as reasoning_effort when set (reasoning models only).
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 	// Temperature in hundredths (20 = 0.2); nil means DefaultTemperature.
 	Temperature *int `json:"temperature,omitempty"`
 	// MaxRetries bounds retries of one call on 429, 5xx and timeouts.
@@ -108,6 +116,7 @@ type Config struct {
 
 // WithDefaults fills zero fields.
 func (c Config) WithDefaults() Config {
+	c = c.applyProvider()
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -176,6 +185,9 @@ func (c Config) Validate() error {
 	if c.ContextTokens > 0 && c.MaxOutputTokens >= c.ContextTokens {
 		errs = append(errs, errors.New("maxOutputTokens must be smaller than contextTokens"))
 	}
+	if err := c.validateProvider(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -190,15 +202,28 @@ const (
 	KeyMaxRetries      = "maxRetries"
 	KeyContextTokens   = "contextTokens"
 	KeyResponseFormat  = "responseFormat"
+	KeyProvider        = "provider"
+	KeyAPIVersion      = "apiVersion"
+	KeyDeployment      = "deployment"
+	KeyTokenParameter  = "tokenParameter"
+	KeyReasoningEffort = "reasoningEffort"
 )
 
 // ConfigFromSecretData builds a Config from the data of a model Secret: baseURL, model
 // and apiKey, plus optional timeout (a Go duration), maxOutputTokens, temperature (a
-// decimal such as 0.2), maxRetries, contextTokens and responseFormat.
+// decimal such as 0.2), maxRetries, contextTokens, responseFormat, and the dialect keys
+// provider, apiVersion, deployment, tokenParameter and reasoningEffort.
 func ConfigFromSecretData(data map[string][]byte) (Config, error) {
 	get := func(k string) string { return strings.TrimSpace(string(data[k])) }
-	c := Config{BaseURL: get(KeyBaseURL), Model: get(KeyModel), APIKey: get(KeyAPIKey)}
+	c := Config{BaseURL: get(KeyBaseURL), Model: get(KeyModel), APIKey: get(KeyAPIKey),
+		APIVersion: get(KeyAPIVersion), Deployment: get(KeyDeployment), TokenParameter: get(KeyTokenParameter),
+		ReasoningEffort: get(KeyReasoningEffort)}
 	var errs []error
+	if p, err := parseProvider(get(KeyProvider)); err != nil {
+		errs = append(errs, err)
+	} else {
+		c.Provider = p
+	}
 	if v := get(KeyTimeout); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 || d > 10*time.Minute {

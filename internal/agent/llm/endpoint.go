@@ -86,12 +86,17 @@ type endpoint struct {
 	attempts atomic.Int64
 	// format is the response format in use; it steps down when a server rejects one.
 	format atomic.Value // ResponseFormat
+	// completionTokens and noSampling are the dialect in use: set from the config and
+	// learned from a server's 400 (see dialectRejected).
+	completionTokens atomic.Bool
+	noSampling       atomic.Bool
 }
 
 func (p *Pool) endpoint(cfg Config) *endpoint {
 	sum := sha256.Sum256([]byte(cfg.APIKey))
 	key := strings.Join([]string{cfg.BaseURL, cfg.Model, hex.EncodeToString(sum[:8]), cfg.Timeout.String(),
-		strconv.Itoa(cfg.MaxRetries), cfg.RetryBaseDelay.String(), cfg.MaxRetryDelay.String(), string(cfg.ResponseFormat)}, "\x00")
+		strconv.Itoa(cfg.MaxRetries), cfg.RetryBaseDelay.String(), cfg.MaxRetryDelay.String(), string(cfg.ResponseFormat),
+		string(cfg.Provider), cfg.APIVersion, cfg.Deployment, cfg.TokenParameter}, "\x00")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e, ok := p.endpoints[key]; ok {
@@ -107,6 +112,8 @@ func (p *Pool) endpoint(cfg Config) *endpoint {
 	}
 	e := &endpoint{cfg: cfg, breaker: br}
 	e.format.Store(cfg.ResponseFormat)
+	e.completionTokens.Store(cfg.TokenParameter == TokenParamMaxCompletionTokens)
+	e.noSampling.Store(reasoningModel(cfg.Model))
 	base := p.Transport
 	if base == nil {
 		base = egress.NewTransport()
@@ -115,8 +122,7 @@ func (p *Pool) endpoint(cfg Config) *endpoint {
 	if sleep == nil {
 		sleep = sleepCtx
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc := cfg.clientConfig()
 	oc.HTTPClient = &http.Client{Transport: &retryTransport{base: base, cfg: cfg, breaker: br, sleep: sleep, attempts: &e.attempts}, CheckRedirect: egress.CheckRedirect}
 	e.client = openai.NewClientWithConfig(oc)
 	if len(p.order) >= maxPooledEndpoints {

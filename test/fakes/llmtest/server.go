@@ -28,6 +28,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,7 @@ type ChatRequest struct {
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	Temperature         *float64        `json:"temperature,omitempty"`
 	ParallelToolCalls   any             `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
 }
 
 // Message is one chat message.
@@ -106,6 +108,7 @@ type Request struct {
 	// Seq numbers requests from 1 in arrival order.
 	Seq    int
 	Path   string
+	Query  url.Values
 	Header http.Header
 	Body   []byte
 	// Chat is the decoded body; DecodeError is set when the body did not decode.
@@ -235,6 +238,7 @@ type Handler struct {
 	key     string
 	seq     int
 	dropped int
+	dialect Dialect
 }
 
 // NewHandler returns a handler that plays the given replies in order.
@@ -281,6 +285,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{"id": "scripted", "object": "model"}}})
 		return
 	}
+	h.mu.Lock()
+	d := h.dialect
+	h.mu.Unlock()
+	if d.checkPath(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, "not_found", "only POST .../chat/completions is served")
 		return
@@ -290,7 +300,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusRequestEntityTooLarge, "too_large", "request body unreadable or too large")
 		return
 	}
-	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, At: time.Now()}
+	req := Request{Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body, At: time.Now()}
 	defer func() { h.finish(req.Seq, time.Since(req.At)) }()
 	if err := json.Unmarshal(body, &req.Chat); err != nil {
 		req.DecodeError = err.Error()
@@ -298,9 +308,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	key := h.key
 	h.mu.Unlock()
-	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+	if !d.keyOK(r, key) {
 		h.record(&req)
 		writeError(w, http.StatusUnauthorized, "invalid_api_key", "missing or wrong API key")
+		return
+	}
+	if req.DecodeError == "" && d.rejectFields(w, req.Chat) {
+		h.record(&req)
 		return
 	}
 	reply, ok := h.next(&req)
@@ -338,7 +352,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, fmt.Sprintf("http_%d", status), reply.Content)
 		return
 	}
-	writeJSON(w, status, completion(req, reply))
+	out := completion(req, reply)
+	if d.OmitUsage {
+		delete(out, "usage")
+	}
+	writeJSON(w, status, out)
 }
 
 // next records the request and picks its reply: the first queued reply that matches,
