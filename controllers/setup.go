@@ -61,6 +61,9 @@ type Options struct {
 	// SecretPollInterval is how often the Secrets that ToolServers and KnowledgeSources
 	// refer to are re-read to notice rotation (30s when zero); Secrets are never watched.
 	SecretPollInterval time.Duration
+	// ScheduleSeconds lets TroubleshootSchedules carry a leading seconds field, so tests can
+	// run a schedule every few seconds; production schedules keep the CronJob's five fields.
+	ScheduleSeconds bool
 	// Knowledge is the shared knowledge service KnowledgeSources are indexed into and
 	// sessions search; SetupAll creates one when nil.
 	Knowledge *knowledge.Service
@@ -69,7 +72,7 @@ type Options struct {
 // eventRecorderName is the reporting controller of every Event the manager emits.
 const eventRecorderName = "kubage"
 
-// SetupAll registers the reconcilers of the three kinds with mgr.
+// SetupAll registers the reconcilers of the four kinds with mgr.
 func SetupAll(mgr ctrl.Manager, opts Options) error {
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 1
@@ -86,6 +89,7 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 	}{
 		&KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: recorder, Knowledge: opts.Knowledge},
 		&ToolServerReconciler{Client: mgr.GetClient(), Recorder: recorder},
+		&TroubleshootScheduleReconciler{Client: mgr.GetClient(), Recorder: recorder},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr, opts); err != nil {

@@ -113,3 +113,7 @@ const (
 	// ModelSecretAPIKeyKey is the API key; optional for endpoints without auth.
 	ModelSecretAPIKeyKey = "apiKey"
 )
+
+// ProblemFoundCondition is True on a TroubleshootSchedule whose newest judged run found a
+// problem; its message is the root cause.
+const ProblemFoundCondition = "ProblemFound"

@@ -103,3 +103,22 @@ const (
 	// ConfigMapNotFoundReason: a referenced ConfigMap (or its key) does not exist.
 	ConfigMapNotFoundReason = "ConfigMapNotFound"
 )
+
+// TroubleshootSchedule reasons.
+const (
+	// ScheduledReason: the schedule is valid and creates runs when they are due.
+	ScheduledReason = "Scheduled"
+	// SuspendedReason: spec.suspend holds new runs back.
+	SuspendedReason = "Suspended"
+	// InvalidScheduleReason: spec.schedule or spec.timeZone cannot be read; nothing runs
+	// until the spec changes.
+	InvalidScheduleReason = "InvalidSchedule"
+	// RunCreatedReason (an Event reason): a scheduled run was created.
+	RunCreatedReason = "RunCreated"
+	// RunSkippedReason (an Event reason): a due run was skipped (Forbid, or past its starting deadline).
+	RunSkippedReason = "RunSkipped"
+	// NewProblemReason (an Event reason): a run found a problem unlike the one before.
+	NewProblemReason = "NewProblem"
+	// ProblemResolvedReason (an Event reason): a run found nothing after one that found a problem.
+	ProblemResolvedReason = "ProblemResolved"
+)
