@@ -78,6 +78,9 @@ type ChunkMeta struct {
 	Path       string
 	Domain     string
 	TrustLevel int
+	// Links resolves link destinations to documents of the source; nil keeps every
+	// link as the URL it was written as.
+	Links *LinkResolver
 }
 
 type segment struct {
@@ -128,6 +131,13 @@ func ChunkDocument(doc *ParsedDocument, meta ChunkMeta, opts ChunkOptions) ([]re
 			}
 		}
 		text := joinBlocks(p.blocks)
+		var raw []RawLink
+		if i == 0 {
+			raw = append(raw, doc.Links...)
+		}
+		for _, b := range p.blocks {
+			raw = append(raw, b.Links...)
+		}
 		chunks[i] = retrieval.Chunk{
 			ID:             chunkID(meta.Source, meta.Path, s.path, ord),
 			Source:         meta.Source,
@@ -141,6 +151,7 @@ func ChunkDocument(doc *ParsedDocument, meta ChunkMeta, opts ChunkOptions) ([]re
 			Ordinal:        i,
 			Domain:         meta.Domain,
 			TrustLevel:     meta.TrustLevel,
+			Links:          resolveLinks(meta.Links, meta.Path, raw),
 		}
 	}
 	for i := range chunks {
@@ -211,7 +222,7 @@ func packSection(seg int, blocks []Block, o ChunkOptions) []piece {
 	var out []piece
 	cur := piece{seg: seg}
 	for _, b := range blocks {
-		for _, part := range splitBlock(b, o.MaxTokens) {
+		for _, part := range splitWithLinks(b, o.MaxTokens) {
 			t := EstimateTokens(part.Text)
 			if len(cur.blocks) > 0 && (cur.tokens+t > o.MaxTokens || (cur.tokens+t > o.TargetTokens && cur.tokens >= o.MinTokens)) {
 				out = append(out, cur)
@@ -325,6 +336,32 @@ func joinBlocks(bs []Block) string {
 		b.WriteString(bl.Text)
 	}
 	return b.String()
+}
+
+// splitWithLinks is splitBlock that hands each link to the parts holding its text
+// (the first part when none does), so a chunk carries the links it shows.
+func splitWithLinks(b Block, max int) []Block {
+	parts := splitBlock(b, max)
+	if len(b.Links) == 0 {
+		return parts
+	}
+	if len(parts) == 1 {
+		parts[0].Links = b.Links
+		return parts
+	}
+	for _, l := range b.Links {
+		placed := false
+		for i := range parts {
+			if l.Text != "" && strings.Contains(parts[i].Text, l.Text) {
+				parts[i].Links = append(parts[i].Links, l)
+				placed = true
+			}
+		}
+		if !placed {
+			parts[0].Links = append(parts[0].Links, l)
+		}
+	}
+	return parts
 }
 
 // splitBlock cuts a block larger than max: code by lines (each part re-fenced),

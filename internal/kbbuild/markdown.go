@@ -54,6 +54,7 @@ func ParseMarkdown(docPath string, content []byte) (*ParsedDocument, error) {
 		doc.FrontMatter = m
 		doc.Title = stringField(m, "title")
 		doc.Description = stringField(m, "description")
+		doc.Links = frontMatterLinks(m)
 	}
 	body, doc.References = expandShortcodes(body)
 	src := []byte(body)
@@ -99,7 +100,7 @@ func renderBlocks(n ast.Node, src []byte) []Block {
 			renderListItem(&b, it, src, n, num, "")
 			num++
 			if t := strings.TrimRight(b.String(), "\n"); strings.TrimSpace(t) != "" {
-				out = append(out, Block{Kind: BlockListItem, Text: t})
+				out = append(out, Block{Kind: BlockListItem, Text: t, Links: collectLinks(it, src)})
 			}
 		}
 		return out
@@ -110,19 +111,19 @@ func renderBlocks(n ast.Node, src []byte) []Block {
 	case *east.Table:
 		var b strings.Builder
 		renderNode(&b, n, src, "")
-		return []Block{{Kind: BlockTable, Text: strings.TrimRight(b.String(), "\n")}}
+		return []Block{{Kind: BlockTable, Text: strings.TrimRight(b.String(), "\n"), Links: collectLinks(n, src)}}
 	case *ast.Blockquote:
 		var b strings.Builder
 		renderNode(&b, n, src, "")
 		if t := strings.TrimRight(b.String(), "\n"); strings.TrimSpace(t) != "" {
-			return []Block{{Kind: BlockQuote, Text: t}}
+			return []Block{{Kind: BlockQuote, Text: t, Links: collectLinks(n, src)}}
 		}
 		return nil
 	default:
 		var b strings.Builder
 		renderNode(&b, n, src, "")
 		if t := strings.TrimRight(b.String(), "\n"); strings.TrimSpace(t) != "" {
-			return []Block{{Kind: BlockParagraph, Text: t}}
+			return []Block{{Kind: BlockParagraph, Text: t, Links: collectLinks(n, src)}}
 		}
 		return nil
 	}

@@ -71,7 +71,7 @@ type Stats struct {
 
 // pipelineVersion is part of every stored document hash: bump it when parsing or
 // chunking changes so existing indexes are rebuilt.
-const pipelineVersion = "kbbuild/1"
+const pipelineVersion = "kbbuild/2"
 
 // Index brings the store's copy of a source up to date: it fetches the source,
 // re-processes only documents whose content (or indexing settings) changed,
@@ -116,6 +116,16 @@ func apply(ctx context.Context, snap *Snapshot, store retrieval.Store, cfg Index
 		return fmt.Errorf("read stored documents: %w", err)
 	}
 	settings := settingsFingerprint(cfg, chunking)
+	// Links resolve against the source as it is now; a page added later is linked when
+	// the linking page is next re-indexed.
+	paths := make([]string, 0, len(snap.Documents))
+	for _, d := range snap.Documents {
+		paths = append(paths, d.Path)
+	}
+	for _, f := range snap.Failed {
+		paths = append(paths, f.Path)
+	}
+	links := NewLinkResolver(paths)
 	present := map[string]bool{}
 	for _, f := range snap.Failed {
 		present[f.Path] = true // keep the last good version of a document that failed to fetch
@@ -131,7 +141,7 @@ func apply(ctx context.Context, snap *Snapshot, store retrieval.Store, cfg Index
 			stats.Unchanged++
 			continue
 		}
-		chunks, warnings, err := buildChunks(ctx, doc, cfg, chunking)
+		chunks, warnings, err := buildChunks(ctx, doc, cfg, chunking, links)
 		for _, w := range warnings {
 			stats.Warnings = append(stats.Warnings, DocumentError{Path: doc.Path, Err: w})
 		}
@@ -168,12 +178,12 @@ func apply(ctx context.Context, snap *Snapshot, store retrieval.Store, cfg Index
 }
 
 // buildChunks parses, chunks and (optionally) embeds one document.
-func buildChunks(ctx context.Context, doc Document, cfg IndexConfig, chunking ChunkOptions) ([]retrieval.Chunk, []string, error) {
+func buildChunks(ctx context.Context, doc Document, cfg IndexConfig, chunking ChunkOptions, links *LinkResolver) ([]retrieval.Chunk, []string, error) {
 	parsed, err := Parse(formatFor(cfg.Format, doc.Path), doc.Path, doc.Content)
 	if err != nil {
 		return nil, nil, err
 	}
-	chunks, err := ChunkDocument(parsed, ChunkMeta{Source: cfg.Source, Path: doc.Path, Domain: cfg.Domain, TrustLevel: cfg.TrustLevel}, chunking)
+	chunks, err := ChunkDocument(parsed, ChunkMeta{Source: cfg.Source, Path: doc.Path, Domain: cfg.Domain, TrustLevel: cfg.TrustLevel, Links: links}, chunking)
 	if err != nil {
 		return nil, parsed.Warnings, err
 	}

@@ -256,6 +256,10 @@ func renderShortcode(sc shortcode, ownLine bool, refs *[]Reference) string {
 		return ""
 	case "link":
 		return sc.arg("text")
+	case "ref", "relref":
+		// Used as a link destination, `[x]({{< ref "./Other.md" >}})`: the target path is
+		// what the link graph needs; Hugo would render the page's URL.
+		return firstOf(sc.pos)
 	default:
 		// capture, tabs, param, version-check, toc, skew, ...: strip the tag, keep the content around it.
 		return ""

@@ -22,6 +22,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kubage/kubage/internal/retrieval"
 )
 
 // Format is a document format.
@@ -45,6 +47,9 @@ type ParsedDocument struct {
 	Root *Section
 	// References are files the document pulls in but which are not fetched (code samples, includes).
 	References []Reference
+	// Links are document-level links to related pages (from front matter); links in the
+	// text travel with their blocks.
+	Links []RawLink
 	// Warnings describe recoverable problems, e.g. malformed front matter.
 	Warnings []string
 }
@@ -83,6 +88,8 @@ const (
 type Block struct {
 	Kind BlockKind
 	Text string
+	// Links are the links inside the block, in order.
+	Links []RawLink
 }
 
 // Walk visits the section and its descendants depth-first, in document order,
@@ -193,6 +200,12 @@ func (t *treeBuilder) block(b Block) {
 		return
 	}
 	cur := t.stack[len(t.stack)-1]
+	if len(b.Links) > 0 && isRelatedHeading(cur.Heading) {
+		b.Links = append([]RawLink(nil), b.Links...)
+		for i := range b.Links {
+			b.Links[i].Kind = retrieval.LinkRelated
+		}
+	}
 	cur.Blocks = append(cur.Blocks, b)
 }
 

@@ -78,7 +78,10 @@ func NewEmbedded(opts EmbeddedOptions) *Embedded {
 	}
 }
 
-var _ Store = (*Embedded)(nil)
+var (
+	_ Store          = (*Embedded)(nil)
+	_ DocumentReader = (*Embedded)(nil)
+)
 
 // DocumentHashes implements Store.
 func (e *Embedded) DocumentHashes(_ context.Context, source string) (map[string]string, error) {
@@ -134,6 +137,7 @@ func (e *Embedded) replaceLocked(source, path, hash string, chunks []Chunk) erro
 		c.Source, c.Path, c.DocHash = source, path, hash
 		c.HeadingPath = append([]string(nil), c.HeadingPath...)
 		c.Vector = append([]float32(nil), c.Vector...)
+		c.Links = CopyLinks(c.Links)
 		slot := e.allocSlot(&c)
 		e.body.add(slot, e.opts.Analyzer.Terms(e.bodyText(&c)))
 		e.title.add(slot, e.opts.Analyzer.Terms(c.TitleText(e.opts.TitleDescription)))
@@ -243,7 +247,24 @@ func withoutVector(c *Chunk) Chunk {
 	cp := *c
 	cp.Vector = nil
 	cp.HeadingPath = append([]string(nil), c.HeadingPath...)
+	cp.Links = CopyLinks(c.Links)
 	return cp
+}
+
+// LeadChunks implements DocumentReader.
+func (e *Embedded) LeadChunks(_ context.Context, source string, paths []string) ([]Chunk, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]Chunk, 0, len(paths))
+	for _, p := range paths {
+		d := e.docs[source][p]
+		if d == nil || len(d.slots) == 0 {
+			continue
+		}
+		// Slots keep the document's chunk order, so the first is ordinal 0.
+		out = append(out, withoutVector(e.slots[d.slots[0]]))
+	}
+	return out, nil
 }
 
 // Search implements Store.

@@ -32,6 +32,14 @@ type Retriever struct {
 	Fusion Fusion
 	// Candidates bounds each leg before fusion; see Query.Candidates.
 	Candidates int
+	// LinkWeight scales the boost a document gets when a top result links to it (see
+	// Request.FollowLinks); DefaultLinkWeight when zero, negative disables the boost.
+	LinkWeight float64
+	// Reranker reorders the fused candidates; nil keeps the fused order.
+	Reranker Reranker
+	// RerankDepth is how many fused candidates the reranker and the link boost see;
+	// DefaultRerankDepth when zero.
+	RerankDepth int
 }
 
 // Request is one knowledge search.
@@ -50,12 +58,19 @@ type Request struct {
 	Expand int
 	// Legs restricts the legs used (evaluation of one leg alone); empty uses all available.
 	Legs []Leg
+	// FollowLinks follows the links of this many top results one hop (at most MaxFollow):
+	// linked documents among the candidates are boosted, and linked documents are listed
+	// in Response.Related.
+	FollowLinks int
 }
 
 // Bounds on a request.
 const (
 	MaxTopK   = 100
 	MaxExpand = 3
+	MaxFollow = 10
+	// MaxRelated bounds Response.Related.
+	MaxRelated = 10
 )
 
 // Result is one retrieved chunk with everything needed to cite it.
@@ -70,6 +85,8 @@ type Result struct {
 	Text        string
 	Score       float64
 	LegRanks    map[Leg]int
+	// Links are the chunk's links to other documents.
+	Links []Link
 	// Neighbours are surrounding chunks (parent section, previous, next) for context.
 	Neighbours []Neighbour
 }
@@ -82,9 +99,28 @@ type Neighbour struct {
 	Text        string
 }
 
+// Related is a document that a result links to.
+type Related struct {
+	// From is the chunk id of the result holding the link.
+	From     string
+	Kind     LinkKind
+	LinkText string
+	// Source, Path and Title name a document of the store; URL is set instead when the link
+	// leads outside the source.
+	Source, Path, Title string
+	URL                 string
+	// ChunkID, Anchor, HeadingPath and Text are the linked document's first chunk.
+	ChunkID     string
+	Anchor      string
+	HeadingPath []string
+	Text        string
+}
+
 // Response is the outcome of a search.
 type Response struct {
 	Results []Result
+	// Related lists documents the top results link to (Request.FollowLinks), strongest link first.
+	Related []Related
 	// Warnings explain degraded answers, e.g. the embedding endpoint failing (BM25 legs still ran).
 	Warnings []string
 }
@@ -123,9 +159,26 @@ func (r *Retriever) Search(ctx context.Context, req Request) (*Response, error) 
 			q.Vector, q.VectorModel = vecs[0], r.Embedder.Model()
 		}
 	}
+	depth := r.rerankDepth()
+	staged := r.Reranker != nil || (req.FollowLinks > 0 && r.linkWeight() > 0)
+	if staged {
+		q.TopK = max(q.TopK, min(depth, 4*MaxTopK)) // the later stages need candidates below the cut
+	}
 	hits, err := r.Store.Search(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	follow := min(req.FollowLinks, MaxFollow)
+	if follow > 0 && r.linkWeight() > 0 {
+		boostLinked(hits, follow, depth, r.linkWeight())
+	}
+	if r.Reranker != nil {
+		reranked, err := r.Reranker.Rerank(ctx, req.Query, hits[:min(len(hits), depth)])
+		if err != nil {
+			resp.Warnings = append(resp.Warnings, fmt.Sprintf("rerank skipped: %v", err))
+		} else {
+			hits = append(reranked, hits[min(len(hits), depth):]...)
+		}
 	}
 	perDoc := map[string]int{}
 	for _, h := range hits {
@@ -141,7 +194,13 @@ func (r *Retriever) Search(ctx context.Context, req Request) (*Response, error) 
 		resp.Results = append(resp.Results, Result{
 			ChunkID: c.ID, Citation: c.Citation(), Source: c.Source, Path: c.Path, Title: c.DocTitle,
 			HeadingPath: c.HeadingPath, Anchor: c.Anchor, Text: c.Text, Score: h.Score, LegRanks: h.LegRanks,
+			Links: c.Links,
 		})
+	}
+	if follow > 0 {
+		if resp.Related, err = r.related(ctx, resp.Results, follow); err != nil {
+			return nil, err
+		}
 	}
 	if req.Expand > 0 {
 		if err := r.expand(ctx, resp.Results, min(req.Expand, MaxExpand)); err != nil {

@@ -27,8 +27,14 @@ import (
 	"sort"
 )
 
-// snapshotVersion changes whenever the snapshot layout changes; older files are rejected.
-const snapshotVersion = 1
+// snapshotVersion changes whenever the snapshot layout changes; files older than
+// minSnapshotVersion are rejected. Version 2 added Chunk.Links: a version 1 file decodes
+// into chunks without links, which the next indexing run replaces (the pipeline version
+// in every document hash changed with it).
+const (
+	snapshotVersion    = 2
+	minSnapshotVersion = 1
+)
 
 // MaxSnapshotBytes bounds how much LoadSnapshot reads.
 const MaxSnapshotBytes = 2 << 30
@@ -75,8 +81,8 @@ func (e *Embedded) ReadSnapshot(r io.Reader) error {
 	if err := gob.NewDecoder(io.LimitReader(r, MaxSnapshotBytes)).Decode(&snap); err != nil {
 		return fmt.Errorf("decode knowledge snapshot: %w", err)
 	}
-	if snap.Version != snapshotVersion {
-		return fmt.Errorf("knowledge snapshot version %d, want %d", snap.Version, snapshotVersion)
+	if snap.Version < minSnapshotVersion || snap.Version > snapshotVersion {
+		return fmt.Errorf("knowledge snapshot version %d, want %d to %d", snap.Version, minSnapshotVersion, snapshotVersion)
 	}
 	fresh := NewEmbedded(e.opts)
 	for _, d := range snap.Docs {

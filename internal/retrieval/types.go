@@ -55,6 +55,46 @@ type Chunk struct {
 	// Vector is the dense embedding of the chunk, produced by VectorModel; empty without a model.
 	Vector      []float32
 	VectorModel string
+	// Links are the references this chunk makes to other documents (in-page links,
+	// "What's next" / "See also" entries, front-matter references).
+	Links []Link
+}
+
+// LinkKind says where a link was found.
+type LinkKind string
+
+const (
+	// LinkInline is a link in running text.
+	LinkInline LinkKind = "inline"
+	// LinkRelated is an entry of a "What's next", "See also" or similar section: the author's
+	// own list of pages to read next.
+	LinkRelated LinkKind = "related"
+	// LinkFrontMatter comes from a front-matter field such as `related` or `see_also`.
+	LinkFrontMatter LinkKind = "frontmatter"
+)
+
+// Link is a reference from a chunk to another document.
+type Link struct {
+	// Path is a document of the chunk's own source when the link resolved to one.
+	Path string `json:"path,omitempty"`
+	// URL is the target as written when it did not resolve to a document of the source.
+	URL string `json:"url,omitempty"`
+	// Anchor is the section the link points at, if any.
+	Anchor string `json:"anchor,omitempty"`
+	// Text is the link text.
+	Text string   `json:"text,omitempty"`
+	Kind LinkKind `json:"kind"`
+}
+
+// MaxLinksPerChunk bounds the links kept on one chunk; a link farm must not bloat the store.
+const MaxLinksPerChunk = 64
+
+// CopyLinks returns a copy of links (stores keep their own).
+func CopyLinks(links []Link) []Link {
+	if len(links) == 0 {
+		return nil
+	}
+	return append([]Link(nil), links...)
 }
 
 // Citation returns the chunk's citation id: "source:path#anchor".
@@ -238,6 +278,14 @@ type Store interface {
 	Get(ctx context.Context, ids []string) ([]Chunk, error)
 	// Counts returns the number of documents and chunks stored for a source.
 	Counts(ctx context.Context, source string) (docs, chunks int, err error)
+}
+
+// DocumentReader is implemented by stores that can return the first chunk of a document,
+// which is what following a link to that document lands on.
+type DocumentReader interface {
+	// LeadChunks returns the first chunk (ordinal 0) of each listed document of source that
+	// is stored, without vectors, in the order of paths.
+	LeadChunks(ctx context.Context, source string, paths []string) ([]Chunk, error)
 }
 
 // ErrStoreFull is returned when a write would exceed a store's configured capacity.

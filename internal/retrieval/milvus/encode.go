@@ -63,6 +63,8 @@ type encoder struct {
 	titleDescription bool
 	bodyHeadings     bool
 	dim              int
+	// fields are the scalar fields the collection has (scalarFields unless it is older).
+	fields []string
 }
 
 func (e *encoder) bodyTerms(c *retrieval.Chunk) []string {
@@ -88,7 +90,7 @@ func (e *encoder) columns(source, path, hash string, chunks []retrieval.Chunk) (
 	n := len(chunks)
 	str := map[string][]string{}
 	ints := map[string][]int64{}
-	for _, f := range scalarFields {
+	for _, f := range e.fields {
 		switch f {
 		case FieldOrdinal, FieldTokenCount, FieldTrustLevel:
 			ints[f] = make([]int64, n)
@@ -103,12 +105,16 @@ func (e *encoder) columns(source, path, hash string, chunks []retrieval.Chunk) (
 	for i := range chunks {
 		c := &chunks[i]
 		hp, _ := json.Marshal(c.HeadingPath)
-		for f, v := range map[string]string{
+		row := map[string]string{
 			FieldID: c.ID, FieldSource: source, FieldPath: path, FieldDocHash: hash, FieldTitle: c.DocTitle,
 			FieldDescription: c.DocDescription, FieldHeadingPath: string(hp), FieldAnchor: c.Anchor, FieldText: c.Text,
 			FieldParentID: c.ParentID, FieldPrevID: c.PrevID, FieldNextID: c.NextID, FieldDomain: c.Domain,
-			FieldVectorModel: c.VectorModel,
-		} {
+			FieldVectorModel: c.VectorModel, FieldLinks: linksJSON(c.Links),
+		}
+		for f, v := range row {
+			if _, ok := str[f]; !ok {
+				continue // a field this collection does not have
+			}
 			if f == FieldID && (v == "" || len(v) > maxIDLen) {
 				return nil, nil, fmt.Errorf("chunk id %q is empty or longer than %d bytes", v, maxIDLen)
 			}
@@ -134,7 +140,7 @@ func (e *encoder) columns(source, path, hash string, chunks []retrieval.Chunk) (
 		}
 	}
 	var cols []entity.Column
-	for _, f := range scalarFields {
+	for _, f := range e.fields {
 		if v, ok := ints[f]; ok {
 			cols = append(cols, entity.NewColumnInt64(f, v))
 		} else {
@@ -146,6 +152,17 @@ func (e *encoder) columns(source, path, hash string, chunks []retrieval.Chunk) (
 	}
 	cols = append(cols, entity.NewColumnSparseVectors(FieldBodySparse, bodies), entity.NewColumnSparseVectors(FieldTitleSparse, titles))
 	return cols, pairs, nil
+}
+
+// linksJSON encodes links within the field's bound, dropping the last ones that do not fit
+// (clipping the JSON would make it unreadable).
+func linksJSON(links []retrieval.Link) string {
+	for n := len(links); n > 0; n = n * 3 / 4 {
+		if b, err := json.Marshal(links[:n]); err == nil && len(b) <= maxTextLen {
+			return string(b)
+		}
+	}
+	return ""
 }
 
 type sparsePair struct {
@@ -248,6 +265,10 @@ func setString(c *retrieval.Chunk, field, v string) {
 		c.Domain = v
 	case FieldVectorModel:
 		c.VectorModel = v
+	case FieldLinks:
+		if v != "" {
+			_ = json.Unmarshal([]byte(v), &c.Links)
+		}
 	}
 }
 

@@ -59,6 +59,9 @@ const (
 	FieldDomain      = "domain"
 	FieldTrustLevel  = "trust_level"
 	FieldVectorModel = "vector_model"
+	// FieldLinks holds the chunk's links as JSON; collections created before it existed
+	// lack it and are written and read without links.
+	FieldLinks       = "links"
 	FieldDense       = "dense"
 	FieldBodySparse  = "body_sparse"
 	FieldTitleSparse = "title_sparse"
@@ -77,14 +80,29 @@ var varcharLimits = map[string]int{
 	FieldID: maxIDLen, FieldSource: maxShortLen, FieldPath: maxPathLen, FieldDocHash: 128,
 	FieldTitle: maxShortLen * 2, FieldDescription: maxHeadingLen, FieldHeadingPath: maxHeadingLen,
 	FieldAnchor: maxShortLen, FieldText: maxTextLen, FieldParentID: maxIDLen, FieldPrevID: maxIDLen,
-	FieldNextID: maxIDLen, FieldDomain: maxShortLen, FieldVectorModel: maxShortLen,
+	FieldNextID: maxIDLen, FieldDomain: maxShortLen, FieldVectorModel: maxShortLen, FieldLinks: maxTextLen,
 }
 
 // scalarFields are returned with every hit.
 var scalarFields = []string{
 	FieldID, FieldSource, FieldPath, FieldDocHash, FieldTitle, FieldDescription, FieldHeadingPath, FieldAnchor,
 	FieldText, FieldParentID, FieldPrevID, FieldNextID, FieldOrdinal, FieldTokenCount, FieldDomain,
-	FieldTrustLevel, FieldVectorModel,
+	FieldTrustLevel, FieldVectorModel, FieldLinks,
+}
+
+// fieldsWithout returns scalarFields less the named ones (for collections of an older schema).
+func fieldsWithout(drop ...string) []string {
+	out := make([]string, 0, len(scalarFields))
+	for _, f := range scalarFields {
+		keep := true
+		for _, d := range drop {
+			keep = keep && f != d
+		}
+		if keep {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // BuildSchema returns the collection schema. dim is the dense vector size; 0

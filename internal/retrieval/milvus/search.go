@@ -34,11 +34,41 @@ func (s *Store) Get(ctx context.Context, ids []string) ([]retrieval.Chunk, error
 	}
 	cctx, cancel := s.ctx(ctx)
 	defer cancel()
-	rs, err := s.c.Query(cctx, s.cfg.Collection, nil, FieldID+" in "+quoteList(ids), scalarFields)
+	rs, err := s.c.Query(cctx, s.cfg.Collection, nil, FieldID+" in "+quoteList(ids), s.enc.fields)
 	if err != nil {
 		return nil, fmt.Errorf("get chunks: %w", err)
 	}
 	return chunksFromColumns(rs)
+}
+
+// LeadChunks implements retrieval.DocumentReader.
+func (s *Store) LeadChunks(ctx context.Context, source string, paths []string) ([]retrieval.Chunk, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	cctx, cancel := s.ctx(ctx)
+	defer cancel()
+	expr := FieldSource + " == " + quote(source) + " && " + FieldPath + " in " + quoteList(paths) + " && " + FieldOrdinal + " == 0"
+	rs, err := s.c.Query(cctx, s.cfg.Collection, nil, expr, s.enc.fields)
+	if err != nil {
+		return nil, fmt.Errorf("get lead chunks: %w", err)
+	}
+	got, err := chunksFromColumns(rs)
+	if err != nil {
+		return nil, err
+	}
+	byPath := make(map[string]retrieval.Chunk, len(got))
+	for _, c := range got {
+		byPath[c.Path] = c
+	}
+	out := make([]retrieval.Chunk, 0, len(got))
+	for _, p := range paths {
+		if c, ok := byPath[p]; ok {
+			out = append(out, c)
+			delete(byPath, p)
+		}
+	}
+	return out, nil
 }
 
 // Search implements retrieval.Store with one HybridSearch request.
@@ -53,7 +83,7 @@ func (s *Store) Search(ctx context.Context, q retrieval.Query) ([]retrieval.Hit,
 	}
 	cctx, cancel := s.ctx(ctx)
 	defer cancel()
-	res, err := s.c.HybridSearch(cctx, s.cfg.Collection, nil, q.TopK, scalarFields, client.NewRRFReranker().WithK(k), reqs)
+	res, err := s.c.HybridSearch(cctx, s.cfg.Collection, nil, q.TopK, s.enc.fields, client.NewRRFReranker().WithK(k), reqs)
 	if err != nil {
 		return nil, fmt.Errorf("hybrid search: %w", err)
 	}

@@ -77,7 +77,10 @@ type Store struct {
 	stats struct{ body, title *termStats }
 }
 
-var _ retrieval.Store = (*Store)(nil)
+var (
+	_ retrieval.Store          = (*Store)(nil)
+	_ retrieval.DocumentReader = (*Store)(nil)
+)
 
 // Connect dials Milvus, creates the collection and its indexes when missing and loads it.
 func Connect(ctx context.Context, cfg Config) (*Store, error) {
@@ -107,6 +110,7 @@ func New(ctx context.Context, c client.Client, cfg Config) (*Store, error) {
 	s := &Store{c: c, cfg: cfg, enc: encoder{
 		analyzer: cfg.Analyzer, body: cfg.Body, title: cfg.Title, avgBody: cfg.AvgBodyTerms, avgTitl: cfg.AvgTitleTerms,
 		titleDescription: cfg.TitleDescription, bodyHeadings: cfg.BodyHeadings, dim: cfg.Dimension,
+		fields: scalarFields,
 	}}
 	s.stats.body, s.stats.title = newTermStats(), newTermStats()
 	if err := s.ensureCollection(ctx); err != nil {
@@ -153,6 +157,16 @@ func (s *Store) ensureCollection(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("check collection %s: %w", name, err)
 	}
+	if has {
+		coll, err := s.c.DescribeCollection(ctx, name)
+		if err != nil {
+			return fmt.Errorf("describe collection %s: %w", name, err)
+		}
+		if !hasField(coll.Schema, FieldLinks) {
+			// Created before links were stored: keep serving it, without links, until it is recreated.
+			s.enc.fields = fieldsWithout(FieldLinks)
+		}
+	}
 	if !has {
 		if err := s.c.CreateCollection(ctx, BuildSchema(name, s.cfg.Dimension), 1,
 			client.WithConsistencyLevel(entity.ClBounded)); err != nil {
@@ -172,6 +186,18 @@ func (s *Store) ensureCollection(ctx context.Context) error {
 		return fmt.Errorf("load collection %s: %w", name, err)
 	}
 	return nil
+}
+
+func hasField(schema *entity.Schema, name string) bool {
+	if schema == nil {
+		return false
+	}
+	for _, f := range schema.Fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // DocumentHashes implements retrieval.Store.

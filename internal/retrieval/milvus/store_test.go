@@ -52,6 +52,7 @@ type mockMilvus struct {
 
 	mu        sync.Mutex
 	exists    bool
+	schema    *schemapb.CollectionSchema // what DescribeCollection answers
 	created   *schemapb.CollectionSchema
 	indexes   map[string]map[string]string
 	upserts   []*milvuspb.UpsertRequest
@@ -90,9 +91,14 @@ func startMockMilvus(t *testing.T, dim int) (*mockMilvus, client.Client) {
 		m.mu.Unlock()
 		return ok(), nil
 	}).Maybe()
-	e.DescribeCollection(mock.Anything, mock.Anything).Return(&milvuspb.DescribeCollectionResponse{
-		Status: ok(), Schema: schema, CollectionName: testCollection, CollectionID: 1, ConsistencyLevel: commonpb.ConsistencyLevel_Bounded,
-	}, nil).Maybe()
+	m.schema = schema
+	e.DescribeCollection(mock.Anything, mock.Anything).RunAndReturn(func(context.Context, *milvuspb.DescribeCollectionRequest) (*milvuspb.DescribeCollectionResponse, error) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return &milvuspb.DescribeCollectionResponse{
+			Status: ok(), Schema: m.schema, CollectionName: testCollection, CollectionID: 1, ConsistencyLevel: commonpb.ConsistencyLevel_Bounded,
+		}, nil
+	}).Maybe()
 	e.CreateIndex(mock.Anything, mock.Anything).RunAndReturn(func(_ context.Context, r *milvuspb.CreateIndexRequest) (*commonpb.Status, error) {
 		params := map[string]string{}
 		for _, kv := range r.ExtraParams {
