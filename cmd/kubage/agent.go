@@ -128,6 +128,12 @@ func runAgentTask(ctx context.Context, o agentTaskOptions, getenv func(string) s
 	if _, err := egressFromEnv(getenv).install(nil); err != nil {
 		return fmt.Errorf("egress policy: %w", err)
 	}
+	stopTracing, err := tracingFromEnv(getenv).install(ctx, "kubage-agent")
+	if err != nil {
+		return err
+	}
+	// Flush the task's spans before the Job's pod ends.
+	defer func() { _ = stopTracing(context.WithoutCancel(ctx)) }()
 	timeout := o.timeout
 	if timeout <= 0 || timeout > time.Hour {
 		timeout = 5 * time.Minute

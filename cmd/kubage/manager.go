@@ -17,7 +17,9 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -55,6 +57,7 @@ type managerOptions struct {
 	egress                  egressOptions
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
+	tracing                 tracingOptions
 }
 
 // newManagerCommand returns `kubage manager`, which runs the operator.
@@ -83,6 +86,7 @@ func newManagerCommand() *cobra.Command {
 	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)
+	o.tracing.bindFlags(f)
 	return cmd
 }
 
@@ -131,8 +135,16 @@ func runManager(o managerOptions) error {
 	if _, err := o.egress.install(cfg); err != nil {
 		return err
 	}
+	ctx := ctrl.SetupSignalHandler()
+	stopTracing, err := o.tracing.install(ctx, "kubage-manager")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopTracing(context.WithoutCancel(ctx)) }()
+	agentEnv := o.egress.env()
+	maps.Copy(agentEnv, o.tracing.env())
 	runners, err := buildTaskRunners(taskRunnerConfig{Clientset: cs, AgentImage: o.agentImage, AgentServiceAccount: o.agentServiceAccount,
-		KnowledgeURL: o.agentAPI.url, AgentEnv: o.egress.env()})
+		KnowledgeURL: o.agentAPI.url, AgentEnv: agentEnv})
 	if err != nil {
 		return err
 	}
@@ -165,7 +177,7 @@ func runManager(o managerOptions) error {
 	}
 
 	log.Info("Starting manager", "metrics", o.metricsAddr, "probes", o.probeAddr, "leaderElection", o.leaderElect)
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }
 
 // parseModelSecret reads --default-model-secret: empty, or <namespace>/<name>.

@@ -74,6 +74,9 @@ type Session struct {
 	// Brain is how the session thinks, set on the requests of tasks so that a task builds
 	// the session's brain wherever it runs; nil means the rule engine alone.
 	Brain *BrainConfig `json:"brain,omitempty"`
+	// TraceParent is the W3C traceparent of the phase that started a task, so the task's
+	// spans join the session's trace wherever it runs.
+	TraceParent string `json:"traceParent,omitempty"`
 }
 
 // BrainConfig is the session's brain as a task needs it: which model, in which mode, within

@@ -38,6 +38,8 @@ type Report struct {
 	Outcome   string    `json:"outcome,omitempty"`
 	StartTime time.Time `json:"startTime,omitzero"`
 	EndTime   time.Time `json:"endTime,omitzero"`
+	// TraceID is the session's OpenTelemetry trace, when the operator exports traces.
+	TraceID string `json:"traceID,omitempty"`
 
 	Timeline     []Mark      `json:"timeline,omitempty"`
 	Iterations   []Iteration `json:"iterations,omitempty"`
@@ -157,6 +159,9 @@ func Markdown(r Report) string {
 			w(" · **Finished:** %s (%s)", stamp(r.EndTime), r.EndTime.Sub(r.StartTime).Round(time.Second))
 		}
 		w("\n")
+	}
+	if r.TraceID != "" {
+		w("**Trace:** `%s`\n", inline(r.TraceID))
 	}
 	w("\n")
 

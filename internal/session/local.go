@@ -45,6 +45,9 @@ type Local struct {
 	// Brain thinks at every step; Investigator runs the tasks (Brain when nil).
 	Brain        agent.Brain
 	Investigator agent.Investigator
+	// BrainConfig travels on every task request, as the operator sends it (nil: none), so
+	// an Investigator such as task.Investigator builds the session's brain for its tasks.
+	BrainConfig *agent.BrainConfig
 	// Poll is how often running tasks are checked (20ms when zero).
 	Poll time.Duration
 }
@@ -87,6 +90,9 @@ func (l *Local) Run(ctx context.Context, s agent.Session, budget agent.Budget) (
 		Runners:       map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerInProcess: inproc},
 		DefaultRunner: kubagev1alpha1.TaskRunnerInProcess,
 		PollInterval:  poll,
+	}
+	if l.BrainConfig != nil {
+		e.BrainConfig = func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig { return l.BrainConfig }
 	}
 	ts := troubleshootFor(s, budget)
 	tr := traceRecorder{iterations: map[int]*agent.IterationTrace{}}

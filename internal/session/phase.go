@@ -21,11 +21,13 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/metrics"
 	"github.com/kubage/kubage/internal/runner"
+	"github.com/kubage/kubage/internal/telemetry"
 )
 
 // phaseStep is one step of the phase machine: it changes the step's status copy and
@@ -52,7 +54,20 @@ func (w *work) step(ctx context.Context) (time.Duration, error) {
 	if !ok {
 		return 0, nil
 	}
-	return run(ctx, w)
+	phase := string(w.st.Phase)
+	if phase == "" {
+		phase = "New"
+	}
+	ctx, span := telemetry.StartPhase(ctx, string(w.owner.UID), phase,
+		attribute.String("k8s.namespace.name", w.owner.Namespace), attribute.String("kubage.troubleshoot", w.owner.Name),
+		attribute.Int("kubage.iteration", int(w.st.Iteration)))
+	after, err := run(ctx, w)
+	if w.st.Phase != kubagev1alpha1.TroubleshootPhase(phase) {
+		span.SetAttributes(attribute.String("kubage.next_phase", string(w.st.Phase)))
+	}
+	telemetry.Fail(span, err)
+	span.End()
+	return after, err
 }
 
 // created records a new session as Pending.
@@ -88,5 +103,12 @@ func (w *work) finish(ctx context.Context, phase kubagev1alpha1.TroubleshootPhas
 	}
 	reason, _ := Outcome(w.st, w.ck)
 	metrics.SessionsFinishedTotal.WithLabelValues(string(phase), reason).Inc()
+	start := w.ts.CreationTimestamp.Time
+	if start.IsZero() {
+		start = w.now
+	}
+	telemetry.EndSession(ctx, string(w.owner.UID), start, w.now, phase == kubagev1alpha1.PhaseFailed,
+		attribute.String("k8s.namespace.name", w.owner.Namespace), attribute.String("kubage.troubleshoot", w.owner.Name),
+		attribute.String("kubage.outcome", reason), attribute.String("kubage.phase", string(phase)))
 	return 0, nil
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/report"
 	"github.com/kubage/kubage/internal/runner"
+	"github.com/kubage/kubage/internal/telemetry"
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 
@@ -106,6 +107,9 @@ func BuildReport(ts *kubagev1alpha1.Troubleshoot, st *kubagev1alpha1.Troubleshoo
 	}
 	if r.Mode == "" {
 		r.Mode = string(kubagev1alpha1.ModeDiagnose)
+	}
+	if telemetry.Enabled() {
+		r.TraceID = telemetry.SessionTraceID(string(ts.UID)).String()
 	}
 	if t := ts.Spec.Target; t != nil {
 		switch {

@@ -28,21 +28,23 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/metrics"
 	"github.com/kubage/kubage/internal/runner"
+	"github.com/kubage/kubage/internal/telemetry"
 )
 
 // taskRequest is everything a runner needs to run one task of this run: the session,
 // with the brain its tasks build wherever they run.
-func (w *work) taskRequest(def agent.Task) agent.TaskRequest {
+func (w *work) taskRequest(ctx context.Context, def agent.Task) agent.TaskRequest {
 	s := w.ck.Session
 	if w.e.BrainConfig != nil {
 		s.Brain = w.e.BrainConfig(w.ts)
 	}
+	s.TraceParent = telemetry.TraceParent(ctx)
 	return agent.TaskRequest{Session: s, Task: def}
 }
 
 // startTask hands a task to the runner, bounded by the session's deadline.
 func (w *work) startTask(ctx context.Context, r runner.Runner, def agent.Task) error {
-	return r.Start(runner.WithTaskDeadline(ctx, w.deadline()), w.owner, w.taskRequest(def))
+	return r.Start(runner.WithTaskDeadline(ctx, w.deadline()), w.owner, w.taskRequest(ctx, def))
 }
 
 func depsDone(deps []string, state map[string]kubagev1alpha1.TaskState) bool {

@@ -25,10 +25,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubage/kubage/internal/text"
 	openai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kubage/kubage/internal/egress"
+	"github.com/kubage/kubage/internal/telemetry"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // promptMargin keeps room for the chat template and estimation error.
@@ -66,6 +69,10 @@ func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage
 	req := openai.ChatCompletionRequest{
 		Model: b.cfg.Model, Messages: sent, Tools: tools, ResponseFormat: rf, ReasoningEffort: b.cfg.ReasoningEffort,
 	}
+	ctx, span := telemetry.Tracer().Start(ctx, "chat "+b.cfg.Model, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.system", string(b.cfg.Provider)),
+			attribute.String("gen_ai.request.model", b.cfg.Model), attribute.Int("gen_ai.request.tools", len(tools))))
+	defer span.End()
 	before := b.ep.attempts.Load()
 	start := time.Now()
 	var resp openai.ChatCompletionResponse
@@ -83,8 +90,10 @@ func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage
 	if u.HTTPAttempts > 0 {
 		u.LLMCalls = 1
 	}
+	span.SetAttributes(attribute.Int64("kubage.http_attempts", u.HTTPAttempts))
 	if err != nil {
 		b.led.add(u)
+		telemetry.Fail(span, err)
 		return openai.ChatCompletionChoice{}, classify(err)
 	}
 	u.PromptTokens, u.CompletionTokens = int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
@@ -103,6 +112,8 @@ func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage
 		}
 		u.CompletionTokens = int64(n)
 	}
+	span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", u.PromptTokens), attribute.Int64("gen_ai.usage.output_tokens", u.CompletionTokens),
+		attribute.String("gen_ai.response.finish_reason", string(ch.FinishReason)))
 	b.led.add(u)
 	return ch, nil
 }

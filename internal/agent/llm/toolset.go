@@ -25,6 +25,10 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kubage/kubage/internal/telemetry"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
@@ -204,8 +208,16 @@ func (g *toolGate) names(n int) []string {
 	return out
 }
 
-// call runs a checked tool call.
-func (g *toolGate) call(ctx context.Context, name string, args json.RawMessage) (ToolOutput, error) {
+// call runs a checked tool call, in a span of its own.
+func (g *toolGate) call(ctx context.Context, name string, args json.RawMessage) (out ToolOutput, err error) {
+	spec := g.byName[name]
+	ctx, span := telemetry.Tracer().Start(ctx, "tool "+text.ClipMarked(name, 128), trace.WithAttributes(
+		attribute.String("kubage.tool", text.ClipMarked(name, 128)), attribute.String("kubage.tool.server", spec.Server)))
+	defer func() {
+		span.SetAttributes(attribute.Int("kubage.tool.output_bytes", len(out.Text)), attribute.Bool("kubage.tool.truncated", out.Truncated))
+		telemetry.Fail(span, err)
+		span.End()
+	}()
 	if err := g.check(name, args); err != nil {
 		return ToolOutput{}, err
 	}

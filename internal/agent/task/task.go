@@ -27,12 +27,15 @@ import (
 	"fmt"
 	"io"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/client-go/kubernetes"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
 	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/telemetry"
 	"github.com/kubage/kubage/internal/tools"
 	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/internal/tools/registry"
@@ -189,7 +192,14 @@ type Investigator struct {
 var _ agent.Investigator = (*Investigator)(nil)
 
 // Investigate implements agent.Investigator.
-func (i *Investigator) Investigate(ctx context.Context, s agent.Session, t agent.Task) (agent.TaskResult, error) {
+func (i *Investigator) Investigate(ctx context.Context, s agent.Session, t agent.Task) (res agent.TaskResult, err error) {
+	ctx, span := telemetry.Tracer().Start(telemetry.WithTraceParent(ctx, s.TraceParent), "task "+string(t.Type),
+		trace.WithAttributes(attribute.String("kubage.task.id", t.ID), attribute.String("kubage.session", s.ID)))
+	defer func() {
+		span.SetAttributes(attribute.Int("kubage.task.evidence", len(res.Evidence)), attribute.Int("kubage.task.tool_calls", len(res.ToolCalls)))
+		telemetry.Fail(span, err)
+		span.End()
+	}()
 	if t.Type == agent.TaskAnalyze || t.Type == "" || s.Brain == nil || s.Brain.Model == nil {
 		return i.Env.rules().Investigate(ctx, s, t)
 	}
@@ -200,7 +210,7 @@ func (i *Investigator) Investigate(ctx context.Context, s agent.Session, t agent
 	if c, ok := brain.(io.Closer); ok {
 		defer func() { _ = c.Close() }()
 	}
-	res, err := brain.Investigate(ctx, s, t)
+	res, err = brain.Investigate(ctx, s, t)
 	switch b := brain.(type) {
 	case *ModelBrain:
 		u := b.Usage()
