@@ -64,7 +64,7 @@ vet: ## go vet.
 .PHONY: lint
 lint: vet $(GOLANGCI_LINT) ## Static checks: gofmt, go vet, golangci-lint (layer map, import aliases, licence header, revive, ginkgolinter).
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GOLANGCI_LINT) run ./...
+	$(GOLANGCI_LINT) run --allow-serial-runners ./...
 
 .PHONY: lint-selftest
 lint-selftest: $(GOLANGCI_LINT) ## Show the layer rules bite: an internal/ package importing controllers must fail golangci-lint.
