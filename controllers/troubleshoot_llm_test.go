@@ -25,6 +25,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +35,7 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
 	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/metrics"
 	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 )
@@ -162,6 +164,8 @@ var _ = Describe("Troubleshoot sessions with a model", Ordered, func() {
 		Expect(c.Reason).To(BeElementOf(llm.ReasonModelUnreachable, llm.ReasonCircuitOpen))
 		Expect(c.Message).To(ContainSubstring("rule engine"))
 		Expect(c.Message).NotTo(ContainSubstring(apiKey))
+		// What the chart's KubAgeModelDegraded alert counts.
+		Expect(testutil.ToFloat64(metrics.SessionsDegradedTotal.WithLabelValues(c.Reason))).To(BeNumerically(">=", 1))
 	})
 
 	It("completes through the rule engine, Degraded with EgressDenied, when the model's address is refused", func(ctx SpecContext) {

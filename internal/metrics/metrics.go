@@ -55,6 +55,13 @@ var (
 		Help: "Troubleshoot sessions that reached a final phase, by phase and condition reason.",
 	}, []string{"phase", "reason"})
 
+	// SessionsDegradedTotal counts finished sessions whose brain fell back from the model to
+	// the rule engine, by the Degraded reason (model unreachable, Secret invalid, ...).
+	SessionsDegradedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubage_troubleshoot_sessions_degraded_total",
+		Help: "Troubleshoot sessions that finished after falling back from the language model to the rule engine, by Degraded reason.",
+	}, []string{"reason"})
+
 	// LLMTokensTotal counts model tokens by kind (prompt, completion).
 	LLMTokensTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kubage_llm_tokens_total",
@@ -104,7 +111,7 @@ func Register(reg prometheus.Registerer, list PhaseLister) error {
 	sessions.mu.Lock()
 	sessions.lister = list
 	sessions.mu.Unlock()
-	for _, c := range []prometheus.Collector{TasksTotal, ToolCallsTotal, TimeToRootCause, SessionsFinishedTotal, LLMTokensTotal, sessions} {
+	for _, c := range []prometheus.Collector{TasksTotal, ToolCallsTotal, TimeToRootCause, SessionsFinishedTotal, SessionsDegradedTotal, LLMTokensTotal, sessions} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {

@@ -59,10 +59,11 @@ func TestCountersHaveTheKubagePrefix(t *testing.T) {
 	ToolCallsTotal.WithLabelValues("k8s_get").Add(3)
 	TimeToRootCause.Observe(4)
 	SessionsFinishedTotal.WithLabelValues("Completed", "Succeeded").Inc()
+	SessionsDegradedTotal.WithLabelValues("ModelUnreachable").Inc()
 	LLMTokensTotal.WithLabelValues("prompt").Add(10)
 	mfs, err := reg.Gather()
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(mfs).To(HaveLen(5))
+	g.Expect(mfs).To(HaveLen(6))
 	for _, mf := range mfs {
 		g.Expect(mf.GetName()).To(HavePrefix("kubage_"))
 	}

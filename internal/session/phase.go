@@ -103,6 +103,9 @@ func (w *work) finish(ctx context.Context, phase kubagev1alpha1.TroubleshootPhas
 	}
 	reason, _ := Outcome(w.st, w.ck)
 	metrics.SessionsFinishedTotal.WithLabelValues(string(phase), reason).Inc()
+	if d := w.ck.Degraded; d != nil {
+		metrics.SessionsDegradedTotal.WithLabelValues(d.Reason).Inc()
+	}
 	start := w.ts.CreationTimestamp.Time
 	if start.IsZero() {
 		start = w.now
