@@ -17,9 +17,12 @@ KWOK_VERSION         := v0.8.0
 CONTROLLER_TOOLS_VERSION := v0.23.0
 # v2.6.2 predates Go 1.26; v2.15.0 is built for it (its go.mod says go 1.26).
 GOLANGCI_LINT_VERSION := v2.15.0
+HELM_VERSION         := v3.22.0
 
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GOLANGCI_LINT  := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+HELM           := $(BIN)/helm-$(HELM_VERSION)
+CHART          := charts/kubage
 # Test programs (never shipped): the demo's stand-in kubelet and stand-in model.
 FAKEKUBELET    := $(BIN)/fakekubelet
 FAKEMODEL      := $(BIN)/fakemodel
@@ -48,6 +51,15 @@ help: ## Show this help.
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC from markers.
 	$(CONTROLLER_GEN) rbac:roleName=kubage-manager-role crd webhook paths="./api/..." paths="./controllers/..." paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	@$(MAKE) -s chart-sync
+
+# config/ is the one source of CRDs and RBAC rules; the chart carries copies (verify checks them).
+.PHONY: chart-sync
+chart-sync: ## Copy the CRDs and RBAC rules of config/ into the Helm chart (make manifests runs it).
+	rm -f $(CHART)/crds/*.yaml
+	cp config/crd/bases/*.yaml $(CHART)/crds/
+	cp config/rbac/role.yaml config/rbac/leader_election_role.yaml config/rbac/agent_role.yaml config/rbac/agent_result_role.yaml config/rbac/agent_result_cluster_role.yaml $(CHART)/files/rbac/
+	cp config/mcp/role.yaml $(CHART)/files/rbac/mcp_role.yaml
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
@@ -88,7 +100,11 @@ verify-deps: ## Fail if ./cmd/kubage links a package from test/ or hack/, or any
 
 ##@ Test
 .PHONY: test
-test: manifests generate vet control-plane test-unit test-envtest test-e2e ## Unit, envtest and e2e tests.
+test: manifests generate vet control-plane helm-check test-unit test-envtest test-e2e ## Helm chart checks, unit, envtest and e2e tests.
+
+.PHONY: helm-check
+helm-check: $(HELM) ## helm lint and helm template of the chart with its defaults and every charts/kubage/ci/*.yaml.
+	HELM=$(HELM) hack/helm-check.sh
 
 .PHONY: test-unit
 test-unit: ## Unit tests (no API server).
@@ -99,8 +115,8 @@ test-envtest: control-plane ## Reconciler and CRD validation tests against a rea
 	go test $(GO_TEST_FLAGS) ./controllers/... ./internal/kubectlplugin/apitest/...
 
 .PHONY: test-e2e
-test-e2e: control-plane build ## End-to-end tests on a local control plane (brought up and torn down by the suite).
-	KUBAGE_BIN=$(BIN)/kubage go test $(GO_TEST_FLAGS) -v -timeout 30m ./test/e2e/... -ginkgo.v
+test-e2e: control-plane build $(HELM) ## End-to-end tests on a local control plane (brought up and torn down by the suite).
+	KUBAGE_BIN=$(BIN)/kubage KUBAGE_HELM=$(HELM) go test $(GO_TEST_FLAGS) -v -timeout 30m ./test/e2e/... -ginkgo.v
 
 .PHONY: scenarios-list
 scenarios-list: ## One line per real-cluster scenario: name, split, hops, class, source (no cluster needed).
@@ -190,6 +206,19 @@ $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	mv $(BIN)/controller-gen $(CONTROLLER_GEN)
 	ln -sf $(notdir $(CONTROLLER_GEN)) $(BIN)/controller-gen
+
+.PHONY: helm
+helm: $(HELM) ## Build the pinned helm into bin/ (only when missing).
+
+# Built from Go modules like the control plane (a few minutes, once per version). Stamped the
+# way helm's release build stamps it: its version, and the Kubernetes version of its client-go
+# (v0.37 for helm v3.22.0), which `helm template` and `helm lint` assume without a cluster.
+HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37
+$(HELM):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) go install -ldflags '$(HELM_LDFLAGS)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+	mv $(BIN)/helm $(HELM)
+	ln -sf $(notdir $(HELM)) $(BIN)/helm
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build the pinned golangci-lint into bin/ (only when missing).

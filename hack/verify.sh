@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make verify: regenerate in a temporary copy of the tree and fail if the real tree differs,
 # so verify never rewrites your working files. Checks:
-#   1. CRDs, RBAC and deepcopy code (make manifests generate) are up to date;
+#   1. CRDs, RBAC and deepcopy code (make manifests generate) are up to date, and so are their
+#      copies in the Helm chart (charts/kubage/crds and files/rbac);
 #   2. go.mod and go.sum are tidy (go mod tidy changes nothing).
 # Environment: CONTROLLER_GEN (absolute path of the pinned controller-gen; required).
 set -euo pipefail
@@ -25,9 +26,13 @@ if ! make -s -C "$tmp" manifests generate CONTROLLER_GEN="$CONTROLLER_GEN" >"$tm
   echo "verify: make manifests generate failed in the copy (see above)" >&2
   exit 1
 fi
-if ! diff -ruN "$ROOT/api" "$tmp/api" >"$tmp/.api.diff" || ! diff -ruN "$ROOT/config" "$tmp/config" >"$tmp/.config.diff"; then
-  echo "verify: generated files are out of date; run 'make manifests generate' and commit the result:" >&2
-  cat "$tmp/.api.diff" "$tmp/.config.diff" | sed 's|'"$tmp"'|<regenerated>|g' >&2
+stale=0
+for d in api config charts; do
+  diff -ruN "$ROOT/$d" "$tmp/$d" >>"$tmp/.generated.diff" || stale=1
+done
+if ((stale)); then
+  echo "verify: generated files (or the chart's copies of them) are out of date; run 'make manifests generate' and commit the result:" >&2
+  sed 's|'"$tmp"'|<regenerated>|g' "$tmp/.generated.diff" >&2
   fail=1
 fi
 
