@@ -103,7 +103,23 @@ func installKubage(ctx context.Context) error {
 	}); err != nil {
 		return fmt.Errorf("waiting for the CRDs: %w (last: %v)", err, waitErr)
 	}
-	// The agent's ClusterRoles, named as config/default's namePrefix names them.
+	if err := installAgentRoles(ctx, root); err != nil {
+		return err
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := kubagev1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	kube, err = client.New(cluster.RESTConfig, client.Options{Scheme: scheme})
+	return err
+}
+
+// installAgentRoles creates (or updates) the agent's ClusterRoles from config/rbac, named as
+// config/default's namePrefix names them.
+func installAgentRoles(ctx context.Context, root string) error {
 	for _, f := range []string{"agent_role.yaml", "agent_result_role.yaml", "agent_result_cluster_role.yaml"} {
 		raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", f))
 		if err != nil {
@@ -127,15 +143,7 @@ func installKubage(ctx context.Context) error {
 			return fmt.Errorf("installing ClusterRole %s: %w", role.Name, err)
 		}
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := kubagev1alpha1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	kube, err = client.New(cluster.RESTConfig, client.Options{Scheme: scheme})
-	return err
+	return nil
 }
 
 // kubectl runs bin/k8s/kubectl against the suite's cluster.

@@ -39,14 +39,17 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-// The kubelet harness: kwok simulates every pod of the local cluster except the pods of KubAge
-// sub-task Jobs (hack/kwok/stages/pod.yaml skips them). Kubelet plays the node for those: it
-// runs the pod's command as a local process of the real kubage binary and writes the pod status
-// a kubelet would, so the real Job controller sees the Job complete or fail.
+// The kubelet harness: kwok simulates every pod of the local cluster except KubAge's own (task
+// Jobs and the Helm-deployed manager; hack/kwok/stages/pod.yaml skips them). Kubelet plays the
+// node for those: it runs the pod's command as a local process of the real kubage binary and
+// writes the pod status a kubelet would, so the real Job and Deployment controllers see it.
 
 const (
-	// AgentSelector selects the pods the harness runs (and kwok leaves alone).
+	// AgentSelector selects the pods of task Jobs, which the harness runs by default.
 	AgentSelector = "kubage.io/component=agent"
+	// KubagePodsSelector selects every pod kwok leaves alone (hack/kwok/stages/pod.yaml): task
+	// Jobs' and the manager's, as the Helm chart deploys it.
+	KubagePodsSelector = "kubage.io/component in (agent,manager)"
 	// EnvKubageBin names the kubage binary the harness runs; <repo>/bin/kubage when unset.
 	EnvKubageBin = "KUBAGE_BIN"
 	// kwokNodeAnnotation marks the nodes kwok manages (hack/cluster.sh).

@@ -52,7 +52,7 @@ func run() error {
 	parallel := flag.Int("max-concurrent", 4, "Processes at once; further pods wait Pending.")
 	workDir := flag.String("work-dir", "", "Where per-pod kubeconfigs go (default: a temporary directory).")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage: fakekubelet [flags]\n\nRuns the pods of task Jobs (label %s) on kwok nodes as local kubage processes.\n\n", testcluster.AgentSelector)
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: fakekubelet [flags]\n\nRuns KubAge's pods (%s: task Jobs, and the manager of a Helm install) on kwok nodes as local kubage processes.\n\n", testcluster.KubagePodsSelector)
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -74,7 +74,7 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	k, err := testcluster.StartKubelet(ctx, testcluster.KubeletOptions{
-		Client: cs, RESTConfig: cfg, Binary: bin, MaxConcurrent: *parallel,
+		Client: cs, RESTConfig: cfg, Binary: bin, MaxConcurrent: *parallel, Selector: testcluster.KubagePodsSelector,
 		Identity: testcluster.Identity(*identity), WorkDir: *workDir, Log: os.Stderr,
 	})
 	if err != nil {
