@@ -78,9 +78,11 @@ var _ = Describe("Helm chart", Ordered, func() {
 		releaseNS := newNamespace(ctx)
 		// The manager binds to host ports here (the harness runs it as a local process).
 		probes, metrics, agentAPI := freePort(), freePort(), freePort()
+		// The chart's image is the one the harness runs (for the manager and the task Jobs alike).
+		repository, tag, _ := strings.Cut(agentImage, ":")
 		values := filepath.Join(GinkgoT().TempDir(), "values.yaml")
 		Expect(os.WriteFile(values, fmt.Appendf(nil, `
-image: {repository: kubage, tag: e2e}
+image: {repository: %s, tag: %s}
 manager:
   healthProbePort: %d
 metrics: {port: %d}
@@ -89,8 +91,7 @@ agentAPI:
   url: http://127.0.0.1:%d
 # The suite's stand-in servers (the agent API here) listen on loopback, denied by default.
 egress: {allowCIDRs: ["127.0.0.0/8"]}
-`, probes, metrics, agentAPI, agentAPI), 0o600)).To(Succeed())
-		Expect("kubage:e2e").To(Equal(agentImage), "the chart's image is the one the harness runs")
+`, repository, tag, probes, metrics, agentAPI, agentAPI), 0o600)).To(Succeed())
 
 		By("handing the agent ClusterRoles over to the chart, and back to the suite afterwards")
 		for _, name := range []string{"kubage-agent", "kubage-agent-result", "kubage-agent-cluster"} {
