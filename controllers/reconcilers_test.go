@@ -85,6 +85,10 @@ func sampleReadyReasons(kind string) []string {
 	if kind == "ToolServer" {
 		return []string{"Unreachable", "SecretNotFound"}
 	}
+	if kind == "NotificationSink" {
+		// The webhook URL's Secret does not exist in the test namespace.
+		return []string{kubagev1alpha1.SecretNotFoundReason}
+	}
 	if kind == "TroubleshootSchedule" {
 		// Valid and hourly: it waits for its first run.
 		return []string{kubagev1alpha1.ScheduledReason}

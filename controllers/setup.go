@@ -26,6 +26,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/notify"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
 )
@@ -64,6 +65,8 @@ type Options struct {
 	// ScheduleSeconds lets TroubleshootSchedules carry a leading seconds field, so tests can
 	// run a schedule every few seconds; production schedules keep the CronJob's five fields.
 	ScheduleSeconds bool
+	// NotifyBackoff retries failed notifications (notify.DefaultBackoff when zero).
+	NotifyBackoff notify.Backoff
 	// Knowledge is the shared knowledge service KnowledgeSources are indexed into and
 	// sessions search; SetupAll creates one when nil.
 	Knowledge *knowledge.Service
@@ -72,7 +75,7 @@ type Options struct {
 // eventRecorderName is the reporting controller of every Event the manager emits.
 const eventRecorderName = "kubage"
 
-// SetupAll registers the reconcilers of the four kinds with mgr.
+// SetupAll registers the reconcilers of the five kinds with mgr.
 func SetupAll(mgr ctrl.Manager, opts Options) error {
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 1
@@ -90,6 +93,7 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 		&KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: recorder, Knowledge: opts.Knowledge},
 		&ToolServerReconciler{Client: mgr.GetClient(), Recorder: recorder},
 		&TroubleshootScheduleReconciler{Client: mgr.GetClient(), Recorder: recorder},
+		&NotificationSinkReconciler{Client: mgr.GetClient(), Recorder: recorder},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr, opts); err != nil {

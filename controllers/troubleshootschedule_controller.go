@@ -40,6 +40,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	serror "github.com/kubage/kubage/internal/errors"
+	"github.com/kubage/kubage/internal/notify"
 	"github.com/kubage/kubage/internal/schedule"
 )
 
@@ -75,6 +76,11 @@ type TroubleshootScheduleReconciler struct {
 	// Shard is the value of ShardLabel this reconciler handles ("" for unlabelled schedules),
 	// as for Troubleshoots; set from Options.Shard.
 	Shard string
+	// Sender delivers notifications and rate-limits each sink; one per manager.
+	Sender *notify.Sender
+	// Backoff retries failed notifications; Options.NotifyBackoff or notify.DefaultBackoff.
+	Backoff notify.Backoff
+	sinks   *sinkResolver
 }
 
 // SetupWithManager registers the reconciler. Spec changes and the start and end of owned
@@ -87,6 +93,16 @@ func (r *TroubleshootScheduleReconciler) SetupWithManager(mgr ctrl.Manager, opts
 	if r.Shard == "" {
 		r.Shard = opts.Shard
 	}
+	if r.Sender == nil {
+		r.Sender = &notify.Sender{}
+	}
+	if r.Backoff == (notify.Backoff{}) {
+		r.Backoff = opts.NotifyBackoff
+	}
+	if r.Backoff == (notify.Backoff{}) {
+		r.Backoff = notify.DefaultBackoff
+	}
+	r.sinks = newSinkResolver(mgr, opts)
 	inShard := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[ShardLabel] == r.Shard })
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&kubagev1alpha1.TroubleshootSchedule{}, builder.WithPredicates(inShard, predicate.GenerationChangedPredicate{})).
@@ -119,11 +135,11 @@ func (r *TroubleshootScheduleReconciler) Reconcile(ctx context.Context, req ctrl
 	if !obj.DeletionTimestamp.IsZero() || obj.Labels[ShardLabel] != r.Shard {
 		return ctrl.Result{}, nil
 	}
-	before := obj.DeepCopy()
-	run := &scheduleRun{r: r, now: r.Now()}
+	run := &scheduleRun{r: r, now: r.Now(), before: obj.DeepCopy()}
 
 	defer func() {
 		summarizeSchedule(obj, retErr)
+		before := run.before
 		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
@@ -138,6 +154,7 @@ func (r *TroubleshootScheduleReconciler) Reconcile(ctx context.Context, req ctrl
 		run.parse,
 		run.collect,
 		run.judge,
+		run.notify,
 		run.prune,
 		run.start,
 	})
@@ -145,9 +162,13 @@ func (r *TroubleshootScheduleReconciler) Reconcile(ctx context.Context, req ctrl
 
 // scheduleRun carries what one reconcile learns from step to step.
 type scheduleRun struct {
-	r    *TroubleshootScheduleReconciler
-	now  time.Time
-	cron *schedule.Cron
+	r   *TroubleshootScheduleReconciler
+	now time.Time
+	// before is the object as last written, for status patches.
+	before *kubagev1alpha1.TroubleshootSchedule
+	cron   *schedule.Cron
+	// wake is when a pending notification is due (zero: none is).
+	wake time.Duration
 	runs []schedule.Run
 	// objs holds the runs' Troubleshoots by name.
 	objs map[string]*kubagev1alpha1.Troubleshoot
@@ -201,9 +222,13 @@ func (run *scheduleRun) judge(_ context.Context, obj *kubagev1alpha1.Troubleshoo
 		case v.New:
 			scheduleVerdicts.WithLabelValues("new").Inc()
 			run.event(obj, ts, "Warning", kubagev1alpha1.NewProblemReason, "Run %s found a new problem: %s", v.Run.Name, v.Run.Problem.Summary)
+			run.enqueue(obj, kubagev1alpha1.NewProblemReason, v.Run)
 		case v.Resolved:
 			scheduleVerdicts.WithLabelValues("resolved").Inc()
 			run.event(obj, ts, "Normal", kubagev1alpha1.ProblemResolvedReason, "Run %s found no problem any more", v.Run.Name)
+			if obj.Spec.Notify != nil && obj.Spec.Notify.OnResolved {
+				run.enqueue(obj, kubagev1alpha1.ProblemResolvedReason, v.Run)
+			}
 		case v.Run.Problem != nil:
 			scheduleVerdicts.WithLabelValues("repeat").Inc()
 		default:
@@ -234,7 +259,7 @@ func (run *scheduleRun) prune(ctx context.Context, obj *kubagev1alpha1.Troublesh
 func (run *scheduleRun) start(ctx context.Context, obj *kubagev1alpha1.TroubleshootSchedule) (ctrl.Result, error) {
 	if obj.Spec.Suspend {
 		obj.Status.NextScheduleTime = nil
-		return ctrl.Result{}, nil
+		return ctrl.Result{RequeueAfter: run.wake}, nil
 	}
 	next, ok := run.cron.Next(run.now)
 	obj.Status.NextScheduleTime = nil
@@ -242,10 +267,10 @@ func (run *scheduleRun) start(ctx context.Context, obj *kubagev1alpha1.Troublesh
 		t := metav1.NewTime(next)
 		obj.Status.NextScheduleTime = &t
 	}
-	requeue := ctrl.Result{}
-	if ok {
+	requeue := ctrl.Result{RequeueAfter: run.wake}
+	if d := next.Sub(run.now) + 100*time.Millisecond; ok && (requeue.RequeueAfter == 0 || d < requeue.RequeueAfter) {
 		// A little late rather than early: Prev must already see the new time.
-		requeue.RequeueAfter = next.Sub(run.now) + 100*time.Millisecond
+		requeue.RequeueAfter = d
 	}
 	at, due, missed := schedule.Due(run.cron, obj.Status.LastScheduleTime, obj.CreationTimestamp.Time, run.now, obj.Spec.StartingDeadlineSeconds)
 	if missed {

@@ -18,6 +18,10 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"time"
 
@@ -33,6 +37,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
+	"github.com/kubage/kubage/internal/notify"
 	"github.com/kubage/kubage/internal/schedule"
 	fx "github.com/kubage/kubage/test/fixtures"
 )
@@ -52,9 +57,12 @@ var _ = Describe("TroubleshootSchedules", func() {
 		ns := newNamespace(ctx, "schedule")
 		createCrashLoopApp(ctx, ns)
 		startScheduleManager(ctx, controllers.Options{Clientset: cs, TaskPollInterval: 200 * time.Millisecond})
+		slack := newReceiver(func(int) int { return http.StatusOK })
+		createSink(ctx, ns, "team-slack", kubagev1alpha1.SinkSlack, slack.URL+"/services/T0/B0/XYZ", "")
 
 		s := newSchedule(ns, "web-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
 			s.Spec.SuccessfulRunsHistoryLimit = ptr.To[int32](2)
+			s.Spec.Notify = &kubagev1alpha1.Notify{Sinks: []kubagev1alpha1.LocalSinkReference{{Name: "team-slack"}}}
 		})
 		Expect(k8sClient.Create(ctx, s)).To(Succeed())
 
@@ -69,6 +77,12 @@ var _ = Describe("TroubleshootSchedules", func() {
 		Expect(s.Status.LastScheduleTime).NotTo(BeNil())
 		Expect(s.Status.NextScheduleTime).NotTo(BeNil())
 		Expect(scheduleEvents(ctx, ns, s.Name, kubagev1alpha1.NewProblemReason)).To(Equal(1))
+		Eventually(slack.count).Should(Equal(1))
+		Consistently(slack.count, 3*time.Second).Should(Equal(1), "the same problem again is not news")
+		msg := slack.requests()[0]
+		Expect(msg.body).To(ContainSubstring(`"type":"header"`))
+		Expect(msg.body).To(ContainSubstring("CrashLoopBackOff"))
+		Expect(meta.FindStatusCondition(s.Status.Conditions, kubagev1alpha1.NotifiedCondition)).NotTo(BeNil())
 
 		By("keeping at most two runs with a problem besides the active one")
 		Consistently(func(g Gomega) {
@@ -99,6 +113,99 @@ var _ = Describe("TroubleshootSchedules", func() {
 			g.Expect(s.Status.LastProblem.Runs).To(BeNumerically(">=", 2))
 		}, 90*time.Second).Should(Succeed())
 		Expect(scheduleEvents(ctx, ns, s.Name, kubagev1alpha1.NewProblemReason)).To(Equal(2))
+		Eventually(slack.count).Should(Equal(2))
+		Expect(slack.requests()[1].body).NotTo(ContainSubstring("CrashLoopBackOff"))
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(meta.FindStatusCondition(s.Status.Conditions, kubagev1alpha1.NotifiedCondition)).To(HaveField("Reason", kubagev1alpha1.DeliveredReason))
+		}).Should(Succeed())
+	})
+
+	It("retries a webhook that fails three times, across an operator restart, and delivers it once, signed", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "webhook")
+		createCrashLoopApp(ctx, ns)
+		hook := newReceiver(func(n int) int {
+			if n <= 3 {
+				return http.StatusInternalServerError
+			}
+			return http.StatusOK
+		})
+		createSink(ctx, ns, "hook", kubagev1alpha1.SinkWebhook, hook.URL+"/kubage", "s3cret-signing-key")
+		opts := controllers.Options{Clientset: cs, TaskPollInterval: 200 * time.Millisecond,
+			NotifyBackoff: notify.Backoff{Base: 500 * time.Millisecond, Max: time.Second, Attempts: 8}}
+		stop := startScheduleManager(ctx, opts)
+		s := newSchedule(ns, "web-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
+			s.Spec.Notify = &kubagev1alpha1.Notify{Sinks: []kubagev1alpha1.LocalSinkReference{{Name: "hook"}}}
+		})
+		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+
+		By("recording the failed first attempt and saying so in a condition")
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(s.Status.Notifications).To(HaveLen(1))
+			g.Expect(s.Status.Notifications[0].Attempts).To(BeNumerically(">=", 1))
+			c := meta.FindStatusCondition(s.Status.Conditions, kubagev1alpha1.NotifiedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(kubagev1alpha1.DeliveryRetryingReason))
+			g.Expect(c.Message).To(ContainSubstring("500"))
+		}, 60*time.Second).Should(Succeed())
+
+		By("restarting the operator between attempts")
+		stop()
+		before := hook.count()
+		Expect(before).To(BeNumerically("<", 4))
+		startScheduleManager(ctx, opts)
+
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(s.Status.Notifications).To(HaveLen(1))
+			g.Expect(s.Status.Notifications[0].State).To(Equal(kubagev1alpha1.DeliveryDelivered))
+		}, 30*time.Second).Should(Succeed())
+		Consistently(hook.count, 3*time.Second).Should(Equal(4), "three 500s, then one delivery, and nothing after")
+		Expect(s.Status.Notifications[0].Attempts).To(Equal(int32(4)))
+
+		By("signing every attempt of the one message with the same id")
+		for _, r := range hook.requests() {
+			Expect(r.header.Get(notify.HeaderDelivery)).To(Equal(s.Status.Notifications[0].ID))
+			Expect(notify.Verify([]byte("s3cret-signing-key"), r.header.Get(notify.HeaderTimestamp), []byte(r.body), r.header.Get(notify.HeaderSignature))).To(BeTrue())
+		}
+		var doc notify.Document
+		Expect(json.Unmarshal([]byte(hook.requests()[3].body), &doc)).To(Succeed())
+		Expect(doc.Event).To(Equal(kubagev1alpha1.NewProblemReason))
+		Expect(doc.Problem.Category).To(Equal("CrashLoopBackOff"))
+		Expect(scheduleEvents(ctx, ns, s.Name, kubagev1alpha1.NewProblemReason)).To(Equal(1))
+	})
+
+	It("says so when a sink is unreachable or its Secret is missing", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "badsink")
+		createCrashLoopApp(ctx, ns)
+		// Nothing listens on port 1; the egress guard allows 127.0.0.1 in this suite.
+		createSink(ctx, ns, "down", kubagev1alpha1.SinkCloudEvents, "http://127.0.0.1:1/events", "")
+		missing := &kubagev1alpha1.NotificationSink{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-secret"},
+			Spec: kubagev1alpha1.NotificationSinkSpec{Type: kubagev1alpha1.SinkSlack, URL: kubagev1alpha1.SecretKeyReference{Name: "absent", Key: "url"}}}
+		Expect(k8sClient.Create(ctx, missing)).To(Succeed())
+		startScheduleManager(ctx, controllers.Options{Clientset: cs, TaskPollInterval: 200 * time.Millisecond,
+			NotifyBackoff: notify.Backoff{Base: 200 * time.Millisecond, Max: time.Second, Attempts: 50}})
+		s := newSchedule(ns, "web-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
+			s.Spec.Notify = &kubagev1alpha1.Notify{Sinks: []kubagev1alpha1.LocalSinkReference{{Name: "down"}}}
+		})
+		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			c := meta.FindStatusCondition(s.Status.Conditions, kubagev1alpha1.NotifiedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(kubagev1alpha1.DeliveryRetryingReason))
+			g.Expect(c.Message).To(ContainSubstring("connection refused"))
+		}, 60*time.Second).Should(Succeed())
+
+		By("marking the sink whose Secret does not exist (the suite's manager checks sinks)")
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(missing), missing)).To(Succeed())
+			ready := meta.FindStatusCondition(missing.Status.Conditions, kubagev1alpha1.ReadyCondition)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Reason).To(Equal(kubagev1alpha1.SecretNotFoundReason))
+		}).Should(Succeed())
 	})
 
 	It("starts nothing while suspended", func(ctx SpecContext) {
@@ -219,4 +326,57 @@ func scheduleEvents(ctx context.Context, ns, name, reason string) int {
 		}
 	}
 	return n
+}
+
+// receiver is a local HTTP sink that answers with status(n) for its n-th request and
+// records every request.
+type receiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []receivedRequest
+}
+
+type receivedRequest struct {
+	header http.Header
+	body   string
+}
+
+func newReceiver(status func(n int) int) *receiver {
+	r := &receiver{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.reqs = append(r.reqs, receivedRequest{header: req.Header.Clone(), body: string(body)})
+		n := len(r.reqs)
+		r.mu.Unlock()
+		w.WriteHeader(status(n))
+	}))
+	DeferCleanup(r.Close)
+	return r
+}
+
+func (r *receiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.reqs)
+}
+
+func (r *receiver) requests() []receivedRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]receivedRequest(nil), r.reqs...)
+}
+
+// createSink creates a NotificationSink whose URL (and signing key) live in a Secret.
+func createSink(ctx context.Context, ns, name string, typ kubagev1alpha1.SinkType, url, signingKey string) {
+	GinkgoHelper()
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-sink"}, Data: map[string][]byte{"url": []byte(url)}}
+	sink := &kubagev1alpha1.NotificationSink{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: kubagev1alpha1.NotificationSinkSpec{Type: typ, URL: kubagev1alpha1.SecretKeyReference{Name: sec.Name, Key: "url"}}}
+	if signingKey != "" {
+		sec.Data["key"] = []byte(signingKey)
+		sink.Spec.SigningKey = &kubagev1alpha1.SecretKeyReference{Name: sec.Name, Key: "key"}
+	}
+	Expect(k8sClient.Create(ctx, sec)).To(Succeed())
+	Expect(k8sClient.Create(ctx, sink)).To(Succeed())
 }

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/notify"
 )
 
 // summarizeSchedule computes the conditions and observedGeneration of a schedule from its
@@ -32,6 +33,11 @@ func summarizeSchedule(obj *kubagev1alpha1.TroubleshootSchedule, reconcileErr er
 	gen := obj.Generation
 	meta.SetStatusCondition(&obj.Status.Conditions, scheduleReady(obj, reconcileErr))
 	meta.SetStatusCondition(&obj.Status.Conditions, scheduleProblemFound(obj))
+	if c := scheduleNotified(obj); c != nil {
+		meta.SetStatusCondition(&obj.Status.Conditions, *c)
+	} else {
+		meta.RemoveStatusCondition(&obj.Status.Conditions, kubagev1alpha1.NotifiedCondition)
+	}
 	setStalled(&obj.Status.Conditions, reconcileErr, gen)
 	if failureOf(reconcileErr).actedOn() {
 		obj.Status.ObservedGeneration = gen
@@ -76,4 +82,19 @@ func scheduleProblemFound(obj *kubagev1alpha1.TroubleshootSchedule) metav1.Condi
 		cond.Reason, cond.Message = kubagev1alpha1.ProgressingReason, "No run has finished yet"
 	}
 	return cond
+}
+
+// scheduleNotified summarises the outbox: False while a message is retried or after one
+// was given up, True when every recorded message was delivered.
+func scheduleNotified(obj *kubagev1alpha1.TroubleshootSchedule) *metav1.Condition {
+	if obj.Spec.Notify == nil && len(obj.Status.Notifications) == 0 {
+		return nil
+	}
+	ok, reason, msg := notify.Summary(obj.Status.Notifications)
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	return &metav1.Condition{Type: kubagev1alpha1.NotifiedCondition, Status: status, Reason: reason,
+		Message: truncate(msg, maxConditionMessage), ObservedGeneration: obj.Generation}
 }

@@ -117,3 +117,7 @@ const (
 // ProblemFoundCondition is True on a TroubleshootSchedule whose newest judged run found a
 // problem; its message is the root cause.
 const ProblemFoundCondition = "ProblemFound"
+
+// NotifiedCondition is True on an object whose notifications were all delivered, False
+// while one is retried or after one failed for good.
+const NotifiedCondition = "Notified"

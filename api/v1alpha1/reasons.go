@@ -122,3 +122,17 @@ const (
 	// ProblemResolvedReason (an Event reason): a run found nothing after one that found a problem.
 	ProblemResolvedReason = "ProblemResolved"
 )
+
+// Notification reasons.
+const (
+	// DeliveredReason: every notification was accepted by its sink.
+	DeliveredReason = "Delivered"
+	// DeliveryRetryingReason: a notification failed and is retried with backoff.
+	DeliveryRetryingReason = "DeliveryRetrying"
+	// DeliveryFailedReason: a notification failed on every attempt and was given up.
+	DeliveryFailedReason = "DeliveryFailed"
+	// SinkNotFoundReason: a named NotificationSink does not exist.
+	SinkNotFoundReason = "SinkNotFound"
+	// SinkValidReason: a NotificationSink's Secrets are readable and its URL is allowed.
+	SinkValidReason = "Valid"
+)

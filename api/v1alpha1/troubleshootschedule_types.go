@@ -86,6 +86,10 @@ type TroubleshootScheduleSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	FailedRunsHistoryLimit *int32 `json:"failedRunsHistoryLimit,omitempty"`
 
+	// notify names the sinks told about a new problem (and, with onResolved, its end).
+	// +optional
+	Notify *Notify `json:"notify,omitempty"`
+
 	// troubleshootTemplate is the Troubleshoot each run creates, owned by this schedule.
 	// +required
 	TroubleshootTemplate TroubleshootTemplate `json:"troubleshootTemplate"`
@@ -191,6 +195,13 @@ type TroubleshootScheduleStatus struct {
 	// lastProblem is the problem the newest judged run found; unset when it found none.
 	// +optional
 	LastProblem *ScheduledProblem `json:"lastProblem,omitempty"`
+
+	// notifications are the newest messages to spec.notify's sinks, pending or done.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=32
+	Notifications []NotificationDelivery `json:"notifications,omitempty"`
 }
 
 // TroubleshootSchedule investigates its namespace on a cron schedule, CronJob-style: each
