@@ -136,3 +136,14 @@ const (
 	// SinkValidReason: a NotificationSink's Secrets are readable and its URL is allowed.
 	SinkValidReason = "Valid"
 )
+
+// Remote cluster reasons: a session may investigate another cluster through a kubeconfig Secret.
+const (
+	// KubeConfigRefusedReason: the kubeconfig asks for something the operator will not do for
+	// a namespace's author: run an exec plugin, use an auth-provider, or read a local file.
+	KubeConfigRefusedReason = "KubeConfigRefused"
+	// ClusterUnreachableReason: the remote cluster's API server did not answer.
+	ClusterUnreachableReason = "ClusterUnreachable"
+	// ClusterUnauthorizedReason: the remote cluster refused the kubeconfig's credentials.
+	ClusterUnauthorizedReason = "ClusterUnauthorized"
+)
