@@ -115,3 +115,23 @@ func TestProbeClassifiesUnauthorizedAndUnreachable(t *testing.T) {
 		t.Errorf("closed server: %v", err)
 	}
 }
+
+// FuzzLoad feeds author-controlled kubeconfigs to Load: whatever it accepts carries no exec
+// plugin or auth-provider and dials through the egress guard.
+func FuzzLoad(f *testing.F) {
+	f.Add(kubeconfig("https://b.example:6443", "", "    token: abc"), "")
+	f.Add(kubeconfig("https://b.example:6443", "", "    exec: {command: aws}"), "")
+	f.Add(kubeconfig("http://10.0.0.1", "    insecure-skip-tls-verify: true", "    username: a\n    password: b"), "remote")
+	f.Fuzz(func(t *testing.T, data []byte, ctxName string) {
+		cfg, err := Load(data, ctxName)
+		if err != nil {
+			if ReasonOf(err) == "" {
+				t.Fatalf("an error without a reason: %v", err)
+			}
+			return
+		}
+		if cfg.ExecProvider != nil || cfg.AuthProvider != nil || cfg.Dial == nil || cfg.BearerTokenFile != "" || cfg.CAFile != "" || cfg.CertFile != "" || cfg.KeyFile != "" {
+			t.Fatalf("accepted an unsafe config: %+v", cfg)
+		}
+	})
+}
