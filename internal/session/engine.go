@@ -86,6 +86,9 @@ type Engine struct {
 	// Cluster is the cluster under investigation, where the target is looked up (Client
 	// when nil; a local session may keep its state apart from a real cluster).
 	Cluster kubernetes.Interface
+	// Offline sessions have no cluster under investigation (a replay of recorded tool
+	// outputs): the target is not looked up.
+	Offline bool
 	Brains  BrainFactory
 	// BrainConfig is the session's brain as its tasks build it (nil: tasks use the rules).
 	BrainConfig   func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig

@@ -30,17 +30,19 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/runner"
+	"github.com/kubage/kubage/internal/text"
 )
 
 // Local runs one session to its end inside this process, through the same Engine the
 // operator runs: eval, the LLM benchmark and tests drive it on a clientset (a fake one is
 // fine), with the InProcess runner investigating on the session's one brain.
 type Local struct {
-	// Client is the cluster under investigation.
+	// Client is the cluster under investigation; nil runs the session offline (kubage eval
+	// replays recorded tool outputs): no target is looked up.
 	Client kubernetes.Interface
-	// State keeps the session's checkpoint and task results (Client when nil). On a real
-	// cluster pass an in-memory clientset: objects owned by a Troubleshoot that does not
-	// exist would be garbage-collected there.
+	// State keeps the session's checkpoint and task results (NewMemoryState when nil).
+	// Not the cluster: objects owned by a Troubleshoot that does not exist would be
+	// garbage-collected there.
 	State kubernetes.Interface
 	// Brain thinks at every step; Investigator runs the tasks (Brain when nil).
 	Brain        agent.Brain
@@ -75,7 +77,7 @@ func (l *Local) Run(ctx context.Context, s agent.Session, budget agent.Budget) (
 	}
 	state := l.State
 	if state == nil {
-		state = l.Client
+		state = NewMemoryState()
 	}
 	inproc := runner.NewInProcess(state, inv, runner.InProcessOptions{MaxConcurrent: budget.Parallelism, TaskTimeout: budget.Timeout})
 	defer inproc.Stop()
@@ -86,6 +88,7 @@ func (l *Local) Run(ctx context.Context, s agent.Session, budget agent.Budget) (
 	e := &Engine{
 		Client:        state,
 		Cluster:       l.Client,
+		Offline:       l.Client == nil,
 		Brains:        func(context.Context, *kubagev1alpha1.Troubleshoot) (agent.Brain, error) { return l.Brain, nil },
 		Runners:       map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerInProcess: inproc},
 		DefaultRunner: kubagev1alpha1.TaskRunnerInProcess,
@@ -147,11 +150,17 @@ func troubleshootFor(s agent.Session, b agent.Budget) *kubagev1alpha1.Troublesho
 	if _, n, ok := strings.Cut(s.ID, "/"); ok && n != "" {
 		name = n
 	}
+	// The API server admits no longer problem or hints (the CRD's bounds); a local session
+	// stands for a Troubleshoot it would admit.
+	hints := append([]string(nil), s.Hints[:min(len(s.Hints), 16)]...)
+	for i := range hints {
+		hints[i] = text.Clip(hints[i], 2048)
+	}
 	ts := &kubagev1alpha1.Troubleshoot{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: name, UID: types.UID("local-" + name), Generation: 1},
 		Spec: kubagev1alpha1.TroubleshootSpec{
-			Problem:    s.Problem,
-			Hints:      s.Hints,
+			Problem:    text.Clip(s.Problem, 4096),
+			Hints:      hints,
 			TaskRunner: kubagev1alpha1.TaskRunnerInProcess,
 			Budget: kubagev1alpha1.Budget{
 				MaxIterations: int32(b.MaxIterations), MaxToolCalls: int32(b.MaxToolCalls),

@@ -39,7 +39,7 @@ func pending(ctx context.Context, w *work) (time.Duration, error) {
 	if _, ok := w.e.Runners[name]; !ok {
 		return 0, serror.NewStalling(kubagev1alpha1.RunnerUnavailableReason, fmt.Errorf("task runner %q is not available in this operator (available: %s)", name, w.e.runnerNames()))
 	}
-	if t := w.ts.Spec.Target; t != nil && t.Name != "" {
+	if t := w.ts.Spec.Target; t != nil && t.Name != "" && !w.e.Offline {
 		if _, err := tools.ResolveKind(t.Kind); err == nil {
 			c := tools.NewClient(w.e.cluster(), tools.Scope{Namespace: w.ts.Namespace})
 			if _, _, err := c.Get(ctx, t.Kind, t.Name); err != nil {
