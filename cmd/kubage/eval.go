@@ -30,6 +30,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/eval"
 )
 
 func init() {
@@ -96,12 +97,12 @@ func runEval(ctx context.Context, o evalOptions, getenv func(string) string, out
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("kubage eval: %w", err)
 	}
-	var scs []llm.Scenario
+	var scs []eval.Scenario
 	var err error
 	if o.scenarios != "" {
-		scs, err = llm.LoadScenarios(o.scenarios)
+		scs, err = eval.LoadScenarios(o.scenarios)
 	} else {
-		scs, err = llm.BuiltinScenarios()
+		scs, err = eval.BuiltinScenarios()
 	}
 	if err != nil {
 		return fmt.Errorf("kubage eval: loading scenarios: %w", err)
@@ -109,7 +110,7 @@ func runEval(ctx context.Context, o evalOptions, getenv func(string) string, out
 	if len(scs) == 0 {
 		return errors.New("kubage eval: no scenarios found")
 	}
-	rep, err := llm.RunEval(ctx, cfg, scs, llm.EvalOptions{ScenarioTimeout: o.scenarioTimeout})
+	rep, err := eval.RunEval(ctx, cfg, scs, eval.Options{ScenarioTimeout: o.scenarioTimeout})
 	if err != nil {
 		return fmt.Errorf("kubage eval: %w", err)
 	}

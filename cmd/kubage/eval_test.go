@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/eval"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
@@ -42,7 +42,7 @@ func TestRunEvalPrintsAReport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "pass rate") {
 		t.Fatalf("want a pass-rate error, got %v", err)
 	}
-	var rep llm.EvalReport
+	var rep eval.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}

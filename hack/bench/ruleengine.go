@@ -89,7 +89,7 @@ type corpusReport struct {
 	// Accuracy is per split × variant: hits (culprits in affectedObjects and terms in the
 	// summary) over runs, with the median session duration.
 	Accuracy []scenarios.Cell `json:"accuracy"`
-	// SessionP50Ms pools every run: in-process RunSession wall time, not create→status through
+	// SessionP50Ms pools every run: in-process session wall time (session.Local), not create→status through
 	// the operator (the sessions section measures that).
 	SessionP50Ms float64 `json:"sessionP50Ms"`
 	// NotDeployed names scenarios whose failure never showed (excluded from the figures).
@@ -141,7 +141,7 @@ func ruleEngineBench(ctx context.Context, env *Env) (any, error) {
 		}
 		deploy = measured
 	}
-	rep := &ruleEngineReport{Procedure: fmt.Sprintf("scenarios deployed for real on the local kwok cluster; after the failure shows, 1 warm-up then %d measured RunSession calls each with the RuleEngine (in-process runner, default budget); durations are wall time of RunSession on its own client without client-side rate limit (controller-runtime's default), API requests from the tools' request counter", *reRuns)}
+	rep := &ruleEngineReport{Procedure: fmt.Sprintf("scenarios deployed for real on the local kwok cluster; after the failure shows, 1 warm-up then %d measured sessions each with the RuleEngine through the operator's session engine (session.Local: in-process runner, state in memory, default budget); durations are wall time of the session on its own client without client-side rate limit (controller-runtime's default), API requests from the tools' request counter", *reRuns)}
 
 	env.Log.Printf("deploying %d scenarios", len(deploy))
 	ds := scenarios.DeployAll(ctx, env.Client, deploy, 150*time.Second)

@@ -195,7 +195,7 @@ func TestRuntimeClassCulpritIsClusterScoped(t *testing.T) {
 		if tc.rule != "runtimeclass-missing" {
 			continue
 		}
-		c, _ := run(t, nil, tc.objs()...)
+		c := conclude(t, tc.objs()...)
 		if c.RootCause.Culprit.Namespace != "" {
 			t.Fatalf("culprit %+v has a namespace", c.RootCause.Culprit)
 		}
@@ -209,7 +209,7 @@ func TestDanglingReferenceNamesTypoAndImmutableFix(t *testing.T) {
 	j.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "s3-credentails"}}}}
 	p := fx.Pod(ns, "backup-abcde", j.Spec.Template.Labels, j.Spec.Template.Spec, j, "Job")
 	fx.Waiting(p, "CreateContainerConfigError", `secret "s3-credentails" not found`)
-	c, _ := run(t, nil, j, p, fx.Secret(ns, "s3-credentials", "key"), fx.Node("node-1"))
+	c := conclude(t, j, p, fx.Secret(ns, "s3-credentials", "key"), fx.Node("node-1"))
 	rc := c.RootCause
 	if rc.Rule != "secret-missing" || rc.Culprit.Name != "s3-credentails" {
 		t.Fatalf("got %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
@@ -233,7 +233,7 @@ func TestQuietFindingsRankBelowFailures(t *testing.T) {
 	cj.Spec.Suspend = fx.Ptr(true)
 	objs := append(app("web", 1, nil, crashing), cj, fx.Node("node-1"))
 	objs = append(objs, app("api", 1, envFrom("api-settings"), nil)...)
-	c, _ := run(t, nil, objs...)
+	c := conclude(t, objs...)
 	if c.RootCause.Rule == "cronjob-suspended" || c.RootCause.Rule == "configmap-missing" {
 		t.Fatalf("a quiet finding won: %s: %s", c.RootCause.Rule, c.RootCause.Summary)
 	}
@@ -258,7 +258,7 @@ func TestHealthyReferencesAreNoFinding(t *testing.T) {
 	dbSvc := svcAt("db", "None", map[string]string{"app": "db"}, 5432)
 	objs = append(objs, db, dbPod, dbSvc, fx.EndpointSlice(dbSvc, dbPod))
 	objs = append(objs, daemonSet("agent", func(d *appsv1.DaemonSet) { d.Status.DesiredNumberScheduled = 1; d.Status.NumberReady = 1 }))
-	c, _ := run(t, nil, objs...)
+	c := conclude(t, objs...)
 	if c.RootCause.Rule != "no-problem-found" {
 		t.Fatalf("got %s on %s: %s", c.RootCause.Rule, c.RootCause.Culprit, c.RootCause.Summary)
 	}
@@ -274,7 +274,7 @@ func TestDanglingReferenceFixOnTheReferrer(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			c, _ := run(t, nil, tc.objs()...)
+			c := conclude(t, tc.objs()...)
 			var descs []string
 			for _, a := range c.Remediation.Actions {
 				descs = append(descs, a.Description)
@@ -320,5 +320,23 @@ func TestRoleBindingToMissingClusterRole(t *testing.T) {
 		if !names["RoleBinding/vault-agent-secrets"] || !names["ClusterRole/secret-reader"] || names["RoleBinding/viewers"] || !strings.Contains(rc.Summary, "secret-reader") {
 			t.Errorf("%q (target %v): %s on %s, affected %v: %s", tc.problem, tc.target, rc.Rule, rc.Culprit, rc.AffectedObjects, rc.Summary)
 		}
+	}
+}
+
+// conclude runs the rule engine target-less over objs, the way an alert without labels
+// creates a session, step by step (drive); whole sessions run in test/ruleengine.
+func conclude(t *testing.T, objs ...runtime.Object) agent.Conclusion {
+	t.Helper()
+	return drive(t, engine(objs...), agent.Session{ID: "t", Problem: "something is broken", Namespace: ns})
+}
+
+// A target that is missing when the rule engine looks (it vanished after the session
+// checked it) is a finding that names it.
+func TestMissingTargetIsAFinding(t *testing.T) {
+	_, _, objs := webApp(1, nil)
+	c := drive(t, engine(objs...), agent.Session{ID: "t", Problem: "something is broken", Namespace: ns, Target: deploy("api")})
+	rc := c.RootCause
+	if rc.Rule != "target-not-found" || rc.Culprit.Kind+"/"+rc.Culprit.Name != "Deployment/api" || !strings.Contains(rc.Summary, "no such Deployment api in payments") {
+		t.Fatalf("got %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
 	}
 }

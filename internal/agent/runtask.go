@@ -22,78 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 )
-
-// TaskRunner runs a round of tasks and returns one result per task, in task order.
-type TaskRunner interface {
-	Run(ctx context.Context, s Session, tasks []Task) []TaskResult
-}
-
-// InProcessRunner runs tasks in goroutines of the current process, honouring DependsOn
-// by running in waves.
-type InProcessRunner struct {
-	Investigator Investigator
-	Parallelism  int
-}
-
-// Run implements TaskRunner.
-func (r InProcessRunner) Run(ctx context.Context, s Session, tasks []Task) []TaskResult {
-	par := r.Parallelism
-	if par <= 0 {
-		par = DefaultParallelism
-	}
-	results := make([]TaskResult, len(tasks))
-	done := map[string]bool{}
-	pending := make([]int, len(tasks))
-	for i := range tasks {
-		pending[i] = i
-	}
-	for len(pending) > 0 {
-		var wave, rest []int
-		for _, i := range pending {
-			if depsDone(tasks[i].DependsOn, done, tasks) {
-				wave = append(wave, i)
-			} else {
-				rest = append(rest, i)
-			}
-		}
-		if len(wave) == 0 {
-			// A cycle or a dependency on an unknown task: run nothing more, say why.
-			for _, i := range rest {
-				results[i] = TaskResult{TaskID: tasks[i].ID, Summary: "not run: unresolved dependencies", Error: "dependency cycle or unknown dependency"}
-			}
-			break
-		}
-		sem := make(chan struct{}, par)
-		var wg sync.WaitGroup
-		for _, i := range wave {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(i int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				results[i] = RunTask(ctx, r.Investigator, s, tasks[i])
-			}(i)
-		}
-		wg.Wait()
-		for _, i := range wave {
-			done[tasks[i].ID] = true
-		}
-		pending = rest
-	}
-	return results
-}
-
-func depsDone(deps []string, done map[string]bool, tasks []Task) bool {
-	for _, d := range deps {
-		if !done[d] {
-			return false
-		}
-	}
-	return true
-}
 
 // RunTask runs one task and never fails: errors and panics become TaskResult.Error,
 // so one broken analyzer cannot take the session down.
@@ -156,93 +86,14 @@ type IterationTrace struct {
 	Duration  time.Duration `json:"duration"`
 }
 
-// Trace is the record of a whole session, for reports and benchmarks.
+// Trace is the record of a whole session, for reports and benchmarks (session.Local
+// records it as the session engine runs).
 type Trace struct {
 	Iterations  []IterationTrace `json:"iterations"`
 	ToolCalls   int              `json:"toolCalls"`
 	APIRequests int64            `json:"apiRequests"`
 	StopReason  string           `json:"stopReason,omitempty"`
 	Duration    time.Duration    `json:"duration"`
-}
-
-// RunSession drives a brain through plan → investigate → judge rounds until it concludes,
-// stops, or a budget runs out, then summarizes. A budget stop still yields a conclusion
-// from what was gathered; only a failing planner or summarizer returns an error.
-func RunSession(ctx context.Context, brain Brain, s Session, runner TaskRunner, budget Budget) (Conclusion, Trace, error) {
-	budget = budget.WithDefaults()
-	start := time.Now()
-	var trace Trace
-	if runner == nil {
-		runner = InProcessRunner{Investigator: brain, Parallelism: budget.Parallelism}
-	}
-	loopCtx, cancel := context.WithTimeout(ctx, budget.Timeout)
-	defer cancel()
-	var p Progress
-	for iter := 1; ; iter++ {
-		if err := loopCtx.Err(); err != nil {
-			p.StopReason = "timeout after " + budget.Timeout.String()
-			break
-		}
-		p.Iteration = iter
-		itStart := time.Now()
-		tasks, err := brain.Plan(loopCtx, s, p)
-		if err != nil {
-			return Conclusion{}, trace, fmt.Errorf("plan (iteration %d): %w", iter, err)
-		}
-		for i := range tasks {
-			if tasks[i].ID == "" {
-				tasks[i].ID = taskID(iter, i+1)
-			}
-		}
-		if len(tasks) == 0 {
-			trace.Iterations = append(trace.Iterations, IterationTrace{Iteration: iter, Duration: time.Since(itStart)})
-			break
-		}
-		results := runner.Run(loopCtx, s, tasks)
-		for _, r := range results {
-			trace.ToolCalls += len(r.ToolCalls)
-			trace.APIRequests += r.APIRequests
-		}
-		p.Results = append(p.Results, results...)
-		it := IterationTrace{Iteration: iter, Tasks: tasks, Results: results}
-		switch {
-		case trace.ToolCalls >= budget.MaxToolCalls:
-			p.StopReason = fmt.Sprintf("tool-call budget of %d used", budget.MaxToolCalls)
-		case iter >= budget.MaxIterations:
-			p.StopReason = fmt.Sprintf("iteration budget of %d used", budget.MaxIterations)
-		case loopCtx.Err() != nil:
-			p.StopReason = "timeout after " + budget.Timeout.String()
-		}
-		if p.StopReason != "" {
-			it.Duration = time.Since(itStart)
-			trace.Iterations = append(trace.Iterations, it)
-			break
-		}
-		v, err := brain.Judge(loopCtx, s, p)
-		if err != nil {
-			return Conclusion{}, trace, fmt.Errorf("judge (iteration %d): %w", iter, err)
-		}
-		p.Verdict = &v
-		it.Verdict = &v
-		it.Duration = time.Since(itStart)
-		trace.Iterations = append(trace.Iterations, it)
-		if v.Decision != Replan {
-			if v.Decision == Stop {
-				p.StopReason = "regulator stopped: " + v.Feedback
-			}
-			break
-		}
-	}
-	trace.StopReason = p.StopReason
-	// Summarize even after a timeout, with a short grace period of its own.
-	sumCtx, cancelSum := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancelSum()
-	c, err := brain.Summarize(sumCtx, s, p)
-	trace.Duration = time.Since(start)
-	if err != nil {
-		return Conclusion{}, trace, fmt.Errorf("summarize: %w", err)
-	}
-	return c, trace, nil
 }
 
 func clipString(s string, n int) string {

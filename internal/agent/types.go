@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package agent is KubAge's investigation loop: the brain interfaces (plan, investigate,
-// judge, summarize), the deterministic RuleEngine brain with its analyzers and root-cause
-// rules, task runners, and RunSession which drives any brain within a budget.
+// Package agent holds KubAge's brains: the brain interfaces (plan, investigate, judge,
+// summarize), the deterministic RuleEngine brain with its analyzers and root-cause rules,
+// and RunTask, the one way a task runs wherever its runner is. The loop that drives a brain
+// within a budget is the session engine (internal/session).
 package agent
 
 import (

@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package llm
+// Package eval measures a model offline: it runs recorded scenario fixtures (a session,
+// canned tool outputs, the rule engine's first findings, the expected category, culprit and
+// terms) through the operator's own session engine with the LLM brain, and scores each
+// conclusion, with tokens and latency.
+package eval
 
 import (
 	"context"
@@ -33,16 +37,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 	"github.com/kubage/kubage/internal/tools/redact"
 )
 
-// Eval runs scenario fixtures (a session, canned tool outputs, optional rule-engine
-// findings, the expected category and culprit) against a configured endpoint, so a
-// user can measure a model: pass rate, tokens and latency per scenario.
-
-//go:embed testdata/eval/*.yaml
+//go:embed testdata/*.yaml
 var evalFS embed.FS
 
 // Scenario is one evaluation fixture.
@@ -51,9 +53,9 @@ type Scenario struct {
 	Description string        `json:"description,omitempty"`
 	Session     agent.Session `json:"session"`
 	// Mode is the session mode (Diagnose by default).
-	Mode Mode `json:"mode,omitempty"`
+	Mode llm.Mode `json:"mode,omitempty"`
 	// Tools are canned tools the investigator may call.
-	Tools []EvalTool `json:"tools,omitempty"`
+	Tools []Tool `json:"tools,omitempty"`
 	// Findings and Evidence are what the rule engine found in a first round; without
 	// them the model starts from nothing.
 	Findings []agent.Finding  `json:"findings,omitempty"`
@@ -63,20 +65,20 @@ type Scenario struct {
 	MaxIterations int `json:"maxIterations,omitempty"`
 }
 
-// EvalTool is a canned tool: the first response whose args are all present in the
+// Tool is a canned tool: the first response whose args are all present in the
 // call's arguments answers, else Output.
-type EvalTool struct {
+type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Category    string          `json:"category,omitempty"`
 	Mutating    bool            `json:"mutating,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Output      string          `json:"output"`
-	Responses   []EvalResponse  `json:"responses,omitempty"`
+	Responses   []Response      `json:"responses,omitempty"`
 }
 
-// EvalResponse is a canned output for matching arguments.
-type EvalResponse struct {
+// Response is a canned output for matching arguments.
+type Response struct {
 	Args   map[string]string `json:"args"`
 	Output string            `json:"output"`
 }
@@ -96,24 +98,24 @@ type Expectation struct {
 
 // ScenarioResult is the outcome of one scenario.
 type ScenarioResult struct {
-	Name       string           `json:"name"`
-	Pass       bool             `json:"pass"`
-	Failures   []string         `json:"failures,omitempty"`
-	Degraded   []Degradation    `json:"degraded,omitempty"`
-	Category   string           `json:"category,omitempty"`
-	Culprit    string           `json:"culprit,omitempty"`
-	Confidence int              `json:"confidence"`
-	Summary    string           `json:"summary,omitempty"`
-	Iterations int              `json:"iterations"`
-	Usage      Usage            `json:"usage"`
-	LatencyMS  int64            `json:"latencyMs"`
-	ToolsUsed  map[string]int   `json:"toolsUsed,omitempty"`
-	Error      string           `json:"error,omitempty"`
-	Conclusion *agent.RootCause `json:"-"`
+	Name       string            `json:"name"`
+	Pass       bool              `json:"pass"`
+	Failures   []string          `json:"failures,omitempty"`
+	Degraded   []llm.Degradation `json:"degraded,omitempty"`
+	Category   string            `json:"category,omitempty"`
+	Culprit    string            `json:"culprit,omitempty"`
+	Confidence int               `json:"confidence"`
+	Summary    string            `json:"summary,omitempty"`
+	Iterations int               `json:"iterations"`
+	Usage      llm.Usage         `json:"usage"`
+	LatencyMS  int64             `json:"latencyMs"`
+	ToolsUsed  map[string]int    `json:"toolsUsed,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	Conclusion *agent.RootCause  `json:"-"`
 }
 
-// EvalReport is the outcome of a run.
-type EvalReport struct {
+// Report is the outcome of a run.
+type Report struct {
 	BaseURL   string           `json:"baseURL"`
 	Model     string           `json:"model"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -159,7 +161,7 @@ func ParseScenario(raw []byte) (Scenario, error) {
 
 // BuiltinScenarios are the fixtures shipped with the binary.
 func BuiltinScenarios() ([]Scenario, error) {
-	return loadScenarios(evalFS, "testdata/eval")
+	return loadScenarios(evalFS, "testdata")
 }
 
 // LoadScenarios reads every .yaml, .yml and .json fixture of a directory.
@@ -190,28 +192,28 @@ func loadScenarios(fsys fs.FS, dir string) ([]Scenario, error) {
 	return out, nil
 }
 
-// EvalOptions tune RunEval.
-type EvalOptions struct {
+// Options tune RunEval.
+type Options struct {
 	// Pool is used for the endpoint (a fresh pool when nil, so one run's breaker does not
 	// affect another).
-	Pool *Pool
+	Pool *llm.Pool
 	// ScenarioTimeout bounds one scenario (5 minutes when zero).
 	ScenarioTimeout time.Duration
 }
 
 // RunEval runs the scenarios one after the other against cfg's endpoint.
-func RunEval(ctx context.Context, cfg Config, scenarios []Scenario, opts EvalOptions) (EvalReport, error) {
+func RunEval(ctx context.Context, cfg llm.Config, scenarios []Scenario, opts Options) (Report, error) {
 	if err := cfg.Validate(); err != nil {
-		return EvalReport{}, err
+		return Report{}, err
 	}
 	if opts.Pool == nil {
-		opts.Pool = &Pool{}
+		opts.Pool = &llm.Pool{}
 	}
 	if opts.ScenarioTimeout <= 0 {
 		opts.ScenarioTimeout = 5 * time.Minute
 	}
 	start := time.Now()
-	rep := EvalReport{BaseURL: cfg.BaseURL, Model: cfg.Model}
+	rep := Report{BaseURL: cfg.BaseURL, Model: cfg.Model}
 	for _, sc := range scenarios {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
@@ -233,7 +235,7 @@ func RunEval(ctx context.Context, cfg Config, scenarios []Scenario, opts EvalOpt
 	return rep, nil
 }
 
-func runScenario(ctx context.Context, cfg Config, sc Scenario, opts EvalOptions) ScenarioResult {
+func runScenario(ctx context.Context, cfg llm.Config, sc Scenario, opts Options) ScenarioResult {
 	res := ScenarioResult{Name: sc.Name, ToolsUsed: map[string]int{}}
 	ctx, cancel := context.WithTimeout(ctx, opts.ScenarioTimeout)
 	defer cancel()
@@ -244,7 +246,7 @@ func runScenario(ctx context.Context, cfg Config, sc Scenario, opts EvalOptions)
 	for _, t := range sc.Tools {
 		ts.used[t.Name] = &atomic.Int64{}
 	}
-	b, err := New(cfg, Options{Fallback: &cannedRules{sc: sc}, Tools: ts, Pool: opts.Pool, Redactor: redact.New(nil)})
+	b, err := llm.New(cfg, llm.Options{Fallback: &cannedRules{sc: sc}, Tools: ts, Pool: opts.Pool, Redactor: redact.New(nil)})
 	if err != nil {
 		res.Error = err.Error()
 		return res
@@ -254,11 +256,13 @@ func runScenario(ctx context.Context, cfg Config, sc Scenario, opts EvalOptions)
 		iters = 3
 	}
 	start := time.Now()
-	c, tr, err := agent.RunSession(ctx, b, sc.Session, agent.InProcessRunner{Investigator: b, Parallelism: 2}, agent.Budget{MaxIterations: iters, Timeout: opts.ScenarioTimeout})
+	// The operator's own session engine, offline: the fixture is the cluster.
+	out, err := (&session.Local{Brain: b}).Run(ctx, sc.Session, agent.Budget{MaxIterations: iters, Timeout: opts.ScenarioTimeout, Parallelism: 2})
+	c := out.Conclusion
 	res.LatencyMS = time.Since(start).Milliseconds()
 	res.Usage = b.Usage()
 	res.Degraded = b.Degradations()
-	res.Iterations = len(tr.Iterations)
+	res.Iterations = len(out.Trace.Iterations)
 	for name, n := range ts.used {
 		if v := n.Load(); v > 0 {
 			res.ToolsUsed[name] = int(v)
@@ -326,23 +330,23 @@ func sameObject(want, got agent.ObjectRef) bool {
 
 // cannedTools serves a scenario's tools.
 type cannedTools struct {
-	tools []EvalTool
+	tools []Tool
 	used  map[string]*atomic.Int64
 }
 
-func (c *cannedTools) List() []ToolSpec {
-	out := make([]ToolSpec, 0, len(c.tools))
+func (c *cannedTools) List() []llm.ToolSpec {
+	out := make([]llm.ToolSpec, 0, len(c.tools))
 	for _, t := range c.tools {
 		schema := t.InputSchema
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		out = append(out, ToolSpec{Name: t.Name, Description: t.Description, Category: t.Category, Mutating: t.Mutating, InputSchema: schema})
+		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Category: t.Category, Mutating: t.Mutating, InputSchema: schema})
 	}
 	return out
 }
 
-func (c *cannedTools) Call(_ context.Context, name string, args json.RawMessage) (ToolOutput, error) {
+func (c *cannedTools) Call(_ context.Context, name string, args json.RawMessage) (llm.ToolOutput, error) {
 	for _, t := range c.tools {
 		if t.Name != name {
 			continue
@@ -357,11 +361,11 @@ func (c *cannedTools) Call(_ context.Context, name string, args json.RawMessage)
 					continue responses
 				}
 			}
-			return ToolOutput{Text: r.Output}, nil
+			return llm.ToolOutput{Text: r.Output}, nil
 		}
-		return ToolOutput{Text: t.Output}, nil
+		return llm.ToolOutput{Text: t.Output}, nil
 	}
-	return ToolOutput{}, fmt.Errorf("unknown tool %q", name)
+	return llm.ToolOutput{}, fmt.Errorf("unknown tool %q", name)
 }
 
 // cannedRules stands in for the rule engine: its first round reports the scenario's

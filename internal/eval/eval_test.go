@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package llm
+package eval
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubage/kubage/internal/agent/llm"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
@@ -36,7 +37,7 @@ func TestEvalBuiltinScenariosAgainstTheDemoResponder(t *testing.T) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: true}))
-	rep, err := RunEval(context.Background(), Config{BaseURL: srv.BaseURL(), Model: "demo"}, scs, EvalOptions{})
+	rep, err := RunEval(context.Background(), llm.Config{BaseURL: srv.BaseURL(), Model: "demo"}, scs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,16 +87,17 @@ func TestEvalScoresAScriptedModel(t *testing.T) {
 		}
 	}
 	srv := llmtest.NewServer(
-		plan(investigateTask("events", "Why is the new ReplicaSet not ready?")),
-		withTools(llmtest.Calls(llmtest.CallTool("k8s_events", map[string]any{}), llmtest.CallTool("k8s_rollout_history", map[string]any{}))),
-		withTools(llmtest.Text("The image tag v2.10.0x does not exist [i1-t1-e1] [i1-t1-e2].")),
-		verdict("pass"),
-		summary(map[string]any{"summary": "Revision 8 of api points at registry.example/api:v2.10.0x, a tag that does not exist.", "category": "ImagePull", "confidence": 90,
+		llmtest.ForSchema(llm.SchemaPlan, llmtest.JSON(map[string]any{"reasoning": "r", "tasks": []map[string]any{{
+			"id": "events", "type": "Investigate", "description": "Why is the new ReplicaSet not ready?", "tool": "", "args": []any{}, "dependsOn": []string{}}}})),
+		onToolTurns(llmtest.Calls(llmtest.CallTool("k8s_events", map[string]any{}), llmtest.CallTool("k8s_rollout_history", map[string]any{}))),
+		onToolTurns(llmtest.Text("The image tag v2.10.0x does not exist [i1-t1-e1] [i1-t1-e2].")),
+		llmtest.ForSchema(llm.SchemaVerdict, llmtest.JSON(map[string]any{"decision": "pass", "feedback": "f", "nextSteps": []string{}})),
+		llmtest.ForSchema(llm.SchemaConclusion, llmtest.JSON(map[string]any{"summary": "Revision 8 of api points at registry.example/api:v2.10.0x, a tag that does not exist.", "category": "ImagePull", "confidence": 90,
 			"culprit": map[string]any{"kind": "Deployment", "name": "api"}, "affectedObjects": []any{}, "evidenceIds": []string{"i1-t1-e1", "i1-t1-e2"},
-			"knowledgeCitations": []string{}, "chain": []string{}, "remediation": map[string]any{"actions": []any{}, "validationSteps": []string{}}}),
+			"knowledgeCitations": []string{}, "chain": []string{}, "remediation": map[string]any{"actions": []any{}, "validationSteps": []string{}}})),
 	)
 	defer srv.Close()
-	rep, err := RunEval(context.Background(), Config{BaseURL: srv.BaseURL(), Model: "scripted"}, []Scenario{typo}, EvalOptions{})
+	rep, err := RunEval(context.Background(), llm.Config{BaseURL: srv.BaseURL(), Model: "scripted"}, []Scenario{typo}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,4 +117,10 @@ func TestParseScenarioRejectsBadFixtures(t *testing.T) {
 			t.Fatalf("%q: want %q, got %v", in, want, err)
 		}
 	}
+}
+
+// onToolTurns routes a scripted reply to the investigator's tool-calling turns.
+func onToolTurns(r llmtest.Reply) llmtest.Reply {
+	r.When = func(req llmtest.Request) bool { return len(req.Chat.Tools) > 0 || req.ToolResults() > 0 }
+	return r
 }

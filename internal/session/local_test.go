@@ -18,8 +18,10 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,5 +96,68 @@ func TestLocalFailsASessionWhoseTargetIsMissing(t *testing.T) {
 	res, err := localRules(crashingWeb()...).Run(context.Background(), s, agent.Budget{})
 	if err == nil || !strings.Contains(err.Error(), "does not exist") || res.Status.Phase != "Failed" {
 		t.Fatalf("want a failed session, got %v in phase %s", err, res.Status.Phase)
+	}
+}
+
+// oneRound plans its tasks in the first round, then concludes; the investigator is apart.
+type oneRound struct {
+	agent.Brain
+	tasks []agent.Task
+}
+
+func (o oneRound) Plan(_ context.Context, _ agent.Session, p agent.Progress) ([]agent.Task, error) {
+	if p.Iteration > 1 {
+		return nil, nil
+	}
+	return o.tasks, nil
+}
+
+func (oneRound) Judge(context.Context, agent.Session, agent.Progress) (agent.Verdict, error) {
+	return agent.Verdict{Decision: agent.Conclude}, nil
+}
+
+func (oneRound) Summarize(context.Context, agent.Session, agent.Progress) (agent.Conclusion, error) {
+	return agent.Conclusion{RootCause: agent.RootCause{Summary: "done", Category: "Unknown"}}, nil
+}
+
+type panicky struct{ calls atomic.Int32 }
+
+func (p *panicky) Investigate(_ context.Context, _ agent.Session, t agent.Task) (agent.TaskResult, error) {
+	p.calls.Add(1)
+	if t.Tool == "boom" {
+		panic("analyzer bug")
+	}
+	if t.Tool == "fail" {
+		return agent.TaskResult{}, errors.New("forbidden")
+	}
+	return agent.TaskResult{Summary: "ok " + t.ID}, nil
+}
+
+// Tasks wait for their dependencies; a panic or an error is the task's result, and tasks
+// waiting on each other never run and say why.
+func TestLocalRunsDependenciesAndContainsPanics(t *testing.T) {
+	inv := &panicky{}
+	brain := oneRound{tasks: []agent.Task{
+		{ID: "a", Tool: "x"}, {ID: "b", Tool: "boom", DependsOn: []string{"a"}}, {ID: "c", Tool: "fail"},
+		{ID: "d", Tool: "x", DependsOn: []string{"e"}}, {ID: "e", Tool: "x", DependsOn: []string{"d"}},
+	}}
+	s := agent.Session{ID: goldenNS + "/deps", Namespace: goldenNS}
+	res, err := (&session.Local{Client: fake.NewClientset(), Brain: brain, Investigator: inv}).Run(context.Background(), s, agent.Budget{Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]agent.TaskResult{}
+	for _, r := range res.Trace.Iterations[0].Results {
+		byID[r.TaskID] = r
+	}
+	if byID["i1-t1"].Summary != "ok i1-t1" || !strings.Contains(byID["i1-t2"].Error, "analyzer bug") || byID["i1-t3"].Error != "forbidden" {
+		t.Fatalf("unexpected results %+v", byID)
+	}
+	tasks := res.Status.Plan.Tasks
+	if len(tasks) != 5 || !strings.Contains(tasks[3].Summary, "dependencies") || !strings.Contains(tasks[4].Summary, "dependencies") {
+		t.Errorf("cyclic tasks should report a dependency error: %+v", tasks)
+	}
+	if inv.calls.Load() != 3 {
+		t.Errorf("want 3 calls, got %d", inv.calls.Load())
 	}
 }

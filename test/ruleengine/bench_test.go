@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package agent_test
+package ruleengine_test
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func BenchmarkScenarios(b *testing.B) {
 			var reqs int64
 			for i := 0; i < b.N; i++ {
 				e := engine(objs...)
-				_, tr, err := agent.RunSession(context.Background(), e, agent.Session{Namespace: ns, Target: sc.target}, nil, agent.Budget{})
+				_, tr, err := runSession(context.Background(), e, agent.Session{Namespace: ns, Target: sc.target}, agent.Budget{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -63,7 +63,7 @@ func BenchmarkNamespace2000Pods(b *testing.B) {
 		b.StopTimer()
 		e := engine(objs...)
 		b.StartTimer()
-		c, tr, err := agent.RunSession(context.Background(), e, agent.Session{Namespace: ns}, nil, agent.Budget{})
+		c, tr, err := runSession(context.Background(), e, agent.Session{Namespace: ns}, agent.Budget{})
 		if err != nil || c.RootCause.Rule != "crash-loop" {
 			b.Fatalf("%v %s", err, c.RootCause.Rule)
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package agent_test
+package ruleengine_test
 
 import (
 	"context"
@@ -100,12 +100,19 @@ func TestAgainstRealAPIServer(t *testing.T) {
 		// Two independent problems in the namespace: the problem text picks the one asked about.
 		{nil, "web pods keep crashing", "crash-loop", "Deployment/web"},
 		{nil, "the shop service is unreachable", "service-selector-mismatch", "Service/shop"},
-		{deploy("nope"), "", "target-not-found", "Deployment/nope"},
+		// A missing target fails the session with TargetNotFound before the rule engine runs.
+		{deploy("nope"), "", "", "The target does not exist: no such Deployment nope in payments"},
 	} {
 		e := agent.NewRuleEngine(cs)
 		e.Now = func() time.Time { return fx.Now }
 		start := time.Now()
-		con, tr, err := agent.RunSession(ctx, e, agent.Session{Namespace: ns, Target: tc.target, Problem: tc.problem}, nil, agent.Budget{})
+		con, tr, err := runSession(ctx, e, agent.Session{Namespace: ns, Target: tc.target, Problem: tc.problem}, agent.Budget{})
+		if tc.rule == "" {
+			if err == nil || err.Error() != tc.culprit {
+				t.Errorf("target %+v: want the session to fail with %q, got %v", tc.target, tc.culprit, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package agent_test
+package ruleengine_test
 
 import (
 	"context"
@@ -189,9 +189,9 @@ func TestNoFindingCitesTheTarget(t *testing.T) {
 
 func runProblem(t *testing.T, target *agent.Target, problem string, objs ...runtime.Object) (agent.Conclusion, agent.Trace) {
 	t.Helper()
-	c, tr, err := agent.RunSession(context.Background(), engine(objs...), agent.Session{ID: "t", Problem: problem, Namespace: ns, Target: target}, nil, agent.Budget{})
+	c, tr, err := runSession(context.Background(), engine(objs...), agent.Session{ID: "t", Problem: problem, Namespace: ns, Target: target}, agent.Budget{})
 	if err != nil {
-		t.Fatalf("RunSession: %v", err)
+		t.Fatalf("session: %v", err)
 	}
 	return c, tr
 }

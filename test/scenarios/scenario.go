@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/session"
 )
 
 // LabelScenario marks the namespaces and cluster-scoped objects a scenario created.
@@ -271,7 +272,10 @@ func RunVariant(ctx context.Context, s *Scenario, e *Env, engineClient kubernete
 	sess := s.SessionFor(e, v)
 	eng := agent.NewRuleEngine(engineClient)
 	start := time.Now()
-	c, tr, err := agent.RunSession(ctx, eng, sess, nil, agent.Budget{})
+	// The operator's session engine, in this process: the cluster is real, the session's
+	// state (checkpoint, results) stays in memory.
+	out, err := (&session.Local{Client: engineClient, Brain: eng}).Run(ctx, sess, agent.Budget{})
+	c, tr := out.Conclusion, out.Trace
 	d := time.Since(start)
 	res := Result{
 		Scenario:    s.Name,

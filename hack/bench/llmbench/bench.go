@@ -101,7 +101,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep := &Report{Procedure: "each session runs the operator's session engine (session.Local: fake clientset, in-process runner) with the LLM brain (rule engine as fallback, built-in tools) against the scripted OpenAI-compatible server answering with llmtest.DemoResponder (one planned investigation per session); tokens are the server's estimate (bytes/4); the call overhead is the median of repeated Judge calls minus the server's own time"}
 	for _, s := range opts.Sessions {
-		r, err := RunSession(ctx, s)
+		r, err := Measure(ctx, s)
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", s.Name, err)
 		}
@@ -135,8 +135,8 @@ func newBrain(srv *llmtest.Server, s Session) (*llm.LLMBrain, error) {
 		llm.Options{Fallback: re, Tools: llm.BuiltinTools(tools.BuiltinFor(c)), Pool: &llm.Pool{}, Redactor: redact.New([]byte("bench"))})
 }
 
-// RunSession runs one session and measures it.
-func RunSession(ctx context.Context, s Session) (Result, error) {
+// Measure runs one session and measures it.
+func Measure(ctx context.Context, s Session) (Result, error) {
 	srv := llmtest.NewServer()
 	defer srv.Close()
 	srv.SetAuto(llmtest.DemoResponder(llmtest.DemoOptions{PlanInvestigation: true}))

@@ -58,7 +58,7 @@ func BenchmarkSession(b *testing.B) {
 		b.Run(s.Name, func(b *testing.B) {
 			var last Result
 			for i := 0; i < b.N; i++ {
-				r, err := RunSession(context.Background(), s)
+				r, err := Measure(context.Background(), s)
 				if err != nil {
 					b.Fatal(err)
 				}

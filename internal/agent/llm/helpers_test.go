@@ -166,15 +166,6 @@ func (e *testEnv) session() agent.Session {
 	return agent.Session{ID: ns + "/ts", Problem: "web keeps restarting", Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: "web"}}
 }
 
-func (e *testEnv) run() (agent.Conclusion, agent.Trace) {
-	e.t.Helper()
-	c, tr, err := agent.RunSession(context.Background(), e.brain, e.session(), agent.InProcessRunner{Investigator: e.brain, Parallelism: 1}, agent.Budget{MaxIterations: 3})
-	if err != nil {
-		e.t.Fatalf("RunSession: %v", err)
-	}
-	return c, tr
-}
-
 // Reply predicates for routing scripted replies.
 func withTools(r llmtest.Reply) llmtest.Reply {
 	r.When = func(req llmtest.Request) bool { return len(req.Chat.Tools) > 0 || req.ToolResults() > 0 }
