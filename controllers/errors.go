@@ -28,7 +28,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	serror "github.com/kubage/kubage/internal/errors"
-	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/internal/redact"
 )
 
 // failure is what the error a reconcile's steps returned means for the object. failureOf

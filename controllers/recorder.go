@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 
-	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/internal/redact"
 )
 
 // redactingRecorder removes credentials from Event notes: they quote errors and

@@ -38,10 +38,10 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 //go:embed testdata/*.yaml

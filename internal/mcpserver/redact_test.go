@@ -27,7 +27,7 @@ import (
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/mcpserver"
-	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/internal/redact"
 )
 
 // Every credential format planted in a pod's annotations, termination message and Events stays

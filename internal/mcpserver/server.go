@@ -37,9 +37,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Defaults of Options and HTTPOptions.

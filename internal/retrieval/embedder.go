@@ -29,8 +29,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/kubage/kubage/internal/egress"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/text"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Embedder turns texts into dense vectors.

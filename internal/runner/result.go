@@ -32,8 +32,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/text"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // ErrMalformedResult marks a result ConfigMap whose content is not a TaskResult; the

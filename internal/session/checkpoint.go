@@ -29,8 +29,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/runner"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Checkpoint is the part of a session's state that the status has no room for: the full

@@ -26,9 +26,9 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Mapping between the brain's plain types (internal/agent) and the API's status types.

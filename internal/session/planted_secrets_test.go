@@ -40,10 +40,10 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
-	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 	fx "github.com/kubage/kubage/test/fixtures"
 )

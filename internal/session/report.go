@@ -27,10 +27,10 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/report"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/telemetry"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // maxReportEvidence bounds the evidence listed in a report (the status keeps 64).

@@ -44,7 +44,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/internal/redact"
 )
 
 const instrumentation = "github.com/kubage/kubage"

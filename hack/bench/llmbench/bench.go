@@ -33,9 +33,9 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/internal/tools"
-	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 	fx "github.com/kubage/kubage/test/fixtures"
 )

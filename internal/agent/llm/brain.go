@@ -22,8 +22,8 @@ import (
 	"sync"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/text"
-	"github.com/kubage/kubage/internal/tools/redact"
 )
 
 // Options are the collaborators of a brain.

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/kubage/kubage/internal/agent"
-	"github.com/kubage/kubage/internal/tools/redact"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 

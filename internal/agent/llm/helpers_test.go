@@ -29,8 +29,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/tools"
-	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 	fx "github.com/kubage/kubage/test/fixtures"
 )

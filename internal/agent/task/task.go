@@ -35,9 +35,9 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
 	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/telemetry"
 	"github.com/kubage/kubage/internal/tools"
-	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/internal/tools/registry"
 )
 

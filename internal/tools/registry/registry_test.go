@@ -35,9 +35,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/tools"
 	kmcp "github.com/kubage/kubage/internal/tools/mcp"
-	"github.com/kubage/kubage/internal/tools/redact"
 	"github.com/kubage/kubage/internal/tools/registry"
 	"github.com/kubage/kubage/test/fakes/mcpfake"
 )
