@@ -20,8 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -31,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/kubage/kubage/internal/httpserve"
 	"github.com/kubage/kubage/internal/mcpserver"
 )
 
@@ -143,30 +142,19 @@ func runMCP(ctx context.Context, o mcpOptions, cs kubernetes.Interface, token st
 		return mcpserver.ServeStdio(ctx, s, os.Stdin, os.Stdout)
 	}
 
-	l, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", o.listen, err)
-	}
-	srv := &http.Server{
-		Handler:           mcpserver.Handler(s, mcpserver.HTTPOptions{Path: o.path, Token: token}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
-	log.Info("Serving MCP", "address", l.Addr().String(), "path", o.path, "namespace", o.namespace,
-		"allowedNamespaces", o.allowedNamespaces, "auth", token != "")
-	if ready != nil {
-		ready <- l.Addr().String()
-	}
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return srv.Shutdown(shutdown)
+	// No read or write timeout: MCP's streamable HTTP keeps responses open.
+	srv := httpserve.New(mcpserver.Handler(s, mcpserver.HTTPOptions{Path: o.path, Token: token}),
+		httpserve.Options{Name: "MCP", Address: o.listen, Path: o.path})
+	go func() {
+		if a := srv.Addr(ctx); a != nil {
+			log.Info("Serving MCP", "address", a.String(), "path", o.path, "namespace", o.namespace,
+				"allowedNamespaces", o.allowedNamespaces, "auth", token != "")
+			if ready != nil {
+				ready <- a.String()
+			}
+		}
+	}()
+	return srv.Start(ctx)
 }
 
 // mcpServerVersion is the module version the binary was built from, for serverInfo.

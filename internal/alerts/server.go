@@ -17,17 +17,10 @@ limitations under the License.
 package alerts
 
 import (
-	"context"
-	"crypto/tls"
-	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"time"
 
-	"golang.org/x/net/netutil"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"github.com/kubage/kubage/internal/httpserve"
 )
 
 // maxConnections bounds open connections, so slow or idle clients cannot exhaust the
@@ -45,81 +38,12 @@ type ServerOptions struct {
 
 // Server runs the receiver's HTTP server as a manager Runnable, on every replica: the
 // writes are idempotent, so replicas need no leader to share a Service.
-type Server struct {
-	handler http.Handler
-	opts    ServerOptions
-	ready   chan net.Addr
-}
+type Server struct{ *httpserve.Server }
 
 // NewServer wraps a Handler in a Server.
 func NewServer(h http.Handler, opts ServerOptions) *Server {
-	return &Server{handler: h, opts: opts, ready: make(chan net.Addr, 1)}
-}
-
-// NeedLeaderElection is false: every replica receives alerts.
-func (s *Server) NeedLeaderElection() bool { return false }
-
-// Addr returns the listening address once the server listens, or nil when ctx ends first.
-func (s *Server) Addr(ctx context.Context) net.Addr {
-	select {
-	case a := <-s.ready:
-		s.ready <- a
-		return a
-	case <-ctx.Done():
-		return nil
-	}
-}
-
-// Start listens and serves until ctx ends, then drains in-flight requests for up to 10s.
-func (s *Server) Start(ctx context.Context) error {
-	log := ctrl.Log.WithName("alerts")
-	if (s.opts.CertFile == "") != (s.opts.KeyFile == "") {
-		return errors.New("alert receiver TLS needs both a certificate and a key file")
-	}
-	ln, err := net.Listen("tcp", s.opts.Address)
-	if err != nil {
-		return fmt.Errorf("alert receiver: %w", err)
-	}
-	ln = netutil.LimitListener(ln, maxConnections)
-	srv := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      DefaultRequestTimeout + 15*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    16 << 10,
-	}
-	scheme := "http"
-	if s.opts.CertFile != "" {
-		cw, err := certwatcher.New(s.opts.CertFile, s.opts.KeyFile)
-		if err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("alert receiver certificate: %w", err)
-		}
-		go func() {
-			if err := cw.Start(ctx); err != nil {
-				log.Error(err, "Certificate watcher stopped")
-			}
-		}()
-		srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cw.GetCertificate}
-		ln = tls.NewListener(ln, srv.TLSConfig)
-		scheme = "https"
-	}
-	s.ready <- ln.Addr()
-	log.Info("Starting alert receiver", "address", ln.Addr().String(), "scheme", scheme, "path", Path)
-
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("alert receiver: %w", err)
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	log.Info("Stopping alert receiver")
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("alert receiver shutdown: %w", err)
-	}
-	return nil
+	return &Server{httpserve.New(h, httpserve.Options{
+		Name: "alert receiver", Address: opts.Address, Path: Path, CertFile: opts.CertFile, KeyFile: opts.KeyFile,
+		MaxConnections: maxConnections, ReadTimeout: 30 * time.Second, WriteTimeout: DefaultRequestTimeout + 15*time.Second,
+	})}
 }

@@ -18,16 +18,10 @@ package remote
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"time"
 
-	"golang.org/x/net/netutil"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"github.com/kubage/kubage/internal/httpserve"
 )
 
 // maxConnections bounds open connections from agents.
@@ -47,43 +41,8 @@ func (s *Server) NeedLeaderElection() bool { return false }
 
 // Start listens and serves until ctx ends, then drains in-flight searches for up to 10s.
 func (s *Server) Start(ctx context.Context) error {
-	log := ctrl.Log.WithName("agent-api")
-	if (s.CertFile == "") != (s.KeyFile == "") {
-		return errors.New("agent API TLS needs both a certificate and a key file")
-	}
-	ln, err := net.Listen("tcp", s.Address)
-	if err != nil {
-		return fmt.Errorf("agent API: %w", err)
-	}
-	ln = netutil.LimitListener(ln, maxConnections)
-	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10}
-	scheme := "http"
-	if s.CertFile != "" {
-		cw, err := certwatcher.New(s.CertFile, s.KeyFile)
-		if err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("agent API certificate: %w", err)
-		}
-		go func() {
-			if err := cw.Start(ctx); err != nil {
-				log.Error(err, "Certificate watcher stopped")
-			}
-		}()
-		srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cw.GetCertificate}
-		ln = tls.NewListener(ln, srv.TLSConfig)
-		scheme = "https"
-	}
-	log.Info("Starting the agent API", "address", ln.Addr().String(), "scheme", scheme, "path", SearchPath)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("agent API: %w", err)
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	log.Info("Stopping the agent API")
-	return srv.Shutdown(shutdownCtx)
+	return httpserve.New(s.Handler, httpserve.Options{
+		Name: "agent API", Address: s.Address, Path: SearchPath, CertFile: s.CertFile, KeyFile: s.KeyFile,
+		MaxConnections: maxConnections, ReadTimeout: 30 * time.Second, WriteTimeout: time.Minute,
+	}).Start(ctx)
 }
