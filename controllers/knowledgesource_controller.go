@@ -46,9 +46,7 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/egress"
 	serror "github.com/kubage/kubage/internal/errors"
-	"github.com/kubage/kubage/internal/kbbuild"
 	"github.com/kubage/kubage/internal/knowledge"
-	"github.com/kubage/kubage/internal/retrieval/milvus"
 )
 
 const (
@@ -259,19 +257,7 @@ func (r *KnowledgeSourceReconciler) finalize(ctx context.Context, obj *kubagev1a
 		r.forget(client.ObjectKeyFromObject(obj))
 		return ctrl.Result{}, nil
 	}
-	var milvusCfg *milvus.Config
-	if obj.Spec.Store.Type == kubagev1alpha1.StoreMilvus && obj.Spec.Store.Milvus != nil {
-		// Credentials may already be gone with the namespace; try without them then.
-		dim := 0
-		if obj.Spec.Embedding != nil {
-			dim = int(obj.Spec.Embedding.Dimensions)
-		}
-		milvusCfg, _ = r.sources.MilvusConfig(ctx, obj, dim)
-		if milvusCfg == nil {
-			m := obj.Spec.Store.Milvus
-			milvusCfg = &milvus.Config{Address: m.Address, DBName: m.Database, Collection: m.Collection, Dimension: dim, TLS: strings.HasPrefix(m.Address, "https://")}
-		}
-	}
+	milvusCfg := r.sources.RemovalStore(ctx, obj)
 	log.Info("Removing the source from the knowledge store", "KnowledgeSource", klog.KObj(obj))
 	if err := r.Knowledge.Remove(ctx, obj.Namespace, obj.Name, milvusCfg); err != nil {
 		if r.now().Sub(obj.DeletionTimestamp.Time) < cleanupGracePeriod {
@@ -457,7 +443,7 @@ func indexFailureReason(err error) string {
 		return kubagev1alpha1.EgressDeniedReason
 	case errors.As(err, &se):
 		return kubagev1alpha1.StoreErrorReason
-	case errors.Is(err, kbbuild.ErrRefNotFound):
+	case errors.Is(err, knowledge.ErrRefNotFound):
 		return kubagev1alpha1.RefNotFoundReason
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
 		strings.Contains(err.Error(), "unable to authenticate"):
@@ -467,7 +453,7 @@ func indexFailureReason(err error) string {
 	}
 }
 
-func recordDocumentCounts(s *kbbuild.Stats) {
+func recordDocumentCounts(s *knowledge.IndexStats) {
 	for action, n := range map[string]int{"added": s.Added, "updated": s.Updated, "removed": s.Removed, "unchanged": s.Unchanged, "failed": len(s.Failed)} {
 		if n > 0 {
 			knowledgeDocuments.WithLabelValues(action).Add(float64(n))
@@ -476,7 +462,7 @@ func recordDocumentCounts(s *kbbuild.Stats) {
 }
 
 // failedDocuments keeps the first few per-document failures within the API's bounds.
-func failedDocuments(errs []kbbuild.DocumentError) []kubagev1alpha1.FailedDocument {
+func failedDocuments(errs []knowledge.DocumentError) []kubagev1alpha1.FailedDocument {
 	if len(errs) == 0 {
 		return nil
 	}

@@ -27,7 +27,6 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/notify"
-	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
 )
 
@@ -38,7 +37,7 @@ type Options struct {
 
 	// TaskRunners are the runners sessions may use, by name. SetupAll adds an InProcess
 	// runner (investigating with the rule engine) when none is given.
-	TaskRunners map[kubagev1alpha1.TaskRunner]runner.Runner
+	TaskRunners map[kubagev1alpha1.TaskRunner]session.TaskRunner
 	// DefaultTaskRunner serves sessions without spec.taskRunner (InProcess when empty).
 	DefaultTaskRunner kubagev1alpha1.TaskRunner
 	// Brains returns the brain of a session; when nil, an LLM brain for sessions with a

@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
 )
 
@@ -96,7 +95,7 @@ func (r *TroubleshootReconciler) SetupWithManager(mgr ctrl.Manager, opts Options
 		Named("troubleshoot").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 	for _, rn := range r.Engine.Runners {
-		n, ok := rn.(runner.Notifier)
+		n, ok := rn.(session.Notifier)
 		if !ok {
 			continue
 		}
@@ -110,7 +109,7 @@ func (r *TroubleshootReconciler) SetupWithManager(mgr ctrl.Manager, opts Options
 }
 
 // forwardFinished turns a runner's finished-task notices into reconcile requests.
-func forwardFinished(n runner.Notifier, ch chan<- event.GenericEvent) manager.RunnableFunc {
+func forwardFinished(n session.Notifier, ch chan<- event.GenericEvent) manager.RunnableFunc {
 	return func(ctx context.Context) error {
 		for {
 			select {
@@ -205,9 +204,7 @@ func (run *troubleshootRun) advanceSession(ctx context.Context, obj *kubagev1alp
 // cleanupDeleted stops in-process work of a deleted session; Jobs and ConfigMaps carry an
 // ownerReference and are removed by the garbage collector.
 func (r *TroubleshootReconciler) cleanupDeleted(ctx context.Context, namespace, name string) {
-	for _, rn := range r.Engine.Runners {
-		if err := rn.Cleanup(ctx, runner.Owner{Namespace: namespace, Name: name}); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Cleaning up the tasks of a deleted Troubleshoot")
-		}
+	if err := r.Engine.Forget(ctx, namespace, name); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Cleaning up the tasks of a deleted Troubleshoot")
 	}
 }

@@ -20,16 +20,15 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/metrics"
-	"github.com/kubage/kubage/internal/remediate"
-	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/internal/tools/registry"
 )
@@ -54,10 +53,8 @@ func SetupTroubleshoot(mgr ctrl.Manager, opts Options) error {
 	return nil
 }
 
-// newSessionEngine fills in the defaults of opts: a clientset, the brain factory (the rule
-// engine, or an LLM brain when a model Secret is configured) with the brain configuration
-// every task request carries, and the in-process runner, which runs the one task
-// implementation (internal/agent/task) and stops with the manager.
+// newSessionEngine fills in the defaults of opts (a clientset) and builds the operator's
+// session engine; its in-process runner stops with the manager.
 func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 	cs := opts.Clientset
 	if cs == nil {
@@ -66,45 +63,31 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 			return nil, fmt.Errorf("building a clientset: %w", err)
 		}
 	}
-	ruleEngine := agent.NewRuleEngine(cs)
-	brains := opts.Brains
-	var investigator agent.Investigator = ruleEngine
-	var brainConfig func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig
-	if brains == nil {
-		// Secrets are read uncached (RBAC grants get only); ToolServers from the cache.
-		cluster := registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader())
-		f := newBrainFactory(ruleEngine, mgr.GetAPIReader(), cluster, cs, opts.Knowledge, opts.DefaultModelSecret)
-		brains, brainConfig = f.Brain, f.BrainConfig
-		investigator = f.taskInvestigator()
+	// Secrets are read uncached (RBAC grants get only); ToolServers from the cache.
+	secrets := mgr.GetAPIReader()
+	engine, stop, err := session.NewOperatorEngine(session.OperatorOptions{
+		Clientset: cs, Brains: opts.Brains, Knowledge: opts.Knowledge, DefaultModel: opts.DefaultModelSecret,
+		ReadSecret: func(ctx context.Context, namespace, name string) (map[string][]byte, error) {
+			secret := &corev1.Secret{}
+			err := secrets.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret)
+			return secret.Data, err
+		},
+		ToolServers: registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader()),
+		TaskRunners: opts.TaskRunners, DefaultRunner: opts.DefaultTaskRunner, PollInterval: opts.TaskPollInterval,
+	})
+	if err != nil {
+		return nil, err
 	}
-	runners := make(map[kubagev1alpha1.TaskRunner]runner.Runner, len(opts.TaskRunners)+1)
-	for name, r := range opts.TaskRunners {
-		runners[name] = r
-	}
-	if _, ok := runners[kubagev1alpha1.TaskRunnerInProcess]; !ok {
-		inproc := runner.NewInProcess(cs, investigator, runner.InProcessOptions{})
-		runners[kubagev1alpha1.TaskRunnerInProcess] = inproc
-		stop := manager.RunnableFunc(func(ctx context.Context) error {
+	if stop != nil {
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 			<-ctx.Done()
-			inproc.Stop()
+			stop()
 			return nil
-		})
-		if err := mgr.Add(stop); err != nil {
+		})); err != nil {
 			return nil, err
 		}
 	}
-	def := opts.DefaultTaskRunner
-	if def == "" {
-		def = kubagev1alpha1.TaskRunnerInProcess
-	}
-	if _, ok := runners[def]; !ok {
-		return nil, fmt.Errorf("the default task runner %q is not configured", def)
-	}
-	return &session.Engine{
-		Client: cs, Brains: brains, BrainConfig: brainConfig, Runners: runners, DefaultRunner: def,
-		Executor: &remediate.Executor{Client: cs}, PollInterval: opts.TaskPollInterval,
-		Knowledge: opts.Knowledge,
-	}, nil
+	return engine, nil
 }
 
 // phaseCounter counts Troubleshoots by phase from the manager's cache, for the

@@ -345,14 +345,8 @@ func (r *SpecResolver) embedder(ctx context.Context, ks *kubagev1alpha1.Knowledg
 // MilvusConfig maps spec.store.milvus and its credentials Secret onto a Milvus config
 // for vectors of size dim.
 func (r *SpecResolver) MilvusConfig(ctx context.Context, ks *kubagev1alpha1.KnowledgeSource, dim int) (*milvus.Config, error) {
+	cfg := milvusConfigOf(ks, dim)
 	m := ks.Spec.Store.Milvus
-	cfg := &milvus.Config{
-		Address:    m.Address,
-		DBName:     m.Database,
-		Collection: m.Collection,
-		Dimension:  dim,
-		TLS:        strings.HasPrefix(m.Address, "https://"),
-	}
 	if m.SecretRef != nil {
 		data, err := r.secretData(ctx, ks.Namespace, m.SecretRef.Name)
 		if err != nil {
@@ -361,6 +355,34 @@ func (r *SpecResolver) MilvusConfig(ctx context.Context, ks *kubagev1alpha1.Know
 		cfg.Username, cfg.Password, cfg.APIKey = string(data[SecretUsernameKey]), string(data[SecretPasswordKey]), string(data[SecretTokenKey])
 	}
 	return cfg, nil
+}
+
+// RemovalStore is the store a deleted source's chunks are removed from: nil for the
+// embedded index, else its Milvus config, with the credentials when they can still be read
+// (they may be gone with the namespace; removal is tried without them then).
+func (r *SpecResolver) RemovalStore(ctx context.Context, ks *kubagev1alpha1.KnowledgeSource) *milvus.Config {
+	if ks.Spec.Store.Type != kubagev1alpha1.StoreMilvus || ks.Spec.Store.Milvus == nil {
+		return nil
+	}
+	dim := 0
+	if ks.Spec.Embedding != nil {
+		dim = int(ks.Spec.Embedding.Dimensions)
+	}
+	if cfg, err := r.MilvusConfig(ctx, ks, dim); err == nil {
+		return cfg
+	}
+	return milvusConfigOf(ks, dim)
+}
+
+func milvusConfigOf(ks *kubagev1alpha1.KnowledgeSource, dim int) *milvus.Config {
+	m := ks.Spec.Store.Milvus
+	return &milvus.Config{
+		Address:    m.Address,
+		DBName:     m.Database,
+		Collection: m.Collection,
+		Dimension:  dim,
+		TLS:        strings.HasPrefix(m.Address, "https://"),
+	}
 }
 
 // secretData reads a Secret of the source's namespace; a missing one stalls the source.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package session
 
 import (
 	"context"
@@ -23,11 +23,8 @@ import (
 	"crypto/sha256"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
@@ -36,28 +33,31 @@ import (
 	"github.com/kubage/kubage/internal/tools/registry"
 )
 
-// ModelSecretInvalidReason is the Degraded reason of a session whose model Secret is
-// missing or unusable: it runs on the rule engine alone instead of failing.
-const ModelSecretInvalidReason = task.ReasonModelSecretInvalid
+// ReadSecret reads a Secret's data; an error the API server gives (NotFound, Forbidden)
+// comes back as it is.
+type ReadSecret func(ctx context.Context, namespace, name string) (map[string][]byte, error)
 
-// brainFactory turns a Troubleshoot into its brain configuration, which travels in every
-// task request, and builds the brain of a session step from it with the same task.Env the
+// Brains turns a Troubleshoot into its brain configuration, which travels in every task
+// request, and builds the brain of a session step from it with the same task.Env the
 // InProcess runner's tasks use, so steps and tasks think alike.
-type brainFactory struct {
+type Brains struct {
 	env *task.Env
-	// secrets reads model Secrets uncached (RBAC grants get only).
-	secrets client.Reader
-	// defaultModel is the operator-wide model Secret (empty Name: none).
-	defaultModel types.NamespacedName
+	// readSecret reads model Secrets (uncached: RBAC grants get only).
+	readSecret ReadSecret
+	// defaultModel is the operator-wide model Secret (nil: none).
+	defaultModel *agent.SecretRef
 	// redactKey derives each session's redaction key (see BrainConfig).
 	redactKey []byte
 }
 
-func newBrainFactory(rules agent.Brain, secrets client.Reader, cluster registry.Cluster, cs kubernetes.Interface, know *knowledge.Service, defaultModel types.NamespacedName) *brainFactory {
+// NewBrains builds sessions' brains on the rule engine rules, the cluster cs, the
+// ToolServers the operator admits and the knowledge service (nil: none); defaultModel
+// names the model Secret of sessions without spec.model (nil: none).
+func NewBrains(rules agent.Brain, readSecret ReadSecret, toolServers registry.Cluster, cs kubernetes.Interface, know *knowledge.Service, defaultModel *agent.SecretRef) *Brains {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	f := &brainFactory{secrets: secrets, defaultModel: defaultModel, redactKey: key}
-	f.env = &task.Env{Client: cs, Rules: rules, ModelSecret: f.modelSecret, ToolServers: cluster}
+	f := &Brains{readSecret: readSecret, defaultModel: defaultModel, redactKey: key}
+	f.env = &task.Env{Client: cs, Rules: rules, ModelSecret: f.modelSecret, ToolServers: toolServers}
 	if know != nil {
 		f.env.Knowledge = know
 	}
@@ -65,7 +65,7 @@ func newBrainFactory(rules agent.Brain, secrets client.Reader, cluster registry.
 }
 
 // BrainConfig is ts's brain as its steps and tasks build it.
-func (f *brainFactory) BrainConfig(ts *kubagev1alpha1.Troubleshoot) *agent.BrainConfig {
+func (f *Brains) BrainConfig(ts *kubagev1alpha1.Troubleshoot) *agent.BrainConfig {
 	mac := hmac.New(sha256.New, f.redactKey)
 	mac.Write([]byte(ts.UID))
 	cfg := &agent.BrainConfig{
@@ -79,32 +79,33 @@ func (f *brainFactory) BrainConfig(ts *kubagev1alpha1.Troubleshoot) *agent.Brain
 	switch {
 	case ts.Spec.Model != nil && ts.Spec.Model.Name != "":
 		cfg.Model = &agent.SecretRef{Namespace: ts.Namespace, Name: ts.Spec.Model.Name}
-	case f.defaultModel.Name != "":
-		cfg.Model = &agent.SecretRef{Namespace: f.defaultModel.Namespace, Name: f.defaultModel.Name}
+	case f.defaultModel != nil && f.defaultModel.Name != "":
+		ref := *f.defaultModel
+		cfg.Model = &ref
 	}
 	return cfg
 }
 
-// Brain implements session.BrainFactory. A missing or invalid Secret never fails the
-// session: it runs on the rules and reports Degraded with ModelSecretInvalidReason.
-func (f *brainFactory) Brain(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (agent.Brain, error) {
+// Brain implements BrainFactory. A missing or invalid Secret never fails the session: it
+// runs on the rules and reports Degraded with ModelSecretInvalidReason.
+func (f *Brains) Brain(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (agent.Brain, error) {
 	return f.env.Brain(ctx, ts.Namespace, f.BrainConfig(ts))
 }
 
 // modelSecret reads a model Secret for the brains built in the operator.
-func (f *brainFactory) modelSecret(ctx context.Context, ref agent.SecretRef) (map[string][]byte, error) {
-	secret := &corev1.Secret{}
-	if err := f.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, secret); err != nil {
+func (f *Brains) modelSecret(ctx context.Context, ref agent.SecretRef) (map[string][]byte, error) {
+	data, err := f.readSecret(ctx, ref.Namespace, ref.Name)
+	if err != nil {
 		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
 			return nil, fmt.Errorf("%w: %v", task.ErrModelUnavailable, err)
 		}
 		return nil, err
 	}
-	return secret.Data, nil
+	return data, nil
 }
 
-// taskInvestigator is the InProcess runner's investigator: the one task implementation,
-// in the operator's environment.
-func (f *brainFactory) taskInvestigator() agent.Investigator {
+// Investigator is the InProcess runner's investigator: the one task implementation, in
+// the operator's environment.
+func (f *Brains) Investigator() agent.Investigator {
 	return &task.Investigator{Env: f.env}
 }
