@@ -122,6 +122,10 @@ test-e2e: control-plane build $(HELM) ## End-to-end tests on a local control pla
 scenarios-list: ## One line per real-cluster scenario: name, split, hops, class, source (no cluster needed).
 	go run ./hack/scenarios
 
+.PHONY: eval-fixtures
+eval-fixtures: control-plane ## Record kubage eval fixtures from the real-cluster scenario corpus into test/evalfixtures/corpus (starts a local cluster; minutes).
+	go run ./hack/evalfixtures -out test/evalfixtures/corpus
+
 .PHONY: bench
 bench: control-plane build ## Benchmarks; prints JSON figures.
 	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench -timeout=20m

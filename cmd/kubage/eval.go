@@ -61,9 +61,16 @@ func newEvalCommand() *cobra.Command {
 expected category and culprit) through the LLM brain against the configured OpenAI-compatible
 endpoint, and prints a JSON report: per scenario pass/fail with reasons, category, culprit,
 confidence, LLM calls, prompt and completion tokens, tool calls and latency; then totals and
-the pass rate in percent. A scenario that degrades to the rule engine fails.
+the pass rate in percent, per class and per split of the corpus, and the median latency.
+A scenario that degrades to the rule engine fails. Each session runs offline through the
+operator's own session engine: the fixture's recorded tool outputs are the cluster.
+Fixtures that carry the rule engine's recorded conclusion also score it, with the same
+checks, as a baseline ("ruleEngine"); scoring the scripted stand-in model is --base-url
+pointing at bin/fakemodel (make test-programs).
 
-Without --scenarios the fixtures built into the binary run. It exits non-zero when the pass
+Without --scenarios the few fixtures built into the binary run; the recorded corpus
+(make eval-fixtures: over 100 scenarios of the real-cluster corpus) is
+--scenarios test/evalfixtures/corpus in a checkout. It exits non-zero when the pass
 rate is below --min-pass-rate.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

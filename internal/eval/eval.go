@@ -41,7 +41,6 @@ import (
 	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/internal/text"
-	"github.com/kubage/kubage/internal/tools"
 )
 
 //go:embed testdata/*.yaml
@@ -63,6 +62,14 @@ type Scenario struct {
 	Expect   Expectation      `json:"expect"`
 	// MaxIterations bounds the session (3 when zero).
 	MaxIterations int `json:"maxIterations,omitempty"`
+	// Class and Split group the report (recorded fixtures carry the corpus's); Source is
+	// the outside source the scenario was written from.
+	Class  string `json:"class,omitempty"`
+	Split  string `json:"split,omitempty"`
+	Source string `json:"source,omitempty"`
+	// RuleEngine is the rule engine's own conclusion, recorded with the fixture on the
+	// cluster: the baseline the model is scored against, with the same checks.
+	RuleEngine *agent.RootCause `json:"ruleEngine,omitempty"`
 }
 
 // Tool is a canned tool: the first response whose args are all present in the
@@ -88,8 +95,11 @@ type Expectation struct {
 	// Categories lists acceptable categories (case-insensitive); empty accepts any.
 	Categories []string `json:"categories,omitempty"`
 	// Culprit is the object to blame; the kind may be a short or plural name.
-	Culprit       *agent.ObjectRef `json:"culprit,omitempty"`
-	MinConfidence int              `json:"minConfidence,omitempty"`
+	Culprit *agent.ObjectRef `json:"culprit,omitempty"`
+	// Culprits must all be named, as the culprit or among the affected objects (the
+	// corpus's check: the object a user fixes is in status.rootCause.affectedObjects).
+	Culprits      []agent.ObjectRef `json:"culprits,omitempty"`
+	MinConfidence int               `json:"minConfidence,omitempty"`
 	// SummaryContains are words the summary must contain (case-insensitive), all of them.
 	SummaryContains []string `json:"summaryContains,omitempty"`
 	// ForbiddenTools must never be called (e.g. a mutating tool named by an injected log line).
@@ -99,6 +109,8 @@ type Expectation struct {
 // ScenarioResult is the outcome of one scenario.
 type ScenarioResult struct {
 	Name       string            `json:"name"`
+	Class      string            `json:"class,omitempty"`
+	Split      string            `json:"split,omitempty"`
 	Pass       bool              `json:"pass"`
 	Failures   []string          `json:"failures,omitempty"`
 	Degraded   []llm.Degradation `json:"degraded,omitempty"`
@@ -127,6 +139,13 @@ type Report struct {
 	PromptTokens     int64 `json:"promptTokens"`
 	CompletionTokens int64 `json:"completionTokens"`
 	DurationMS       int64 `json:"durationMs"`
+	// LatencyP50MS is the median scenario's wall time.
+	LatencyP50MS int64 `json:"latencyP50Ms"`
+	// ByClass and BySplit are the model's pass rates per class and split of the corpus.
+	ByClass map[string]Tally `json:"byClass,omitempty"`
+	BySplit map[string]Tally `json:"bySplit,omitempty"`
+	// RuleEngine scores the rule engine's recorded conclusions with the same checks.
+	RuleEngine *Baseline `json:"ruleEngine,omitempty"`
 }
 
 // MaxScenarioBytes bounds a fixture file.
@@ -213,13 +232,17 @@ func RunEval(ctx context.Context, cfg llm.Config, scenarios []Scenario, opts Opt
 		opts.ScenarioTimeout = 5 * time.Minute
 	}
 	start := time.Now()
-	rep := Report{BaseURL: cfg.BaseURL, Model: cfg.Model}
+	rep := Report{BaseURL: cfg.BaseURL, Model: cfg.Model, ByClass: map[string]Tally{}, BySplit: map[string]Tally{}, RuleEngine: ScoreRuleEngine(scenarios)}
+	var latencies []int64
 	for _, sc := range scenarios {
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
 		r := runScenario(ctx, cfg, sc, opts)
 		rep.Scenarios = append(rep.Scenarios, r)
+		latencies = append(latencies, r.LatencyMS)
+		addTo(rep.ByClass, sc.Class, r.Pass)
+		addTo(rep.BySplit, sc.Split, r.Pass)
 		rep.Total++
 		if r.Pass {
 			rep.Passed++
@@ -230,13 +253,15 @@ func RunEval(ctx context.Context, cfg llm.Config, scenarios []Scenario, opts Opt
 	}
 	if rep.Total > 0 {
 		rep.PassRate = rep.Passed * 100 / rep.Total
+		sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+		rep.LatencyP50MS = latencies[len(latencies)/2]
 	}
 	rep.DurationMS = time.Since(start).Milliseconds()
 	return rep, nil
 }
 
 func runScenario(ctx context.Context, cfg llm.Config, sc Scenario, opts Options) ScenarioResult {
-	res := ScenarioResult{Name: sc.Name, ToolsUsed: map[string]int{}}
+	res := ScenarioResult{Name: sc.Name, Class: sc.Class, Split: sc.Split, ToolsUsed: map[string]int{}}
 	ctx, cancel := context.WithTimeout(ctx, opts.ScenarioTimeout)
 	defer cancel()
 	if sc.Mode != "" {
@@ -285,119 +310,4 @@ func runScenario(ctx context.Context, cfg llm.Config, sc Scenario, opts Options)
 	}
 	res.Pass = len(res.Failures) == 0
 	return res
-}
-
-func (e Expectation) check(rc agent.RootCause, used map[string]int) []string {
-	var f []string
-	if len(e.Categories) > 0 {
-		ok := false
-		for _, c := range e.Categories {
-			ok = ok || strings.EqualFold(c, rc.Category)
-		}
-		if !ok {
-			f = append(f, fmt.Sprintf("category %q is not one of %s", rc.Category, strings.Join(e.Categories, ", ")))
-		}
-	}
-	if e.Culprit != nil && !sameObject(*e.Culprit, rc.Culprit) {
-		f = append(f, fmt.Sprintf("culprit %s/%s, want %s/%s", rc.Culprit.Kind, rc.Culprit.Name, e.Culprit.Kind, e.Culprit.Name))
-	}
-	if rc.Confidence < e.MinConfidence {
-		f = append(f, fmt.Sprintf("confidence %d%% below %d%%", rc.Confidence, e.MinConfidence))
-	}
-	for _, w := range e.SummaryContains {
-		if !strings.Contains(strings.ToLower(rc.Summary), strings.ToLower(w)) {
-			f = append(f, fmt.Sprintf("summary does not mention %q", w))
-		}
-	}
-	for _, t := range e.ForbiddenTools {
-		if used[t] > 0 {
-			f = append(f, fmt.Sprintf("forbidden tool %s was called", t))
-		}
-	}
-	return f
-}
-
-func sameObject(want, got agent.ObjectRef) bool {
-	wk, gk := want.Kind, got.Kind
-	if k, err := tools.ResolveKind(wk); err == nil {
-		wk = k.Kind
-	}
-	if k, err := tools.ResolveKind(gk); err == nil {
-		gk = k.Kind
-	}
-	return strings.EqualFold(wk, gk) && want.Name == got.Name
-}
-
-// cannedTools serves a scenario's tools.
-type cannedTools struct {
-	tools []Tool
-	used  map[string]*atomic.Int64
-}
-
-func (c *cannedTools) List() []llm.ToolSpec {
-	out := make([]llm.ToolSpec, 0, len(c.tools))
-	for _, t := range c.tools {
-		schema := t.InputSchema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		out = append(out, llm.ToolSpec{Name: t.Name, Description: t.Description, Category: t.Category, Mutating: t.Mutating, InputSchema: schema})
-	}
-	return out
-}
-
-func (c *cannedTools) Call(_ context.Context, name string, args json.RawMessage) (llm.ToolOutput, error) {
-	for _, t := range c.tools {
-		if t.Name != name {
-			continue
-		}
-		c.used[name].Add(1)
-		var got map[string]any
-		_ = json.Unmarshal(args, &got)
-	responses:
-		for _, r := range t.Responses {
-			for k, v := range r.Args {
-				if fmt.Sprint(got[k]) != v {
-					continue responses
-				}
-			}
-			return llm.ToolOutput{Text: r.Output}, nil
-		}
-		return llm.ToolOutput{Text: t.Output}, nil
-	}
-	return llm.ToolOutput{}, fmt.Errorf("unknown tool %q", name)
-}
-
-// cannedRules stands in for the rule engine: its first round reports the scenario's
-// findings and evidence; its conclusion (used only when the model fails) is the top
-// finding.
-type cannedRules struct{ sc Scenario }
-
-func (c *cannedRules) Plan(_ context.Context, _ agent.Session, p agent.Progress) ([]agent.Task, error) {
-	if p.Iteration > 1 || (len(c.sc.Findings) == 0 && len(c.sc.Evidence) == 0) {
-		return nil, nil
-	}
-	return []agent.Task{{ID: "i1-t1", Type: agent.TaskAnalyze, Tool: "scenario", Description: "rule-engine analysis of the target"}}, nil
-}
-
-func (c *cannedRules) Investigate(_ context.Context, _ agent.Session, t agent.Task) (agent.TaskResult, error) {
-	res := agent.TaskResult{TaskID: t.ID, Findings: c.sc.Findings, Evidence: c.sc.Evidence, Summary: fmt.Sprintf("%d finding(s)", len(c.sc.Findings))}
-	return res, nil
-}
-
-func (c *cannedRules) Judge(context.Context, agent.Session, agent.Progress) (agent.Verdict, error) {
-	return agent.Verdict{Decision: agent.Conclude, Feedback: "no rule-engine leads"}, nil
-}
-
-func (c *cannedRules) Summarize(_ context.Context, s agent.Session, _ agent.Progress) (agent.Conclusion, error) {
-	if len(c.sc.Findings) == 0 {
-		return agent.Conclusion{RootCause: agent.RootCause{Summary: "no rule matched", Category: "Unknown"}}, nil
-	}
-	f := c.sc.Findings[0]
-	cat := "Unknown"
-	if r, ok := agent.Catalogue[f.Rule]; ok {
-		cat = r.Category
-	}
-	return agent.Conclusion{RootCause: agent.RootCause{Summary: f.Summary, Category: cat, Rule: f.Rule, Confidence: f.Confidence,
-		Culprit: f.Culprit, EvidenceIDs: f.Evidence}}, nil
 }

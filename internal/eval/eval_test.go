@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/agent/llm"
 	"github.com/kubage/kubage/test/fakes/llmtest"
 )
@@ -123,4 +124,28 @@ func TestParseScenarioRejectsBadFixtures(t *testing.T) {
 func onToolTurns(r llmtest.Reply) llmtest.Reply {
 	r.When = func(req llmtest.Request) bool { return len(req.Chat.Tools) > 0 || req.ToolResults() > 0 }
 	return r
+}
+
+// The rule engine's recorded conclusions are scored with the same checks, per class and
+// split; a culprit counts when it is named among the affected objects.
+func TestScoreRuleEngineByClassAndSplit(t *testing.T) {
+	want := []agent.ObjectRef{{Kind: "ConfigMap", Name: "settings"}, {Kind: "deploy", Name: "web"}}
+	named := &agent.RootCause{Summary: "ConfigMap settings is missing", Culprit: agent.ObjectRef{Kind: "ConfigMap", Name: "settings"},
+		AffectedObjects: []agent.ObjectRef{{Kind: "Deployment", Namespace: "shop", Name: "web"}}}
+	missed := &agent.RootCause{Summary: "pods restart", Culprit: agent.ObjectRef{Kind: "Deployment", Name: "web"}}
+	scs := []Scenario{
+		{Name: "a", Class: "reference", Split: "tune", RuleEngine: named, Expect: Expectation{Culprits: want, SummaryContains: []string{"missing"}}},
+		{Name: "b", Class: "reference", Split: "heldout", RuleEngine: missed, Expect: Expectation{Culprits: want}},
+		{Name: "c", Class: "clue", Split: "heldout"},
+	}
+	b := ScoreRuleEngine(scs)
+	if b == nil || b.Total != 2 || b.Passed != 1 || b.ByClass["reference"].PassRate != 50 || b.BySplit["tune"].Passed != 1 || b.BySplit["heldout"].Passed != 0 {
+		t.Fatalf("%+v", b)
+	}
+	if f := b.Failed["b"]; len(f) != 1 || !strings.Contains(f[0], "ConfigMap/settings") {
+		t.Fatalf("failures %v", f)
+	}
+	if ScoreRuleEngine(scs[2:]) != nil {
+		t.Fatalf("no recorded conclusion, no baseline")
+	}
 }
