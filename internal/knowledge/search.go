@@ -166,7 +166,10 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 	failures := 0
 	for _, g := range groups {
 		ans.Sources += len(g.sources)
-		r := &retrieval.Retriever{Store: g.store.store, Embedder: g.embedder, Fusion: s.opts.Fusion}
+		// Trust weighs the fused scores before reranking, so the reranker sees (and keeps)
+		// the order in which equally relevant passages of more trusted sources come first.
+		r := &retrieval.Retriever{Store: g.store.store, Embedder: g.embedder, Fusion: s.opts.Fusion, Reranker: s.opts.Reranker,
+			TrustOf: func(source string) int { return trust[source] }}
 		req := retrieval.Request{Query: query, TopK: k, Sources: g.sources, MinTrust: q.MinTrust, PerDocument: q.PerDocument}
 		if q.Domain != "" {
 			req.Domains = []string{q.Domain}
@@ -181,9 +184,6 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 			continue
 		}
 		ans.Warnings = append(ans.Warnings, resp.Warnings...)
-		for i := range resp.Results {
-			resp.Results[i].Score *= trustFactor(trust[resp.Results[i].Source])
-		}
 		sort.SliceStable(resp.Results, func(i, j int) bool { return resp.Results[i].Score > resp.Results[j].Score })
 		for i, res := range resp.Results {
 			all = append(all, ranked{res: res, rank: i})
@@ -203,16 +203,6 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		ans.Snippets = append(ans.Snippets, snippetOf(r.res, trust))
 	}
 	return ans, nil
-}
-
-// trustFactor weighs a fused score by the source's trust level: ±10% per level around
-// the default 3, enough to order near-ties (the same advice in a vetted runbook and in
-// someone's notes) without letting trust outrank relevance.
-func trustFactor(level int) float64 {
-	if level < 1 || level > 5 {
-		level = 3
-	}
-	return 1 + 0.1*float64(level-3)
 }
 
 // groups selects the searchable sources and splits them by store and embedding model.

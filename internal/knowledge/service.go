@@ -55,6 +55,8 @@ type Options struct {
 	Embedded retrieval.EmbeddedOptions
 	// Fusion configures RRF; retrieval.DefaultFusion when zero.
 	Fusion retrieval.Fusion
+	// Reranker reorders fused candidates; a retrieval.DeterministicReranker when nil.
+	Reranker retrieval.Reranker
 	// ConnectMilvus opens Milvus stores; ConnectMilvus (milvus.Connect then WarmStats) when nil.
 	ConnectMilvus MilvusConnector
 	// Now is the clock; time.Now when nil.
@@ -157,6 +159,9 @@ func NewService(opts Options) *Service {
 	}
 	if opts.ConnectMilvus == nil {
 		opts.ConnectMilvus = ConnectMilvus
+	}
+	if opts.Reranker == nil {
+		opts.Reranker = &retrieval.DeterministicReranker{Analyzer: opts.Embedded.Analyzer}
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

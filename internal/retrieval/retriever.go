@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -35,6 +36,9 @@ type Retriever struct {
 	// LinkWeight scales the boost a document gets when a top result links to it (see
 	// Request.FollowLinks); DefaultLinkWeight when zero, negative disables the boost.
 	LinkWeight float64
+	// TrustOf, when set, gives the current trust level of a source; fused scores are
+	// weighed by TrustFactor of it before the later stages.
+	TrustOf func(source string) int
 	// Reranker reorders the fused candidates; nil keeps the fused order.
 	Reranker Reranker
 	// RerankDepth is how many fused candidates the reranker and the link boost see;
@@ -125,6 +129,16 @@ type Response struct {
 	Warnings []string
 }
 
+// TrustFactor weighs a fused score by the source's trust level: ±10% per level around
+// the default 3, enough to order near-ties (the same advice in a vetted runbook and in
+// someone's notes) without letting trust outrank relevance.
+func TrustFactor(level int) float64 {
+	if level < 1 || level > 5 {
+		level = 3
+	}
+	return 1 + 0.1*float64(level-3)
+}
+
 // Search runs a request.
 func (r *Retriever) Search(ctx context.Context, req Request) (*Response, error) {
 	if r.Store == nil {
@@ -167,6 +181,12 @@ func (r *Retriever) Search(ctx context.Context, req Request) (*Response, error) 
 	hits, err := r.Store.Search(ctx, q)
 	if err != nil {
 		return nil, err
+	}
+	if r.TrustOf != nil {
+		for i := range hits {
+			hits[i].Score *= TrustFactor(r.TrustOf(hits[i].Chunk.Source))
+		}
+		sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
 	}
 	follow := min(req.FollowLinks, MaxFollow)
 	if follow > 0 && r.linkWeight() > 0 {

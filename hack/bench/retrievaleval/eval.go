@@ -26,6 +26,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -81,6 +82,83 @@ type Config struct {
 	Candidates int
 	// Depth is how many chunks are retrieved per query before ranking documents; 100 when zero.
 	Depth int
+	// LinkWeight and Rerank configure the link and rerank stages; zero takes the
+	// retrieval package defaults.
+	LinkWeight float64
+	Rerank     retrieval.RerankWeights
+}
+
+// Stage is one configuration of the retrieval pipeline that the report measures.
+type Stage struct {
+	Name string
+	// FollowLinks is Request.FollowLinks: links of this many top documents are followed.
+	FollowLinks int
+	// Rerank adds the deterministic reranker after fusion (and links).
+	Rerank bool
+}
+
+// followLinks is how many top documents the link stage follows.
+const followLinks = 3
+
+// Stages are the pipeline's stages in order, each adding to the one before.
+var Stages = []Stage{
+	{Name: "bm25"},
+	{Name: "links", FollowLinks: followLinks},
+	{Name: "rerank", FollowLinks: followLinks, Rerank: true},
+}
+
+// Split names the half of the development queries a query belongs to: "tune" (the half
+// the defaults were tuned on) or "holdout". A hash of the id keeps it stable as queries
+// are added.
+func Split(id string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	if h.Sum32()%2 == 0 {
+		return "tune"
+	}
+	return "holdout"
+}
+
+// StageReport is the quality of one stage over all queries and over each half, and its latency.
+type StageReport struct {
+	Name    string        `json:"name"`
+	All     Metrics       `json:"all"`
+	Tune    Metrics       `json:"tune"`
+	Holdout Metrics       `json:"holdout"`
+	Latency LatencyReport `json:"latency"`
+}
+
+// Retriever returns the retriever of a stage over store.
+func (c Config) Retriever(store retrieval.Store, st Stage) *retrieval.Retriever {
+	c = c.withDefaults()
+	r := &retrieval.Retriever{Store: store, Fusion: c.Fusion, Candidates: c.Candidates, LinkWeight: c.LinkWeight}
+	if st.Rerank {
+		r.Reranker = &retrieval.DeterministicReranker{Analyzer: c.Store.Analyzer, Weights: c.Rerank}
+	}
+	return r
+}
+
+// EvaluateStage scores one stage on all queries and on each half of the split.
+func EvaluateStage(ctx context.Context, r *retrieval.Retriever, st Stage, queries []Query, depth int) (StageReport, error) {
+	rep := StageReport{Name: st.Name}
+	var tune, holdout []Query
+	for _, q := range queries {
+		if Split(q.ID) == "tune" {
+			tune = append(tune, q)
+		} else {
+			holdout = append(holdout, q)
+		}
+	}
+	var err error
+	for _, part := range []struct {
+		qs  []Query
+		out *Metrics
+	}{{queries, &rep.All}, {tune, &rep.Tune}, {holdout, &rep.Holdout}} {
+		if *part.out, err = evaluate(ctx, r, part.qs, nil, st.FollowLinks, depth, nil); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
 }
 
 // DefaultCorpora are the shared corpora the query file refers to.
@@ -191,9 +269,13 @@ func Dev(ctx context.Context, cfg Config, queries []Query) (*Report, error) {
 // When misses is non-nil, queries whose relevant documents all miss the top 10
 // are recorded with the documents that were returned instead.
 func Evaluate(ctx context.Context, r *retrieval.Retriever, queries []Query, legs []retrieval.Leg, depth int, misses map[string][]string) (Metrics, error) {
+	return evaluate(ctx, r, queries, legs, 0, depth, misses)
+}
+
+func evaluate(ctx context.Context, r *retrieval.Retriever, queries []Query, legs []retrieval.Leg, follow, depth int, misses map[string][]string) (Metrics, error) {
 	var m Metrics
 	for _, q := range queries {
-		docs, err := rankDocuments(ctx, r, q.Query, legs, depth)
+		docs, err := RankDocuments(ctx, r, q.Query, legs, follow, depth)
 		if err != nil {
 			return m, fmt.Errorf("query %s: %w", q.ID, err)
 		}
@@ -216,8 +298,9 @@ func Evaluate(ctx context.Context, r *retrieval.Retriever, queries []Query, legs
 	return m, nil
 }
 
-func rankDocuments(ctx context.Context, r *retrieval.Retriever, query string, legs []retrieval.Leg, depth int) ([]string, error) {
-	resp, err := r.Search(ctx, retrieval.Request{Query: query, TopK: depth, Legs: legs})
+// RankDocuments returns the documents of a search in rank order ("<source>/<path>").
+func RankDocuments(ctx context.Context, r *retrieval.Retriever, query string, legs []retrieval.Leg, follow, depth int) ([]string, error) {
+	resp, err := r.Search(ctx, retrieval.Request{Query: query, TopK: depth, Legs: legs, FollowLinks: follow})
 	if err != nil {
 		return nil, err
 	}
@@ -283,6 +366,10 @@ type LatencyReport struct {
 
 // Latency runs n searches, cycling through queries, and reports percentiles.
 func Latency(ctx context.Context, r *retrieval.Retriever, queries []string, n, topK int) (LatencyReport, error) {
+	return latency(ctx, r, queries, n, topK, 0)
+}
+
+func latency(ctx context.Context, r *retrieval.Retriever, queries []string, n, topK, follow int) (LatencyReport, error) {
 	if len(queries) == 0 || n <= 0 {
 		return LatencyReport{}, fmt.Errorf("latency needs queries and n > 0")
 	}
@@ -290,7 +377,7 @@ func Latency(ctx context.Context, r *retrieval.Retriever, queries []string, n, t
 	var total time.Duration
 	for i := 0; i < n; i++ {
 		start := time.Now()
-		if _, err := r.Search(ctx, retrieval.Request{Query: queries[i%len(queries)], TopK: topK}); err != nil {
+		if _, err := r.Search(ctx, retrieval.Request{Query: queries[i%len(queries)], TopK: topK, FollowLinks: follow}); err != nil {
 			return LatencyReport{}, err
 		}
 		d[i] = time.Since(start)
@@ -301,10 +388,16 @@ func Latency(ctx context.Context, r *retrieval.Retriever, queries []string, n, t
 	return LatencyReport{Queries: n, P50: pct(0.50), P95: pct(0.95), P99: pct(0.99), Mean: total / time.Duration(n)}, nil
 }
 
-// BenchReport is what `make bench` prints: quality, index cost and latency.
+// BenchReport is what `make bench` prints: quality, index cost and latency, overall
+// (the fused BM25 legs) and per stage (BM25 only, + links, + rerank).
 type BenchReport struct {
 	Dev     *Report       `json:"dev"`
 	Latency LatencyReport `json:"latency"`
+	// Stages measure each pipeline stage on all dev queries and on both halves of the
+	// split: the defaults were tuned on "tune" only, so "holdout" shows what carries over.
+	Stages []StageReport `json:"stages"`
+	// Summary is one line per stage, for people.
+	Summary []string `json:"summary"`
 }
 
 // Bench runs Dev and then measures latency with latencyQueries searches (10,000
@@ -327,5 +420,25 @@ func Bench(ctx context.Context, cfg Config, queries []Query, latencyQueries int)
 	if err != nil {
 		return nil, err
 	}
-	return &BenchReport{Dev: dev, Latency: lat}, nil
+	rep := &BenchReport{Dev: dev, Latency: lat}
+	for _, st := range Stages {
+		r := cfg.Retriever(store, st)
+		sr, err := EvaluateStage(ctx, r, st, queries, cfg.Depth)
+		if err != nil {
+			return nil, err
+		}
+		if sr.Latency, err = latency(ctx, r, texts, latencyQueries, 10, st.FollowLinks); err != nil {
+			return nil, err
+		}
+		rep.Stages = append(rep.Stages, sr)
+		rep.Summary = append(rep.Summary, sr.String())
+	}
+	return rep, nil
+}
+
+// String renders a stage as one line: quality on all queries (tune / holdout) and latency.
+func (s StageReport) String() string {
+	return fmt.Sprintf("%-7s Recall@5 %.3f (%.3f/%.3f) MRR@10 %.3f (%.3f/%.3f) nDCG@10 %.3f (%.3f/%.3f) p50 %v p99 %v",
+		s.Name, s.All.Recall5, s.Tune.Recall5, s.Holdout.Recall5, s.All.MRR10, s.Tune.MRR10, s.Holdout.MRR10,
+		s.All.NDCG10, s.Tune.NDCG10, s.Holdout.NDCG10, s.Latency.P50.Round(time.Microsecond), s.Latency.P99.Round(time.Microsecond))
 }

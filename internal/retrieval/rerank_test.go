@@ -1,0 +1,86 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package retrieval
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+func rerankFixture() []Hit {
+	return []Hit{
+		{Chunk: Chunk{ID: "generic", Source: "s", Path: "a.md", DocTitle: "Pods", Text: "Pods run containers. Pods have names."}, Score: 1.0},
+		{Chunk: Chunk{ID: "other", Source: "s", Path: "b.md", DocTitle: "Nodes", Text: "Nodes host pods."}, Score: 0.95},
+		{Chunk: Chunk{ID: "downward", Source: "s", Path: "c.md", DocTitle: "Downward API", HeadingPath: []string{"Expose pod name as environment variable"},
+			Text: "Expose the pod name and namespace to the container as environment variables."}, Score: 0.9},
+	}
+}
+
+func TestDeterministicRerankerPrefersHeadingAndCoverage(t *testing.T) {
+	r := &DeterministicReranker{Blend: -1}
+	out, err := r.Rerank(context.Background(), "pod name and namespace as env vars", rerankFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(out); got[0] != "downward" {
+		t.Fatalf("order = %v", got)
+	}
+	// Blended with the fused order, a first-stage winner is not overturned by a small margin:
+	// the result is a mix of both orders, and deterministic.
+	b := &DeterministicReranker{}
+	o1, _ := b.Rerank(context.Background(), "pod name and namespace as env vars", rerankFixture())
+	o2, _ := b.Rerank(context.Background(), "pod name and namespace as env vars", rerankFixture())
+	if !reflect.DeepEqual(ids(o1), ids(o2)) || len(o1) != 3 {
+		t.Fatalf("blended order not deterministic: %v vs %v", ids(o1), ids(o2))
+	}
+	if ids(o1)[2] != "other" {
+		t.Errorf("blended order = %v: the chunk both orders put below stays last", ids(o1))
+	}
+}
+
+func TestDeterministicRerankerTrustBreaksTies(t *testing.T) {
+	hits := []Hit{
+		{Chunk: Chunk{ID: "notes", Source: "notes", Path: "x.md", Text: "restart the kubelet", TrustLevel: 1}, Score: 1},
+		{Chunk: Chunk{ID: "runbook", Source: "rb", Path: "x.md", Text: "restart the kubelet", TrustLevel: 5}, Score: 1},
+	}
+	out, _ := (&DeterministicReranker{Blend: -1}).Rerank(context.Background(), "restart kubelet", hits)
+	if ids(out)[0] != "runbook" {
+		t.Fatalf("order = %v, want the trusted source first", ids(out))
+	}
+}
+
+func TestRetrieverRerankStage(t *testing.T) {
+	s := linkedStore(t)
+	r := &Retriever{Store: s, Reranker: &DeterministicReranker{}}
+	resp, err := r.Search(context.Background(), Request{Query: "replace failed disk", TopK: 2})
+	if err != nil || len(resp.Results) == 0 || resp.Results[0].Path != "node/DiskFailure.md" {
+		t.Fatalf("results = %+v err %v", resp, err)
+	}
+	// A failing reranker leaves the fused order and says so.
+	r.Reranker = failingReranker{}
+	resp, err = r.Search(context.Background(), Request{Query: "replace failed disk", TopK: 2})
+	if err != nil || len(resp.Results) == 0 || len(resp.Warnings) != 1 {
+		t.Fatalf("resp = %+v err %v", resp, err)
+	}
+}
+
+type failingReranker struct{}
+
+func (failingReranker) Rerank(context.Context, string, []Hit) ([]Hit, error) {
+	return nil, context.DeadlineExceeded
+}
