@@ -168,7 +168,7 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 		return fmt.Errorf("adding the KnowledgeSource Secret poller: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.KnowledgeSource{}, builder.WithPredicates(
+		For(&kubagev1alpha1.KnowledgeSource{}, builder.WithPredicates(inWatchSelector(opts.WatchSelector),
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, reconcileRequested{}))).
 		WatchesRawSource(secrets.Source()).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newKnowledgeSourceList, knowledgeConfigMapIndex)), builder.OnlyMetadata).

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -51,9 +52,10 @@ type Options struct {
 	Clientset kubernetes.Interface
 	// TaskPollInterval is how often running tasks are checked (2s when zero).
 	TaskPollInterval time.Duration
-	// Shard is the value of the label kubage.io/shard of the Troubleshoots this manager
-	// handles; empty means those without the label.
-	Shard string
+	// WatchSelector selects the Troubleshoots, KnowledgeSources and ToolServers this
+	// manager reconciles, by their labels (all when nil); shards select on
+	// kubagev1alpha1.ShardingKeyLabel. Pair it with WatchCacheOptions in the manager.
+	WatchSelector labels.Selector
 	// SecretsNeedServiceAccount makes objects that refer to Secrets name a ServiceAccount
 	// whose rights are used to read them (multi-tenant clusters); off, the operator reads
 	// them with its own rights, as a single-team cluster may prefer.

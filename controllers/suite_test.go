@@ -98,8 +98,12 @@ var _ = BeforeSuite(func() {
 		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 	})
 	Expect(err).NotTo(HaveOccurred())
+	// The suite's manager is the main shard; specs that start their own managers label
+	// their sessions with a shard of their own.
+	mainShard, err := controllers.ParseWatchSelector("!" + kubagev1alpha1.ShardingKeyLabel)
+	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: 2, Knowledge: knowledgeService,
-		SecretPollInterval: 300 * time.Millisecond})).To(Succeed())
+		SecretPollInterval: 300 * time.Millisecond, WatchSelector: mainShard})).To(Succeed())
 
 	var ctx context.Context
 	ctx, stopMgr = context.WithCancel(context.Background())

@@ -130,7 +130,7 @@ func (r *ToolServerReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) 
 		return fmt.Errorf("adding the ToolServer Secret poller: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.ToolServer{}, builder.WithPredicates(
+		For(&kubagev1alpha1.ToolServer{}, builder.WithPredicates(inWatchSelector(opts.WatchSelector),
 			predicate.Or(predicate.GenerationChangedPredicate{}, reconcileRequested{}))).
 		WatchesRawSource(secrets.Source()).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(usersOf(r.Client, newToolServerList, toolServerConfigMapIndex)), builder.OnlyMetadata).

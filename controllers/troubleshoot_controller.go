@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/labels"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -71,26 +72,19 @@ type TroubleshootReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
 	Engine   *session.Engine
-	// Shard is the value of ShardLabel this reconciler handles ("" for unlabelled objects).
-	Shard string
+	// WatchSelector selects the Troubleshoots this reconciler handles (all when nil).
+	WatchSelector labels.Selector
 	// APIReader reads the Troubleshoot uncached: a step must start from the status the
 	// previous step wrote, which the cache may not have seen yet.
 	APIReader client.Reader
 }
 
-// ShardLabel assigns a Troubleshoot to one operator shard: a manager started with
-// Options.Shard (--shard) handles exactly the Troubleshoots whose label has that value,
-// and a manager without a shard handles those without the label. Shards split many
-// sessions over several operator replicas without leader election between them.
-const ShardLabel = "kubage.io/shard"
-
 // SetupWithManager registers the reconciler. Status writes do not retrigger it; spec
 // changes (approvals) and annotation changes (the rerun gesture) do, and so do runners
 // that report finished tasks.
 func (r *TroubleshootReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	inShard := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[ShardLabel] == opts.Shard })
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.Troubleshoot{}, builder.WithPredicates(inShard, predicate.Or(
+		For(&kubagev1alpha1.Troubleshoot{}, builder.WithPredicates(inWatchSelector(r.WatchSelector), predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Named("troubleshoot").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
@@ -176,7 +170,7 @@ func (r *TroubleshootReconciler) admit(ctx context.Context, obj *kubagev1alpha1.
 		r.cleanupDeleted(ctx, obj.Namespace, obj.Name)
 		return false
 	}
-	return obj.Labels[ShardLabel] == r.Shard
+	return selects(r.WatchSelector, obj)
 }
 
 // troubleshootRun carries what one reconcile learns from step to step.

@@ -30,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -188,7 +189,7 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 	It("leaves Troubleshoots of another shard alone", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "shard")
 		startManager(ctx, controllers.Options{Clientset: cs})
-		ts := newSession(ns, "elsewhere", func(ts *kubagev1alpha1.Troubleshoot) { ts.Labels[controllers.ShardLabel] = "elsewhere" })
+		ts := newSession(ns, "elsewhere", func(ts *kubagev1alpha1.Troubleshoot) { ts.Labels[kubagev1alpha1.ShardingKeyLabel] = "elsewhere" })
 		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
 		Consistently(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ts), ts)).To(Succeed())
@@ -353,7 +354,7 @@ const testShard = "troubleshoot-specs"
 func startManager(ctx context.Context, opts controllers.Options) (stop func()) {
 	mgr := newManager()
 	opts.MaxConcurrentReconciles = 2
-	opts.Shard = testShard
+	opts.WatchSelector = labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: testShard})
 	Expect(controllers.SetupTroubleshoot(mgr, opts)).To(Succeed())
 	mctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -374,7 +375,7 @@ func startManager(ctx context.Context, opts controllers.Options) (stop func()) {
 
 func newSession(ns, name string, mutate func(*kubagev1alpha1.Troubleshoot)) *kubagev1alpha1.Troubleshoot {
 	ts := &kubagev1alpha1.Troubleshoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{controllers.ShardLabel: testShard}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{kubagev1alpha1.ShardingKeyLabel: testShard}},
 		Spec:       kubagev1alpha1.TroubleshootSpec{Problem: "Pods of web keep restarting"},
 	}
 	if mutate != nil {

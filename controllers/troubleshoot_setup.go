@@ -46,7 +46,7 @@ func SetupTroubleshoot(mgr ctrl.Manager, opts Options) error {
 	if err := metrics.Register(ctrlmetrics.Registry, phaseCounter(mgr)); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	r := &TroubleshootReconciler{Client: mgr.GetClient(), Recorder: redactingRecorder{mgr.GetEventRecorder(eventRecorderName)}, Engine: engine, Shard: opts.Shard, APIReader: mgr.GetAPIReader()}
+	r := &TroubleshootReconciler{Client: mgr.GetClient(), Recorder: redactingRecorder{mgr.GetEventRecorder(eventRecorderName)}, Engine: engine, WatchSelector: opts.WatchSelector, APIReader: mgr.GetAPIReader()}
 	if err := r.SetupWithManager(mgr, opts); err != nil {
 		return fmt.Errorf("setting up %T: %w", r, err)
 	}

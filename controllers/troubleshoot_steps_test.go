@@ -45,8 +45,12 @@ func (r *idleRunner) Cleanup(_ context.Context, o runner.Owner) error {
 	return nil
 }
 
-func stepReconciler(rn *idleRunner, shard string) *TroubleshootReconciler {
-	return &TroubleshootReconciler{Shard: shard, Engine: &session.Engine{
+func stepReconciler(rn *idleRunner, selector string) *TroubleshootReconciler {
+	sel, err := ParseWatchSelector(selector)
+	if err != nil {
+		panic(err)
+	}
+	return &TroubleshootReconciler{WatchSelector: sel, Engine: &session.Engine{
 		Client:        fake.NewClientset(),
 		Runners:       map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerInProcess: rn},
 		DefaultRunner: kubagev1alpha1.TaskRunnerInProcess,
@@ -56,24 +60,41 @@ func stepReconciler(rn *idleRunner, shard string) *TroubleshootReconciler {
 func TestAdmitLeavesDeletedAndForeignSessionsAlone(t *testing.T) {
 	g := NewWithT(t)
 	rn := &idleRunner{}
-	r := stepReconciler(rn, "blue")
+	r := stepReconciler(rn, kubagev1alpha1.ShardingKeyLabel+"=blue")
 
 	ts := newTroubleshoot(1, kubagev1alpha1.PhaseInvestigating)
-	ts.Labels = map[string]string{ShardLabel: "blue"}
+	ts.Labels = map[string]string{kubagev1alpha1.ShardingKeyLabel: "blue"}
 	g.Expect(r.admit(context.Background(), ts)).To(BeTrue())
 	g.Expect(rn.cleaned).To(BeEmpty())
 
-	ts.Labels[ShardLabel] = "green"
+	ts.Labels[kubagev1alpha1.ShardingKeyLabel] = "green"
 	g.Expect(r.admit(context.Background(), ts)).To(BeFalse(), "another shard's session")
-	delete(ts.Labels, ShardLabel)
-	g.Expect(r.admit(context.Background(), ts)).To(BeFalse(), "an unlabelled session belongs to the shardless manager")
+	delete(ts.Labels, kubagev1alpha1.ShardingKeyLabel)
+	g.Expect(r.admit(context.Background(), ts)).To(BeFalse(), "an unlabelled session belongs to the main shard")
 	g.Expect(rn.cleaned).To(BeEmpty(), "a foreign session's tasks are not ours to stop")
 
-	ts.Labels = map[string]string{ShardLabel: "blue"}
+	ts.Labels = map[string]string{kubagev1alpha1.ShardingKeyLabel: "blue"}
 	now := metav1.NewTime(time.Now())
 	ts.DeletionTimestamp = &now
 	g.Expect(r.admit(context.Background(), ts)).To(BeFalse(), "a session being deleted is not advanced")
 	g.Expect(rn.cleaned).To(ConsistOf(runner.Owner{Namespace: "n", Name: "t"}), "its in-process tasks are stopped")
+}
+
+func TestWatchSelectorSplitsObjectsBetweenShards(t *testing.T) {
+	g := NewWithT(t)
+	main, blue, all := stepReconciler(&idleRunner{}, "!"+kubagev1alpha1.ShardingKeyLabel),
+		stepReconciler(&idleRunner{}, kubagev1alpha1.ShardingKeyLabel+"=blue"), stepReconciler(&idleRunner{}, "")
+	ts := newTroubleshoot(1, kubagev1alpha1.PhasePending)
+	g.Expect([]bool{main.admit(context.Background(), ts), blue.admit(context.Background(), ts), all.admit(context.Background(), ts)}).
+		To(Equal([]bool{true, false, true}), "an unlabelled session")
+	ts.Labels = map[string]string{kubagev1alpha1.ShardingKeyLabel: "blue"}
+	g.Expect([]bool{main.admit(context.Background(), ts), blue.admit(context.Background(), ts), all.admit(context.Background(), ts)}).
+		To(Equal([]bool{false, true, true}), "a session of shard blue")
+
+	_, err := ParseWatchSelector("sharding.kubage.io/key in (")
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(WatchCacheOptions(all.WatchSelector)).To(BeNil(), "no selector, no narrowed cache")
+	g.Expect(WatchCacheOptions(blue.WatchSelector)).To(HaveLen(4), "the reconciled kinds are cached by shard")
 }
 
 func TestAdvanceSessionStepKeepsTheCheckpointOrTheError(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
@@ -73,9 +74,9 @@ type TroubleshootScheduleReconciler struct {
 	Parser schedule.Parser
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// Shard is the value of ShardLabel this reconciler handles ("" for unlabelled schedules),
-	// as for Troubleshoots; set from Options.Shard.
-	Shard string
+	// WatchSelector selects the schedules this reconciler handles, as for Troubleshoots;
+	// set from Options.WatchSelector (all when nil).
+	WatchSelector labels.Selector
 	// Sender delivers notifications and rate-limits each sink; one per manager.
 	Sender *notify.Sender
 	// Backoff retries failed notifications; Options.NotifyBackoff or notify.DefaultBackoff.
@@ -90,8 +91,8 @@ func (r *TroubleshootScheduleReconciler) SetupWithManager(mgr ctrl.Manager, opts
 		r.Now = time.Now
 	}
 	r.Parser.Seconds = r.Parser.Seconds || opts.ScheduleSeconds
-	if r.Shard == "" {
-		r.Shard = opts.Shard
+	if r.WatchSelector == nil {
+		r.WatchSelector = opts.WatchSelector
 	}
 	if r.Sender == nil {
 		r.Sender = &notify.Sender{}
@@ -103,9 +104,8 @@ func (r *TroubleshootScheduleReconciler) SetupWithManager(mgr ctrl.Manager, opts
 		r.Backoff = notify.DefaultBackoff
 	}
 	r.sinks = newSinkResolver(mgr, opts)
-	inShard := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[ShardLabel] == r.Shard })
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&kubagev1alpha1.TroubleshootSchedule{}, builder.WithPredicates(inShard, predicate.GenerationChangedPredicate{})).
+		For(&kubagev1alpha1.TroubleshootSchedule{}, builder.WithPredicates(inWatchSelector(r.WatchSelector), predicate.GenerationChangedPredicate{})).
 		Owns(&kubagev1alpha1.Troubleshoot{}, builder.WithPredicates(runFinished{})).
 		Named("troubleshootschedule").
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
@@ -132,7 +132,7 @@ func (r *TroubleshootScheduleReconciler) Reconcile(ctx context.Context, req ctrl
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	// Owned runs enqueue their schedule whatever its shard: only one shard acts on it.
-	if !obj.DeletionTimestamp.IsZero() || obj.Labels[ShardLabel] != r.Shard {
+	if !obj.DeletionTimestamp.IsZero() || !selects(r.WatchSelector, obj) {
 		return ctrl.Result{}, nil
 	}
 	run := &scheduleRun{r: r, now: r.Now(), before: obj.DeepCopy()}

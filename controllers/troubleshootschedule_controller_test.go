@@ -31,6 +31,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -228,7 +229,7 @@ var _ = Describe("TroubleshootSchedules", func() {
 		ns := newNamespace(ctx, "badcron")
 		// The suite's manager (no shard, no seconds field) handles unlabelled schedules.
 		s := newSchedule(ns, "bad", "61 * * * *", nil)
-		delete(s.Labels, controllers.ShardLabel)
+		delete(s.Labels, kubagev1alpha1.ShardingKeyLabel)
 		Expect(k8sClient.Create(ctx, s)).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
@@ -242,7 +243,7 @@ var _ = Describe("TroubleshootSchedules", func() {
 
 		By("reading six fields only where the test-only option allows them")
 		six := newSchedule(ns, "six", "*/5 * * * * *", nil)
-		delete(six.Labels, controllers.ShardLabel)
+		delete(six.Labels, kubagev1alpha1.ShardingKeyLabel)
 		Expect(k8sClient.Create(ctx, six)).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(six), six)).To(Succeed())
@@ -263,11 +264,11 @@ var _ = Describe("TroubleshootSchedules", func() {
 
 func newSchedule(ns, name, cron string, mutate func(*kubagev1alpha1.TroubleshootSchedule)) *kubagev1alpha1.TroubleshootSchedule {
 	s := &kubagev1alpha1.TroubleshootSchedule{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{controllers.ShardLabel: testShard}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{kubagev1alpha1.ShardingKeyLabel: testShard}},
 		Spec: kubagev1alpha1.TroubleshootScheduleSpec{
 			Schedule: cron,
 			TroubleshootTemplate: kubagev1alpha1.TroubleshootTemplate{
-				Metadata: kubagev1alpha1.TemplateMetadata{Labels: map[string]string{controllers.ShardLabel: testShard}},
+				Metadata: kubagev1alpha1.TemplateMetadata{Labels: map[string]string{kubagev1alpha1.ShardingKeyLabel: testShard}},
 				Spec: kubagev1alpha1.TroubleshootSpec{
 					Problem: "Routine check of web",
 					Target:  &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "web"},
@@ -286,7 +287,7 @@ func newSchedule(ns, name, cron string, mutate func(*kubagev1alpha1.Troubleshoot
 func startScheduleManager(ctx context.Context, opts controllers.Options) (stop func()) {
 	mgr := newManager()
 	opts.MaxConcurrentReconciles = 2
-	opts.Shard = testShard
+	opts.WatchSelector = labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: testShard})
 	opts.ScheduleSeconds = true
 	Expect(controllers.SetupTroubleshoot(mgr, opts)).To(Succeed())
 	r := &controllers.TroubleshootScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("kubage")}

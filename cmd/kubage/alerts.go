@@ -44,6 +44,7 @@ type alertOptions struct {
 	defaultNamespace string
 	namespaceLabels  []string
 	matchers         []string
+	shards           []string
 	mode             string
 	taskRunner       string
 	model            string
@@ -65,6 +66,7 @@ func (o *alertOptions) bindFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.defaultNamespace, "alerts-default-namespace", "", "Namespace of sessions for alerts without a namespace label; empty rejects such alerts.")
 	f.StringSliceVar(&o.namespaceLabels, "alerts-namespace-labels", []string{"namespace"}, "Labels naming an alert's namespace, tried in order.")
 	f.StringSliceVar(&o.matchers, "alerts-matchers", nil, "Label matchers (=, !=, =~, !~) an alert must all match to be investigated; default excludes Watchdog and InfoInhibitor.")
+	f.StringArrayVar(&o.shards, "alerts-shard", nil, "Shard rule KEY:MATCHER, repeatable and tried in order: sessions for alerts matching MATCHER (e.g. 'blue:namespace=~\"blue-.*\"') get the label "+kubagev1alpha1.ShardingKeyLabel+"=KEY; alerts no rule matches get no label.")
 	f.StringVar(&o.mode, "alerts-mode", string(kubagev1alpha1.ModeDiagnose), "Mode of sessions opened for alerts: Diagnose or Remediate.")
 	f.StringVar(&o.taskRunner, "alerts-task-runner", "", "Task runner of sessions opened for alerts; empty means the operator default.")
 	f.StringVar(&o.model, "alerts-model", "", "Model Secret name (in the session's namespace) of sessions opened for alerts; empty means the operator default.")
@@ -85,6 +87,13 @@ func (o *alertOptions) setup(mgr manager.Manager) error {
 	base.NamespaceLabels = o.namespaceLabels
 	if len(o.matchers) > 0 {
 		base.Matchers = o.matchers
+	}
+	for _, r := range o.shards {
+		key, m, ok := strings.Cut(r, ":")
+		if !ok {
+			return fmt.Errorf("--alerts-shard must be KEY:MATCHER, not %q", r)
+		}
+		base.Shards = append(base.Shards, alerts.ShardRule{Key: key, Matchers: []string{m}})
 	}
 	base.Mode = kubagev1alpha1.Mode(o.mode)
 	base.TaskRunner = kubagev1alpha1.TaskRunner(o.taskRunner)

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -47,6 +48,10 @@ type managerOptions struct {
 	probeAddr               string
 	leaderElect             bool
 	leaderElectionNamespace string
+	leaseDuration           time.Duration
+	renewDeadline           time.Duration
+	retryPeriod             time.Duration
+	watchLabelSelector      string
 	maxConcurrentReconciles int
 	defaultTaskRunner       string
 	agentImage              string
@@ -76,6 +81,10 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader so that only one replica reconciles at a time.")
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader-election Lease; defaults to the Pod's namespace.")
+	f.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a replica waits after the leader's last renewal before taking the lead.")
+	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader keeps retrying a renewal before it gives up the lead (and exits).")
+	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often replicas try to acquire or renew the lead.")
+	f.StringVar(&o.watchLabelSelector, "watch-label-selector", "", "Reconcile only the Troubleshoots, KnowledgeSources and ToolServers whose labels match, e.g. \"sharding.kubage.io/key=shard1\" for a shard and \"!sharding.kubage.io/key\" for the main operator; empty reconciles all.")
 	f.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many objects of one kind reconcile at once.")
 	f.StringVar(&o.defaultTaskRunner, "default-task-runner", string(kubagev1alpha1.TaskRunnerInProcess), "Task runner of sessions without spec.taskRunner: InProcess or Job.")
 	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (kubage agent task); the Job runner is available only when set.")
@@ -102,6 +111,10 @@ func runManager(o managerOptions) error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
+	watch, err := controllers.ParseWatchSelector(o.watchLabelSelector)
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
@@ -110,6 +123,11 @@ func runManager(o managerOptions) error {
 		LeaderElectionID:              "manager.kubage.io",
 		LeaderElectionNamespace:       o.leaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &o.leaseDuration,
+		RenewDeadline:                 &o.renewDeadline,
+		RetryPeriod:                   &o.retryPeriod,
+		// A shard caches only its own objects of the three kinds.
+		Cache: cache.Options{ByObject: controllers.WatchCacheOptions(watch)},
 		Client: client.Options{
 			// RBAC grants get on Secrets, not list/watch: read them directly, never cache them.
 			Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}},
@@ -166,6 +184,7 @@ func runManager(o managerOptions) error {
 		TaskRunners:               runners,
 		DefaultTaskRunner:         def,
 		Clientset:                 cs,
+		WatchSelector:             watch,
 	}); err != nil {
 		return err
 	}
@@ -176,7 +195,7 @@ func runManager(o managerOptions) error {
 		return err
 	}
 
-	log.Info("Starting manager", "metrics", o.metricsAddr, "probes", o.probeAddr, "leaderElection", o.leaderElect)
+	log.Info("Starting manager", "metrics", o.metricsAddr, "probes", o.probeAddr, "leaderElection", o.leaderElect, "watchLabelSelector", watch.String())
 	return mgr.Start(ctx)
 }
 

@@ -146,6 +146,9 @@ func BuildSession(a *Alert, receiver string, pol *CompiledPolicy, now time.Time)
 	if len(validation.IsValidLabelValue(a.Name())) == 0 {
 		ts.Labels[LabelAlertName] = a.Name()
 	}
+	if shard := pol.Shard(a.Labels); shard != "" {
+		ts.Labels[kubagev1alpha1.ShardingKeyLabel] = shard
+	}
 	if pol.Model != "" {
 		ts.Spec.Model = &kubagev1alpha1.LocalSecretReference{Name: pol.Model}
 	}

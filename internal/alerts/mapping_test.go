@@ -163,6 +163,37 @@ func TestBuildSessionPolicyDefaults(t *testing.T) {
 	}
 }
 
+func TestBuildSessionShardRule(t *testing.T) {
+	doc := `shards:
+- key: blue
+  matchers: ['namespace=~"blue-.*"', 'severity="critical"']
+- key: green
+  matchers: ['namespace=~"blue-.*|green-.*"']
+`
+	p, err := ParsePolicy([]byte(doc), DefaultPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := mustPolicy(t, p)
+	for _, c := range []struct{ ns, severity, want string }{
+		{"blue-shop", "critical", "blue"},
+		{"blue-shop", "warning", "green"}, // the first rule needs both matchers
+		{"green-shop", "critical", "green"},
+		{"other", "critical", ""},
+	} {
+		a := &Alert{Status: StatusFiring, Fingerprint: "ab", StartsAt: testNow.Add(-time.Hour),
+			Labels: map[string]string{"alertname": "X", "namespace": c.ns, "severity": c.severity}}
+		ts, rej := BuildSession(a, "r", pol, testNow)
+		if rej != nil {
+			t.Fatal(rej)
+		}
+		got, ok := ts.Labels[kubagev1alpha1.ShardingKeyLabel]
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("%s/%s: shard label %q (set %v), want %q", c.ns, c.severity, got, ok, c.want)
+		}
+	}
+}
+
 func TestBuildSessionBadLabels(t *testing.T) {
 	pol := mustPolicy(t, DefaultPolicy())
 	for _, tc := range []struct {

@@ -84,6 +84,19 @@ type Policy struct {
 	Severities map[string]kubagev1alpha1.Severity `json:"severities,omitempty"`
 	// TargetLabels are tried in order; the first present names the session's target.
 	TargetLabels []TargetLabel `json:"targetLabels,omitempty"`
+	// Shards assign sessions to operator shards: the first rule whose matchers all match
+	// the alert's labels sets the session's label sharding.kubage.io/key to its key; an
+	// alert no rule matches gets no label (the main operator's share).
+	Shards []ShardRule `json:"shards,omitempty"`
+}
+
+// ShardRule is one shard assignment of the alert policy.
+type ShardRule struct {
+	// Key is the shard, the value of the label sharding.kubage.io/key.
+	Key string `json:"key"`
+	// Matchers must all match the alert's labels, e.g. `namespace=~"team-a-.*"`; none
+	// matches every alert.
+	Matchers []string `json:"matchers,omitempty"`
 }
 
 // TargetLabel maps a label onto the kind of the object its value names.
@@ -143,6 +156,7 @@ type CompiledPolicy struct {
 	matchers   []Matcher
 	severities map[string]kubagev1alpha1.Severity
 	targets    []TargetLabel
+	shards     []compiledShard
 	cooldown   time.Duration
 	margin     time.Duration
 }
@@ -245,10 +259,57 @@ func (p Policy) Compile() (*CompiledPolicy, error) {
 			errs = append(errs, fmt.Errorf("targetLabels[%d]: want a label name, an UpperCamelCase kind and an optional apiGroup", i))
 		}
 	}
+	errs = append(errs, c.compileShards()...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+type compiledShard struct {
+	key      string
+	matchers []Matcher
+}
+
+func (c *CompiledPolicy) compileShards() []error {
+	var errs []error
+	if len(c.Shards) > maxListEntries {
+		return []error{fmt.Errorf("shards: at most %d", maxListEntries)}
+	}
+	for i, r := range c.Shards {
+		if r.Key == "" || len(validation.IsValidLabelValue(r.Key)) > 0 {
+			errs = append(errs, fmt.Errorf("shards[%d]: key %q is not a label value", i, r.Key))
+		}
+		if len(r.Matchers) > maxMatchers {
+			errs = append(errs, fmt.Errorf("shards[%d]: at most %d matchers", i, maxMatchers))
+			continue
+		}
+		cs := compiledShard{key: r.Key}
+		for j, s := range r.Matchers {
+			m, err := ParseMatcher(s)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("shards[%d].matchers[%d]: %w", i, j, err))
+				continue
+			}
+			cs.matchers = append(cs.matchers, m)
+		}
+		c.shards = append(c.shards, cs)
+	}
+	return errs
+}
+
+// Shard is the shard key of the first rule matching the alert's labels, or "" for none.
+func (c *CompiledPolicy) Shard(labels map[string]string) string {
+next:
+	for _, r := range c.shards {
+		for i := range r.matchers {
+			if !r.matchers[i].Matches(labels) {
+				continue next
+			}
+		}
+		return r.key
+	}
+	return ""
 }
 
 func checkBudget(b *kubagev1alpha1.Budget) []error {
@@ -309,6 +370,13 @@ func (p Policy) deepCopy() Policy {
 	out.Matchers = append([]string(nil), p.Matchers...)
 	out.NamespaceLabels = append([]string(nil), p.NamespaceLabels...)
 	out.TargetLabels = append([]TargetLabel(nil), p.TargetLabels...)
+	out.Shards = make([]ShardRule, len(p.Shards))
+	for i, r := range p.Shards {
+		out.Shards[i] = ShardRule{Key: r.Key, Matchers: append([]string(nil), r.Matchers...)}
+	}
+	if p.Shards == nil {
+		out.Shards = nil
+	}
 	if p.Budget != nil {
 		out.Budget = p.Budget.DeepCopy()
 	}

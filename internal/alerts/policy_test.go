@@ -116,6 +116,8 @@ func TestPolicyErrors(t *testing.T) {
 		`severities: {x: Severe}`,
 		`targetLabels: [{label: pod, kind: pod}]`,
 		`model: "Bad Name"`,
+		`shards: [{key: "not a value"}]`,
+		`shards: [{key: blue, matchers: ['namespace=~"("']}]`,
 	} {
 		p, err := ParsePolicy([]byte(doc), DefaultPolicy())
 		if err == nil {
