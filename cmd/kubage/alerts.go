@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -78,7 +80,7 @@ func (o *alertOptions) bindFlags(f *pflag.FlagSet) {
 }
 
 // setup adds the receiver to the manager when it is enabled.
-func (o *alertOptions) setup(mgr manager.Manager) error {
+func (o *alertOptions) setup(ctx context.Context, mgr manager.Manager, watch labels.Selector) error {
 	if o.bindAddress == "" || o.bindAddress == "0" {
 		return nil
 	}
@@ -131,7 +133,17 @@ func (o *alertOptions) setup(mgr manager.Manager) error {
 		return errors.New("the alert receiver needs --alerts-token-secret or --alerts-token-file")
 	}
 
-	proc := alerts.NewProcessor(mgr.GetClient(), mgr.GetAPIReader(), policy, alerts.ProcessorOptions{})
+	// The cooldown is looked up among the sessions in the cluster: from the manager's cache,
+	// indexed by fingerprint, when it holds every session; from the API server when this
+	// manager is a shard and the session may belong to another.
+	popts := alerts.ProcessorOptions{Sessions: mgr.GetAPIReader()}
+	if watch.Empty() {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, &kubagev1alpha1.Troubleshoot{}, alerts.FingerprintIndex, alerts.IndexFingerprint); err != nil {
+			return fmt.Errorf("indexing Troubleshoots by alert fingerprint: %w", err)
+		}
+		popts = alerts.ProcessorOptions{Sessions: mgr.GetClient(), SessionsIndexed: true}
+	}
+	proc := alerts.NewProcessor(mgr.GetClient(), mgr.GetAPIReader(), policy, popts)
 	handler := alerts.NewHandler(proc, token, alerts.HandlerOptions{
 		MaxBodyBytes: o.maxBodyBytes,
 		MaxAlerts:    o.maxAlerts,

@@ -326,6 +326,44 @@ func TestCooldownSkipsNewOccurrence(t *testing.T) {
 	}
 }
 
+func TestCooldownSurvivesRestartAndHoldsAcrossReplicas(t *testing.T) {
+	now := testNow
+	// The API server stamps creation times; the fake client does not, so the test does.
+	c := fake.NewClientBuilder().WithScheme(testScheme(t)).
+		WithObjects(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}).
+		WithIndex(&kubagev1alpha1.Troubleshoot{}, FingerprintIndex, IndexFingerprint).
+		WithInterceptorFuncs(interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.CreateOption) error {
+			o.SetCreationTimestamp(metav1.NewTime(now))
+			return c.Create(ctx, o, opts...)
+		}}).Build()
+	replica := func() *Processor {
+		return NewProcessor(c, c, StaticPolicy{P: mustPolicy(t, DefaultPolicy())},
+			ProcessorOptions{Now: func() time.Time { return now }, Sessions: c, SessionsIndexed: true})
+	}
+	p := parseFile(t, "crashloop_firing.json")
+	ctx := context.Background()
+	if s, err := replica().Process(ctx, p); err != nil || s.Created != 1 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	// A restarted replica (empty memory) meets the same occurrence: a duplicate.
+	if s, err := replica().Process(ctx, p); err != nil || s.Duplicates != 1 {
+		t.Fatalf("same occurrence after a restart: %+v %v", s, err)
+	}
+	// The alert flaps ten minutes later and reaches another fresh replica: still cooling down.
+	p.Alerts[0].StartsAt = p.Alerts[0].StartsAt.Add(10 * time.Minute)
+	now = now.Add(10 * time.Minute)
+	if s, err := replica().Process(ctx, p); err != nil || s.Skipped != 1 || s.Alerts[0].Reason != ReasonCooldown {
+		t.Fatalf("inside the cooldown after a restart: %+v %v", s, err)
+	}
+	now = now.Add(defaultCooldown)
+	if s, err := replica().Process(ctx, p); err != nil || s.Created != 1 {
+		t.Fatalf("after the cooldown: %+v %v", s, err)
+	}
+	if n := countSessions(t, c, "shop"); n != 2 {
+		t.Fatalf("%d sessions", n)
+	}
+}
+
 func TestProcessorReportsForbiddenAndInvalid(t *testing.T) {
 	for _, tc := range []struct {
 		err    error

@@ -87,6 +87,12 @@ type ProcessorOptions struct {
 	SeenCacheSize int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Sessions, when set, is where a fingerprint the replica has not met yet is looked up
+	// for the cooldown (its newest session), so the cooldown survives restarts and holds
+	// across replicas; nil keeps the cooldown in this replica's memory only. A cache with
+	// FingerprintIndex (SessionsIndexed) keeps the lookup cheap during a storm.
+	Sessions        client.Reader
+	SessionsIndexed bool
 }
 
 // Processor turns parsed payloads into API writes: one create per new occurrence, one
@@ -188,7 +194,18 @@ func (p *Processor) firing(ctx context.Context, pol *CompiledPolicy, a *Alert, r
 		return rejected(rej.Reason, rej.Message, ""), nil
 	}
 	res := AlertResult{Namespace: ts.Namespace, Session: ts.Name}
-	if e, ok := p.seen.get(a.Fingerprint, now); ok {
+	e, ok := p.seen.get(a.Fingerprint, now)
+	if !ok && p.opts.Sessions != nil && pol.CooldownDuration() > 0 {
+		name, created, found, err := p.latestSession(ctx, ts.Namespace, a.Fingerprint)
+		if err != nil {
+			return AlertResult{}, err
+		}
+		if found {
+			p.seen.putCreated(a.Fingerprint, name, created, now)
+			e, ok = p.seen.get(a.Fingerprint, now)
+		}
+	}
+	if ok {
 		if e.name == ts.Name {
 			duplicatesSuppressed.Inc()
 			res.Outcome = OutcomeDuplicate

@@ -73,6 +73,17 @@ func (c *seenCache) put(fp, name string, now time.Time) {
 	c.update(fp, name, now, false)
 }
 
+// putCreated records a session found in the cluster, whose cooldown began when it was
+// created rather than when this replica met it.
+func (c *seenCache) putCreated(fp, name string, created, now time.Time) {
+	c.update(fp, name, now, false)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[fp]; ok && el.Value.(*seenEntry).name == name {
+		el.Value.(*seenEntry).createdAt = created
+	}
+}
+
 // markResolved records that the session's alert resolved, so that repeated resolved
 // notifications need no further write.
 func (c *seenCache) markResolved(fp, name string, now time.Time) {
