@@ -56,6 +56,12 @@ type Op struct {
 	Replicas  int32
 	PatchType types.PatchType
 	Patch     []byte
+	// UID, when set, is the object the action was approved against (see Pin): a Pod
+	// deletion then deletes only that Pod, never a namesake created since.
+	UID types.UID
+	// Resumed says an earlier attempt of this action may have run before the operator
+	// stopped: what it already did is recognised and not done again.
+	Resumed bool
 }
 
 // String renders the op for results and logs.
@@ -295,12 +301,40 @@ const FieldManager = "kubage-remediation"
 // value identifies the action, so executing it twice (after a crash) rolls out once.
 const RestartAnnotation = "kubage.io/restarted-for"
 
+// RemediatedAnnotation on an object records the latest approved action that changed it,
+// written in the same request as the change, so a resumed action sees it already ran.
+const RemediatedAnnotation = "kubage.io/remediated-for"
+
+// Pin returns the UID of the object op acts on ("" when it does not exist), for the caller
+// to record before executing, so that a resumed deletion cannot hit a namesake.
+func (x *Executor) Pin(ctx context.Context, op Op) (types.UID, error) {
+	if x == nil || x.Client == nil || op.Verb != DeletePod {
+		return "", nil
+	}
+	p, err := x.Client.CoreV1().Pods(op.Namespace).Get(ctx, op.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("reading Pod %s: %w", op.Name, err)
+	}
+	return p.UID, nil
+}
+
 // Execute applies op; stamp identifies the approved action. It returns a one-line result.
+// Executing a resumed op again changes nothing its first attempt changed.
 func (x *Executor) Execute(ctx context.Context, op Op, stamp string) (string, error) {
 	if x == nil || x.Client == nil {
 		return "", errors.New("no remediation executor configured")
 	}
 	opts := metav1.PatchOptions{FieldManager: FieldManager}
+	if op.Resumed && (op.Verb == Scale || op.Verb == Patch) {
+		if done, err := x.stamped(ctx, op, stamp); err != nil {
+			return "", fmt.Errorf("%s: %w", op, err)
+		} else if done {
+			return successMessage(op), nil
+		}
+	}
 	var err error
 	switch op.Verb {
 	case RolloutRestart:
@@ -310,23 +344,20 @@ func (x *Executor) Execute(ctx context.Context, op Op, stamp string) (string, er
 			return fmt.Sprintf("Restarted the rollout of %s/%s", op.Kind, op.Name), nil
 		}
 	case Scale:
-		body := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, op.Replicas)
+		body := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}},"spec":{"replicas":%d}}`, RemediatedAnnotation, stamp, op.Replicas)
 		err = x.patch(ctx, op.Kind, op.Namespace, op.Name, types.MergePatchType, body, opts)
 		if err == nil {
-			return fmt.Sprintf("Scaled %s/%s to %d replicas", op.Kind, op.Name, op.Replicas), nil
+			return successMessage(op), nil
 		}
 	case DeletePod:
-		err = x.Client.CoreV1().Pods(op.Namespace).Delete(ctx, op.Name, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			return fmt.Sprintf("Pod %s was already gone", op.Name), nil
-		}
-		if err == nil {
-			return fmt.Sprintf("Deleted Pod %s", op.Name), nil
-		}
+		return x.deletePod(ctx, op)
 	case Patch:
-		err = x.patch(ctx, op.Kind, op.Namespace, op.Name, op.PatchType, op.Patch, opts)
+		var body []byte
+		if body, err = x.stampPatch(ctx, op, stamp); err == nil {
+			err = x.patch(ctx, op.Kind, op.Namespace, op.Name, op.PatchType, body, opts)
+		}
 		if err == nil {
-			return fmt.Sprintf("Patched %s/%s", op.Kind, op.Name), nil
+			return successMessage(op), nil
 		}
 	default:
 		return "", fmt.Errorf("%w: unknown operation %q", ErrNotExecutable, op.Verb)

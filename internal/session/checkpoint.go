@@ -69,6 +69,10 @@ type Checkpoint struct {
 	Rounds []Round `json:"rounds,omitempty"`
 	// Timeline records phase changes.
 	Timeline []Mark `json:"timeline,omitempty"`
+	// Executing lists the approved actions whose execution began, saved before each
+	// action runs, so that an operator restarted mid-action resumes it instead of running
+	// it blind a second time.
+	Executing []Intent `json:"executing,omitempty"`
 
 	resourceVersion string
 	exists          bool
@@ -83,6 +87,13 @@ type Stop struct {
 	Message string `json:"message"`
 	// Failed is true when the session ends in phase Failed.
 	Failed bool `json:"failed,omitempty"`
+}
+
+// Intent is an approved action about to run: its id and the UID of the object it was
+// pinned to (a Pod to delete), so a resumed deletion cannot hit a namesake.
+type Intent struct {
+	Action string `json:"action"`
+	UID    string `json:"uid,omitempty"`
 }
 
 // Degradation is why the brain answered without the model, as a condition reason

@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/remediate"
 )
@@ -102,6 +104,28 @@ func (w *work) executable(a *kubagev1alpha1.RemediationAction) (remediate.Op, st
 	return op, ""
 }
 
+// intend records, before an action runs, that it is about to run and which object it is
+// pinned to, and saves the checkpoint at once; an action already recorded is resumed with
+// its pin. The status write after the action may be lost to a crash; this record is not.
+func (w *work) intend(ctx context.Context, op remediate.Op, action string) (remediate.Op, error) {
+	for _, in := range w.ck.Executing {
+		if in.Action == action {
+			op.UID, op.Resumed = types.UID(in.UID), true
+			return op, nil
+		}
+	}
+	uid, err := w.e.Executor.Pin(ctx, op)
+	if err != nil {
+		return op, err
+	}
+	w.ck.Executing = append(w.ck.Executing, Intent{Action: action, UID: string(uid)})
+	if err := saveCheckpoint(ctx, w.e.Client, w.owner, w.ck); err != nil {
+		return op, err
+	}
+	op.UID = uid
+	return op, nil
+}
+
 // executeApproved executes the approved, executable actions.
 func executeApproved(ctx context.Context, w *work) (time.Duration, error) {
 	if w.st.Remediation == nil {
@@ -121,6 +145,10 @@ func executeApproved(ctx context.Context, w *work) (time.Duration, error) {
 		if why != "" {
 			a.Result = clean("Approved, but not executed by the operator: "+why+".", 1024)
 			continue
+		}
+		var err error
+		if op, err = w.intend(ctx, op, a.ID); err != nil {
+			return 0, err
 		}
 		res, err := w.e.Executor.Execute(ctx, op, string(w.owner.UID)+"/"+a.ID)
 		if err != nil {

@@ -18,10 +18,15 @@ package session
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
@@ -81,4 +86,76 @@ func TestRemediateApprovalPath(t *testing.T) {
 	cm, err := h.cs.CoreV1().ConfigMaps(ns).Get(ctx, ts.Status.ReportRef.Name, metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(cm.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("Executed"))
+}
+
+// A Remediating step whose status write is lost to a crash is redone: the redo must not
+// execute an action again, nor delete a namesake of the Pod it deleted.
+func TestRemediatingRedoneAfterALostStatusWriteExecutesNothingTwice(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	// The fake API ignores delete preconditions; the real one refuses a UID mismatch.
+	h.cs.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		del := a.(k8stesting.DeleteActionImpl)
+		if pre := del.DeleteOptions.Preconditions; pre != nil && pre.UID != nil {
+			cur, err := h.cs.Tracker().Get(corev1.SchemeGroupVersion.WithResource("pods"), del.Namespace, del.Name)
+			if err == nil && cur.(*corev1.Pod).UID != *pre.UID {
+				return true, nil, apierrors.NewConflict(corev1.Resource("pods"), del.Name, errors.New("UID precondition failed"))
+			}
+		}
+		return false, nil, nil
+	})
+	h.brain = &proposer{Brain: h.brain, actions: []agent.Action{
+		{ID: "a1", Description: "scale down", Command: "kubectl -n payments scale deployment/web --replicas=1", Risk: agent.RiskLow},
+		{ID: "a2", Description: "delete a pod", Command: "kubectl -n payments delete pod web-p0", Risk: agent.RiskLow},
+	}}
+	ctx := context.Background()
+	pods, err := h.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	victim := pods.Items[0].Name
+	h.brain.(*proposer).actions[1].Command = "kubectl -n payments delete pod " + victim
+
+	ts := troubleshoot(webTarget)
+	ts.Spec.Mode = kubagev1alpha1.ModeRemediate
+	h.drive(g, ts, kubagev1alpha1.PhaseAwaitingApproval)
+	for _, a := range ts.Status.Remediation.Actions {
+		ts.Spec.Approvals = append(ts.Spec.Approvals, kubagev1alpha1.ActionApproval{ActionID: a.ID, Decision: kubagev1alpha1.DecisionApproved})
+	}
+	_, err = h.engine.Advance(ctx, ts)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseRemediating))
+	lost := ts.Status.DeepCopy()
+
+	writes := func() (patches, deletes int) {
+		for _, a := range h.cs.Actions() {
+			switch {
+			case a.GetVerb() == "patch" && a.GetResource().Resource == "deployments":
+				patches++
+			case a.GetVerb() == "delete" && a.GetResource().Resource == "pods":
+				deletes++
+			}
+		}
+		return patches, deletes
+	}
+	_, err = h.engine.Advance(ctx, ts)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
+	first := ts.Status.Remediation.DeepCopy()
+	patches, deletes := writes()
+	g.Expect([]int{patches, deletes}).To(Equal([]int{1, 1}))
+
+	// The status write is lost, and a namesake of the deleted Pod appears.
+	ts.Status = *lost
+	_, err = h.cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: victim, UID: "namesake"}}, metav1.CreateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = h.engine.Advance(ctx, ts)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted))
+	g.Expect(ts.Status.Remediation.Actions).To(Equal(first.Actions), "the redo reports what the first attempt did")
+	patches, _ = writes()
+	g.Expect(patches).To(Equal(1), "the scale is not applied again")
+	_, err = h.cs.CoreV1().Pods(ns).Get(ctx, victim, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred(), "the namesake Pod is left alone")
+	d, err := h.cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(d.Annotations).To(HaveKeyWithValue(remediate.RemediatedAnnotation, string(ts.UID)+"/"+first.Actions[0].ID))
 }
