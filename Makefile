@@ -115,8 +115,12 @@ test-envtest: control-plane ## Reconciler and CRD validation tests against a rea
 	go test $(GO_TEST_FLAGS) ./controllers/... ./internal/kubectlplugin/apitest/...
 
 .PHONY: test-e2e
-test-e2e: control-plane build $(HELM) ## End-to-end tests on a local control plane (brought up and torn down by the suite).
-	KUBAGE_BIN=$(BIN)/kubage KUBAGE_HELM=$(HELM) go test $(GO_TEST_FLAGS) -v -timeout 30m ./test/e2e/... -ginkgo.v
+test-e2e: control-plane build $(HELM) ## End-to-end tests on a local control plane (brought up and torn down by the suite); the long kill matrix is test-kill.
+	KUBAGE_BIN=$(BIN)/kubage KUBAGE_HELM=$(HELM) go test $(GO_TEST_FLAGS) -v -timeout 30m ./test/e2e/... -ginkgo.v -ginkgo.label-filter='!kill'
+
+.PHONY: test-kill
+test-kill: control-plane build ## The kill matrix: SIGKILL the operator in every phase of both runners (≥20 kills), during KnowledgeSource indexing and an alert storm.
+	KUBAGE_BIN=$(BIN)/kubage go test $(GO_TEST_FLAGS) -v -timeout 30m ./test/e2e/... -ginkgo.v -ginkgo.label-filter='kill'
 
 .PHONY: scenarios-list
 scenarios-list: ## One line per real-cluster scenario: name, split, hops, class, source (no cluster needed).

@@ -283,7 +283,7 @@ func expectNothingLeftRunning(ctx context.Context, ns string) {
 // jobWatch counts the task Jobs created in a namespace, by task id, for the whole spec.
 type jobWatch struct {
 	mu      sync.Mutex
-	created map[string]map[string]bool // task id → Job UIDs
+	created map[string]map[string]bool // session/run/task id → Job UIDs
 }
 
 func watchJobs(ctx context.Context, ns string) *jobWatch {
@@ -303,7 +303,7 @@ func watchJobs(ctx context.Context, ns string) *jobWatch {
 			if !ok || ev.Type != watch.Added {
 				continue
 			}
-			key := job.Labels[runner.LabelRun] + "/" + job.Labels[runner.LabelTaskID]
+			key := job.Labels[runner.LabelTroubleshoot] + "/" + job.Labels[runner.LabelRun] + "/" + job.Labels[runner.LabelTaskID]
 			jw.mu.Lock()
 			if jw.created[key] == nil {
 				jw.created[key] = map[string]bool{}
@@ -319,7 +319,7 @@ func watchJobs(ctx context.Context, ns string) *jobWatch {
 	return jw
 }
 
-// createdPerTask is the number of distinct Jobs created for each (run, task id).
+// createdPerTask is the number of distinct Jobs created for each (session, run, task id).
 func (jw *jobWatch) createdPerTask() map[string]int {
 	jw.mu.Lock()
 	defer jw.mu.Unlock()

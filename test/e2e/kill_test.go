@@ -1,0 +1,440 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+)
+
+// The kill matrix: the operator is SIGKILLed at random moments in every phase of sessions
+// of both runners, and restarted at once. A control operator of its own shard, never
+// killed, runs the same sessions on copies of the same apps; every killed session must end
+// with the control's conclusion, no task Job may be created twice, every approved action
+// must run exactly once with the control's result, and no approval may be lost.
+// `make test` runs a few kills; `make test-kill` (Label "kill") runs the full matrix.
+var _ = Describe("Kill matrix", Ordered, func() {
+	BeforeAll(func(ctx SpecContext) { setupKubage(ctx) })
+
+	It("resumes every session after a few kills", func(ctx SpecContext) {
+		runKillMatrix(ctx, killPlan{
+			quota: 1,
+			want: map[kubagev1alpha1.TaskRunner][]kubagev1alpha1.TroubleshootPhase{
+				kubagev1alpha1.TaskRunnerInProcess: {kubagev1alpha1.PhasePlanning, kubagev1alpha1.PhaseRemediating},
+				kubagev1alpha1.TaskRunnerJob:       {kubagev1alpha1.PhaseInvestigating, kubagev1alpha1.PhaseAwaitingApproval},
+			},
+			diagnose: 1, remediate: 1, maxRounds: 3, minKills: 4,
+		})
+	}, SpecTimeout(6*time.Minute))
+
+	It("resumes every session after kills in every phase of both runners", Label("kill"), func(ctx SpecContext) {
+		all := []kubagev1alpha1.TroubleshootPhase{
+			kubagev1alpha1.PhasePending, kubagev1alpha1.PhasePlanning, kubagev1alpha1.PhaseInvestigating,
+			kubagev1alpha1.PhaseRegulating, kubagev1alpha1.PhaseSummarizing, kubagev1alpha1.PhaseAwaitingApproval,
+			kubagev1alpha1.PhaseRemediating,
+		}
+		runKillMatrix(ctx, killPlan{
+			quota: 2,
+			want:  map[kubagev1alpha1.TaskRunner][]kubagev1alpha1.TroubleshootPhase{kubagev1alpha1.TaskRunnerInProcess: all, kubagev1alpha1.TaskRunnerJob: all},
+			// Rounds of sessions follow one another until every phase had its kills.
+			diagnose: 2, remediate: 1, maxRounds: 6, minKills: 20, everyPhase: true,
+		})
+	}, SpecTimeout(12*time.Minute))
+})
+
+// killPlan is how many kills each runner gets in each phase, over how many sessions.
+type killPlan struct {
+	quota               int
+	want                map[kubagev1alpha1.TaskRunner][]kubagev1alpha1.TroubleshootPhase
+	diagnose, remediate int // sessions of each kind per runner and round
+	maxRounds           int
+	minKills            int
+	// everyPhase requires a kill in each wanted phase (the long matrix); the short one
+	// asks for minKills kills wherever they land.
+	everyPhase bool
+}
+
+// nextPhase is the phase a session usually enters after its current one: a kill shortly
+// after a status write often lands there.
+func nextPhase(ts *kubagev1alpha1.Troubleshoot) kubagev1alpha1.TroubleshootPhase {
+	switch ts.Status.Phase {
+	case kubagev1alpha1.PhasePending:
+		return kubagev1alpha1.PhasePlanning
+	case kubagev1alpha1.PhasePlanning:
+		return kubagev1alpha1.PhaseInvestigating
+	case kubagev1alpha1.PhaseInvestigating:
+		return kubagev1alpha1.PhaseRegulating
+	case kubagev1alpha1.PhaseRegulating:
+		return kubagev1alpha1.PhaseSummarizing
+	case kubagev1alpha1.PhaseSummarizing:
+		if ts.Spec.Mode == kubagev1alpha1.ModeRemediate {
+			return kubagev1alpha1.PhaseAwaitingApproval
+		}
+	case kubagev1alpha1.PhaseAwaitingApproval:
+		return kubagev1alpha1.PhaseRemediating
+	}
+	return kubagev1alpha1.PhaseCompleted
+}
+
+// Label values of the matrix's sessions.
+const (
+	killRoleLabel   = "e2e.kubage.io/kill-role"
+	roleKilled      = "killed"
+	roleControl     = "control"
+	controlShardKey = "kill-control"
+)
+
+// killedSession is one session the matrix kills the operator under, and its control twin.
+type killedSession struct {
+	key, control    client.ObjectKey
+	runner          kubagev1alpha1.TaskRunner
+	remediate       bool
+	pod, controlPod string // the evicted pods of Remediate sessions
+	approvedAt      time.Time
+}
+
+// killRecord is one kill: which session's phase triggered it and the phases of all sessions.
+type killRecord struct {
+	runner  kubagev1alpha1.TaskRunner
+	phase   kubagev1alpha1.TroubleshootPhase
+	session string
+	delay   time.Duration
+	others  []string
+}
+
+func runKillMatrix(ctx context.Context, plan killPlan) {
+	GinkgoHelper()
+	startKubelet(ctx)
+	base := []string{"--agent-image=" + agentImage, "--agent-start-timeout=5s"}
+	startManager(append(base, "--watch-label-selector="+kubagev1alpha1.ShardingKeyLabel+"="+controlShardKey)...)
+	killedArgs := append(base, "--watch-label-selector=!"+kubagev1alpha1.ShardingKeyLabel)
+	op := startManager(killedArgs...)
+
+	wc, err := client.NewWithWatch(cluster.RESTConfig, client.Options{Scheme: kube.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	events := make(chan *kubagev1alpha1.Troubleshoot, 1024)
+	w, err := wc.Watch(ctx, &kubagev1alpha1.TroubleshootList{}, client.MatchingLabels{killRoleLabel: roleKilled})
+	Expect(err).NotTo(HaveOccurred())
+	go func() {
+		defer close(events)
+		for ev := range w.ResultChan() {
+			if ts, ok := ev.Object.(*kubagev1alpha1.Troubleshoot); ok && ev.Type != watch.Deleted {
+				events <- ts
+			}
+		}
+	}()
+	DeferCleanup(w.Stop)
+
+	runners := make([]kubagev1alpha1.TaskRunner, 0, len(plan.want))
+	for rn := range plan.want {
+		runners = append(runners, rn)
+	}
+	sort.Slice(runners, func(i, j int) bool { return runners[i] < runners[j] })
+	var sessions []*killedSession
+	byKey := map[client.ObjectKey]*killedSession{}
+	jobs := map[string]*jobWatch{}
+	appNS := map[kubagev1alpha1.TaskRunner]string{}
+	for _, rn := range runners {
+		ns := newNamespace(ctx)
+		jobs[ns], appNS[rn] = watchJobs(ctx, ns), ns
+		brokenConfigApp(ctx, ns)
+	}
+	// newRound prepares the apps of a round, then creates its sessions and twins at once.
+	newRound := func(round int) {
+		GinkgoHelper()
+		var batch []*killedSession
+		for _, rn := range runners {
+			ns := appNS[rn]
+			for i := 0; i < plan.diagnose; i++ {
+				name := fmt.Sprintf("api-down-%d-%d", round, i)
+				batch = append(batch, &killedSession{runner: rn, key: client.ObjectKey{Namespace: ns, Name: name}, control: client.ObjectKey{Namespace: ns, Name: "ctl-" + name}})
+			}
+			for i := 0; i < plan.remediate; i++ {
+				killedNS, controlNS := newNamespace(ctx), newNamespace(ctx)
+				jobs[killedNS], jobs[controlNS] = watchJobs(ctx, killedNS), watchJobs(ctx, controlNS)
+				batch = append(batch, &killedSession{runner: rn, remediate: true,
+					key: client.ObjectKey{Namespace: killedNS, Name: "evicted"}, control: client.ObjectKey{Namespace: controlNS, Name: "evicted"},
+					pod: evictedPod(ctx, killedNS, "batch-7f9c").Name, controlPod: evictedPod(ctx, controlNS, "batch-7f9c").Name})
+			}
+		}
+		for _, s := range batch {
+			var pod, controlPod *string
+			if s.remediate {
+				pod, controlPod = &s.pod, &s.controlPod
+			}
+			createKillSession(ctx, s.key, roleKilled, s.runner, pod)
+			createKillSession(ctx, s.control, roleControl, s.runner, controlPod)
+			byKey[s.key] = s
+		}
+		sessions = append(sessions, batch...)
+	}
+
+	kills := map[kubagev1alpha1.TaskRunner]map[kubagev1alpha1.TroubleshootPhase]int{}
+	for _, rn := range runners {
+		kills[rn] = map[kubagev1alpha1.TroubleshootPhase]int{}
+	}
+	wanted := func(rn kubagev1alpha1.TaskRunner, p kubagev1alpha1.TroubleshootPhase) bool {
+		for _, q := range plan.want[rn] {
+			if q == p {
+				return kills[rn][p] < plan.quota
+			}
+		}
+		return false
+	}
+	missing := func() bool {
+		for _, rn := range runners {
+			for _, p := range plan.want[rn] {
+				if wanted(rn, p) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+
+	By("killing the operator in the planned phases, round after round of sessions, until each phase had its kills")
+	var records []killRecord
+	deadline := time.Now().Add(9 * time.Minute)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	round := 0
+	for {
+		if allFinished(ctx, sessions) {
+			if !missing() || round >= plan.maxRounds {
+				break
+			}
+			newRound(round)
+			round++
+		}
+		Expect(time.Now().Before(deadline)).To(BeTrue(), "the sessions did not finish; kills so far: %v", kills)
+		var ts *kubagev1alpha1.Troubleshoot
+		select {
+		case ts = <-events:
+		case <-tick.C:
+		case <-ctx.Done():
+			Fail("spec ended before the sessions finished")
+		}
+		approveWaiting(ctx, sessions, kills)
+		if ts == nil {
+			continue
+		}
+		s := byKey[client.ObjectKeyFromObject(ts)]
+		if s == nil || ts.Status.Phase.IsTerminal() || !(wanted(s.runner, ts.Status.Phase) || wanted(s.runner, nextPhase(ts))) {
+			continue
+		}
+		// The event is the status write of one step; the next step runs now. Quick steps
+		// take a few API calls, so the delay before the kill is short; waiting phases get
+		// a longer one.
+		window := 10
+		if ts.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval || (ts.Status.Phase == kubagev1alpha1.PhaseInvestigating && s.runner == kubagev1alpha1.TaskRunnerJob) {
+			window = 400
+		}
+		delay := time.Duration(rand.IntN(window)) * time.Millisecond
+		time.Sleep(delay)
+		op.Kill()
+		// The kill counts for the phase the session was in when it landed: with the
+		// operator dead, the persisted phase no longer moves.
+		landed := &kubagev1alpha1.Troubleshoot{}
+		Expect(kube.Get(ctx, s.key, landed)).To(Succeed())
+		rec := killRecord{runner: s.runner, phase: landed.Status.Phase, session: s.key.String(), delay: delay, others: phasesNow(ctx, sessions)}
+		kills[s.runner][landed.Status.Phase]++
+		records = append(records, rec)
+		GinkgoWriter.Printf("kill %d landed in %s (%s runner) of %s\n", len(records), rec.phase, rec.runner, rec.session)
+		checkAfterKill(ctx, jobs, sessions)
+		op = startManager(killedArgs...)
+		// Events queued while the operator died describe steps already taken.
+		for drained := false; !drained; {
+			select {
+			case <-events:
+			default:
+				drained = true
+			}
+		}
+	}
+
+	By("comparing every session with its control twin")
+	for _, s := range sessions {
+		expectSameConclusion(ctx, s)
+	}
+	for ns, jw := range jobs {
+		Expect(jw.createdPerTask()).NotTo(ContainElement(BeNumerically(">", 1)), "namespace %s: one Job per task across all kills", ns)
+	}
+
+	GinkgoWriter.Printf("kill matrix: %d kills\n", len(records))
+	for _, r := range records {
+		GinkgoWriter.Printf("  kill in %-16s (%s runner) of %s after %s; all sessions then: %s\n", r.phase, r.runner, r.session, r.delay, strings.Join(r.others, " "))
+	}
+	for _, rn := range runners {
+		GinkgoWriter.Printf("kills per phase, %s runner: %v\n", rn, kills[rn])
+		for _, p := range plan.want[rn] {
+			if plan.everyPhase {
+				Expect(kills[rn][p]).To(BeNumerically(">=", 1), "no kill in %s with the %s runner", p, rn)
+			}
+		}
+	}
+	Expect(len(records)).To(BeNumerically(">=", plan.minKills))
+}
+
+// createKillSession creates a session of the matrix: a killed one for the main operator or
+// a control one for the control shard; pod, when set, is the evicted pod of Remediate mode.
+func createKillSession(ctx context.Context, key client.ObjectKey, role string, rn kubagev1alpha1.TaskRunner, pod *string) {
+	GinkgoHelper()
+	createTroubleshoot(ctx, key.Namespace, key.Name, func(ts *kubagev1alpha1.Troubleshoot) {
+		ts.Labels = map[string]string{killRoleLabel: role}
+		if role == roleControl {
+			ts.Labels[kubagev1alpha1.ShardingKeyLabel] = controlShardKey
+		}
+		ts.Spec.TaskRunner = rn
+		ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "api"}
+		if pod != nil {
+			ts.Spec.Problem = "A batch pod was killed"
+			ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Pod", Name: *pod}
+			ts.Spec.Mode = kubagev1alpha1.ModeRemediate
+		}
+	})
+}
+
+// allFinished says whether every session and control twin is Completed or Failed.
+func allFinished(ctx context.Context, sessions []*killedSession) bool {
+	for _, s := range sessions {
+		for _, key := range []client.ObjectKey{s.key, s.control} {
+			ts := &kubagev1alpha1.Troubleshoot{}
+			if err := kube.Get(ctx, key, ts); err != nil || !ts.Status.Phase.IsTerminal() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// phasesNow lists the phase of every killed session, for the kill's record.
+func phasesNow(ctx context.Context, sessions []*killedSession) []string {
+	var out []string
+	for _, s := range sessions {
+		ts := &kubagev1alpha1.Troubleshoot{}
+		if err := kube.Get(ctx, s.key, ts); err == nil {
+			out = append(out, fmt.Sprintf("%s/%s=%s", s.runner, s.key.Name, ts.Status.Phase))
+		}
+	}
+	return out
+}
+
+// approveWaiting approves the pod deletion (and rejects the rest) of Remediate sessions in
+// AwaitingApproval: controls at once, killed ones once they have waited through a kill or
+// for two seconds, so that kills land both before and right after the approval.
+func approveWaiting(ctx context.Context, sessions []*killedSession, kills map[kubagev1alpha1.TaskRunner]map[kubagev1alpha1.TroubleshootPhase]int) {
+	GinkgoHelper()
+	for _, s := range sessions {
+		if !s.remediate {
+			continue
+		}
+		for _, key := range []client.ObjectKey{s.control, s.key} {
+			ts := &kubagev1alpha1.Troubleshoot{}
+			if err := kube.Get(ctx, key, ts); err != nil || ts.Status.Phase != kubagev1alpha1.PhaseAwaitingApproval || len(ts.Spec.Approvals) > 0 {
+				continue
+			}
+			if key == s.key {
+				if s.approvedAt.IsZero() {
+					s.approvedAt = time.Now().Add(2 * time.Second)
+				}
+				if kills[s.runner][kubagev1alpha1.PhaseAwaitingApproval] == 0 && time.Now().Before(s.approvedAt) {
+					continue
+				}
+			}
+			patch := client.MergeFrom(ts.DeepCopy())
+			for _, a := range ts.Status.Remediation.Actions {
+				d := kubagev1alpha1.DecisionRejected
+				if strings.Contains(a.Command, "delete pod ") {
+					d = kubagev1alpha1.DecisionApproved
+				}
+				ts.Spec.Approvals = append(ts.Spec.Approvals, kubagev1alpha1.ActionApproval{ActionID: a.ID, Decision: d})
+			}
+			Expect(kube.Patch(ctx, ts, patch)).To(Succeed())
+		}
+	}
+}
+
+// checkAfterKill is what must hold the moment the operator is dead: no Job created twice,
+// no session Failed, no approval gone from a spec.
+func checkAfterKill(ctx context.Context, jobs map[string]*jobWatch, sessions []*killedSession) {
+	GinkgoHelper()
+	for ns, jw := range jobs {
+		Expect(jw.createdPerTask()).NotTo(ContainElement(BeNumerically(">", 1)), "namespace %s: a task Job was created twice", ns)
+	}
+	for _, s := range sessions {
+		ts := &kubagev1alpha1.Troubleshoot{}
+		Expect(kube.Get(ctx, s.key, ts)).To(Succeed())
+		Expect(ts.Status.Phase).NotTo(Equal(kubagev1alpha1.PhaseFailed), "%s: %v", s.key, ts.Status.Conditions)
+		if !s.approvedAt.IsZero() && ts.Status.Phase != kubagev1alpha1.PhaseAwaitingApproval {
+			Expect(ts.Spec.Approvals).NotTo(BeEmpty(), "%s lost its approvals", s.key)
+		}
+	}
+}
+
+// expectSameConclusion compares a killed session with its control twin: the same phase,
+// root cause and proposed actions, and in Remediate mode the same decisions and results
+// (a re-executed deletion would report the pod already gone).
+func expectSameConclusion(ctx context.Context, s *killedSession) {
+	GinkgoHelper()
+	got, want := &kubagev1alpha1.Troubleshoot{}, &kubagev1alpha1.Troubleshoot{}
+	Expect(kube.Get(ctx, s.key, got)).To(Succeed())
+	Expect(kube.Get(ctx, s.control, want)).To(Succeed())
+	Expect(got.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted), "%s: %v", s.key, got.Status.Conditions)
+	Expect(want.Status.Phase).To(Equal(kubagev1alpha1.PhaseCompleted), "control %s: %v", s.control, want.Status.Conditions)
+	Expect(got.Status.RootCause).NotTo(BeNil())
+	Expect(want.Status.RootCause).NotTo(BeNil())
+	Expect(got.Status.RootCause.Category).To(Equal(want.Status.RootCause.Category), "%s", s.key)
+	Expect(got.Status.RootCause.Confidence).To(Equal(want.Status.RootCause.Confidence), "%s", s.key)
+	Expect(affected(got)).To(Equal(affected(want)), "%s", s.key)
+	Expect(got.Status.Iteration).To(Equal(want.Status.Iteration), "%s: the same number of rounds", s.key)
+	if !s.remediate {
+		expectConfigMapMissing(ctx, got)
+		return
+	}
+	Expect(got.Status.RootCause.Category).To(Equal("PodEvicted"))
+	Expect(got.Status.Remediation.Actions).To(HaveLen(len(want.Status.Remediation.Actions)))
+	for i, a := range got.Status.Remediation.Actions {
+		b := want.Status.Remediation.Actions[i]
+		Expect(a.Approval).To(Equal(b.Approval), "%s action %s: %s", s.key, a.ID, a.Result)
+		Expect(strings.ReplaceAll(a.Result, s.key.Namespace, "NS")).To(Equal(strings.ReplaceAll(b.Result, s.control.Namespace, "NS")), "%s action %s", s.key, a.ID)
+		if strings.Contains(a.Command, "delete pod ") {
+			Expect(a.Approval).To(Equal(kubagev1alpha1.ApprovalExecuted), "the approved deletion ran: %s", a.Result)
+		}
+	}
+	_, err := clients.CoreV1().Pods(s.key.Namespace).Get(ctx, s.pod, metav1.GetOptions{})
+	Expect(err).To(HaveOccurred(), "the evicted pod was deleted")
+}
+
+func affected(ts *kubagev1alpha1.Troubleshoot) []string {
+	var out []string
+	for _, o := range ts.Status.RootCause.AffectedObjects {
+		out = append(out, o.Kind+"/"+o.Name)
+	}
+	return out
+}
