@@ -39,6 +39,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubage/kubage/internal/agent"
@@ -85,7 +86,10 @@ func run(ctx context.Context, logger *log.Logger) error {
 		return err
 	}
 	defer func() { _ = c.Stop(context.WithoutCancel(ctx)) }()
-	cs, err := kubernetes.NewForConfig(c.RESTConfig)
+	// The sessions and the recording need many requests: no client-side throttle to speak of.
+	cfg := rest.CopyConfig(c.RESTConfig)
+	cfg.QPS, cfg.Burst = 500, 1000
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
