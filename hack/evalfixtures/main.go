@@ -46,6 +46,7 @@ import (
 	"github.com/kubage/kubage/internal/agent/llm"
 	"github.com/kubage/kubage/internal/eval"
 	"github.com/kubage/kubage/internal/redact"
+	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 	"github.com/kubage/kubage/test/scenarios"
 	"github.com/kubage/kubage/test/testcluster"
@@ -193,7 +194,8 @@ func record(ctx context.Context, cs kubernetes.Interface, d *scenarios.Deployed)
 }
 
 // recordTools answers the built-in tools for what a model would ask about: the namespace's
-// events and lists, every object the rule engine examined or blamed, and each pod's logs.
+// events, lists, quotas and nodes, up to 8 objects the rule engine blamed or examined (get,
+// describe, related), and up to 6 pods' logs; other calls get "nothing recorded".
 func recordTools(ctx context.Context, cs kubernetes.Interface, ns string, res scenarios.Result) ([]eval.Tool, error) {
 	c := tools.NewClient(cs, tools.Scope{Namespace: ns})
 	set := llm.BuiltinTools(tools.BuiltinFor(c))
@@ -203,11 +205,12 @@ func recordTools(ctx context.Context, cs kubernetes.Interface, ns string, res sc
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		return o.Text
+		// Bounded, so the corpus stays a few megabytes.
+		return text.ClipMarked(o.Text, 4096)
 	}
 	objects := map[string]agent.ObjectRef{}
 	addObj := func(r agent.ObjectRef) {
-		if r.Kind != "" && r.Name != "" && len(objects) < 16 {
+		if r.Kind != "" && r.Name != "" && len(objects) < 8 {
 			objects[r.Kind+"/"+r.Name] = r
 		}
 	}
@@ -246,7 +249,7 @@ func recordTools(ctx context.Context, cs kubernetes.Interface, ns string, res sc
 			for _, kind := range []string{"Pod", "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Service", "ConfigMap", "Secret", "PersistentVolumeClaim", "NetworkPolicy", "HorizontalPodAutoscaler", "Ingress"} {
 				t.Responses = append(t.Responses, eval.Response{Args: map[string]string{"kind": kind}, Output: call(spec.Name, map[string]any{"kind": kind})})
 			}
-		case "k8s_get", "k8s_describe", "k8s_owner_chain", "k8s_related", "k8s_rollout_history":
+		case "k8s_get", "k8s_describe", "k8s_related":
 			for _, k := range keys {
 				o := objects[k]
 				t.Responses = append(t.Responses, eval.Response{Args: map[string]string{"kind": o.Kind, "name": o.Name}, Output: call(spec.Name, map[string]any{"kind": o.Kind, "name": o.Name})})
