@@ -84,6 +84,8 @@ type killPlan struct {
 // after a status write often lands there.
 func nextPhase(ts *kubagev1alpha1.Troubleshoot) kubagev1alpha1.TroubleshootPhase {
 	switch ts.Status.Phase {
+	case "":
+		return kubagev1alpha1.PhasePending
 	case kubagev1alpha1.PhasePending:
 		return kubagev1alpha1.PhasePlanning
 	case kubagev1alpha1.PhasePlanning:
@@ -252,6 +254,10 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		// take a few API calls, so the delay before the kill is short; waiting phases get
 		// a longer one.
 		window := 10
+		if ts.Status.Phase == "" || ts.Status.Phase == kubagev1alpha1.PhasePending {
+			// Pending lasts one quick step: kill at once.
+			window = 1
+		}
 		if ts.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval || (ts.Status.Phase == kubagev1alpha1.PhaseInvestigating && s.runner == kubagev1alpha1.TaskRunnerJob) {
 			window = 400
 		}
@@ -262,6 +268,10 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		// operator dead, the persisted phase no longer moves.
 		landed := &kubagev1alpha1.Troubleshoot{}
 		Expect(kube.Get(ctx, s.key, landed)).To(Succeed())
+		if landed.Status.Phase == "" {
+			// Created but not yet admitted: the API's Pending before its first status write.
+			landed.Status.Phase = kubagev1alpha1.PhasePending
+		}
 		rec := killRecord{runner: s.runner, phase: landed.Status.Phase, session: s.key.String(), delay: delay, others: phasesNow(ctx, sessions)}
 		kills[s.runner][landed.Status.Phase]++
 		records = append(records, rec)
