@@ -19,6 +19,7 @@ package controllers
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -126,11 +127,23 @@ func remediationApproved(obj *kubagev1alpha1.Troubleshoot) *metav1.Condition {
 	if obj.Spec.Mode != kubagev1alpha1.ModeRemediate || rem == nil || len(rem.Actions) == 0 {
 		return nil
 	}
-	pending := 0
+	decided := map[string]bool{}
+	for _, d := range obj.Spec.Approvals {
+		decided[d.ActionID] = d.DecidedBy == ""
+	}
+	pending, unrecorded := 0, []string{}
 	for _, a := range rem.Actions {
 		if a.Approval == kubagev1alpha1.ApprovalPending || a.Approval == "" {
 			pending++
+			// A decision the session did not apply lacks the webhook's record of who decided.
+			if decided[a.ID] {
+				unrecorded = append(unrecorded, a.ID)
+			}
 		}
+	}
+	if len(unrecorded) > 0 {
+		return &metav1.Condition{Status: metav1.ConditionFalse, Reason: kubagev1alpha1.ApprovalNotRecordedReason, ObservedGeneration: obj.Generation,
+			Message: fmt.Sprintf("The decision on %s carries no decidedBy, so the approval webhook never checked it; remove it and write it again", strings.Join(unrecorded, ", "))}
 	}
 	if pending > 0 {
 		return &metav1.Condition{Status: metav1.ConditionFalse, Reason: kubagev1alpha1.AwaitingApprovalReason, ObservedGeneration: obj.Generation,

@@ -29,6 +29,11 @@ const (
 	// SpecChangedReason explains OutdatedCondition.
 	SpecChangedReason = "SpecChanged"
 
+	// ApprovalNotRecordedReason (RemediationApproved False): the approval webhook is enabled
+	// but a decision in spec.approvals carries no decidedBy, so it never passed the API
+	// server's authorizer; the action waits until the decision is written again.
+	ApprovalNotRecordedReason = "ApprovalNotRecorded"
+
 	// TargetNotFoundReason: spec.target names an object that does not exist; the session
 	// fails at once instead of investigating nothing.
 	TargetNotFoundReason = "TargetNotFound"

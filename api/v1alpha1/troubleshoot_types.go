@@ -389,6 +389,13 @@ type ActionApproval struct {
 	// decision is Approved or Rejected.
 	// +required
 	Decision ApprovalDecision `json:"decision"`
+
+	// decidedBy is the user who wrote the decision, as the API server authenticated them.
+	// The approval webhook sets it and refuses any other value; with the webhook enabled
+	// the operator runs no action whose approval lacks it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 // TroubleshootStatus is the session's durable checkpoint: every step is persisted here so a
@@ -696,7 +703,8 @@ type RemediationAction struct {
 	// +optional
 	Patch *RemediationPatch `json:"patch,omitempty"`
 
-	// risk of the action.
+	// risk of the action, from its structure: the operation or the fields a patch touches,
+	// raised (never lowered) by the rule that proposed it. A model's own estimate is ignored.
 	// +required
 	Risk Risk `json:"risk"`
 
@@ -704,6 +712,11 @@ type RemediationAction struct {
 	// +optional
 	// +kubebuilder:default=Pending
 	Approval ApprovalState `json:"approval,omitempty"`
+
+	// decidedBy is the user whose decision (spec.approvals[].decidedBy) the session applied.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	DecidedBy string `json:"decidedBy,omitempty"`
 
 	// result of executing the action.
 	// +optional

@@ -37,6 +37,9 @@ import (
 // ErrNotExecutable says an action is valid advice but not something the operator runs.
 var ErrNotExecutable = errors.New("not executable by the operator")
 
+// errPlaceholder: the command leaves blanks (or a redirect) for a human to fill in.
+var errPlaceholder = fmt.Errorf("%w: the command has a placeholder or a redirect to fill in by hand", ErrNotExecutable)
+
 // Verb is what an Op does.
 type Verb string
 
@@ -245,7 +248,7 @@ func splitWords(s string) ([]string, error) {
 			i = j
 			inWord = true
 		case c == '<' || c == '>':
-			return nil, fmt.Errorf("%w: the command has a placeholder or a redirect to fill in by hand", ErrNotExecutable)
+			return nil, errPlaceholder
 		case strings.IndexByte(";|&`$(){}\\\n\r*?", c) >= 0:
 			return nil, fmt.Errorf("%w: shell syntax %q", ErrNotExecutable, string(c))
 		default:

@@ -27,6 +27,7 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/redact"
+	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/text"
 	"github.com/kubage/kubage/internal/tools"
 )
@@ -262,9 +263,9 @@ func RootCause(rc agent.RootCause, known map[string]bool) *kubagev1alpha1.RootCa
 	return out
 }
 
-// Remediation converts the proposal; every action starts Pending. Unknown risks count as
-// High, so that nothing unexpected becomes executable.
-func Remediation(r agent.Remediation) *kubagev1alpha1.Remediation {
+// Remediation converts the proposal of a session in namespace; every action starts Pending.
+// Each action's risk is what its structure implies, raised by the brain's claim (ActionRisk).
+func Remediation(namespace string, r agent.Remediation) *kubagev1alpha1.Remediation {
 	if len(r.Actions) == 0 && len(r.ValidationSteps) == 0 {
 		return nil
 	}
@@ -282,20 +283,16 @@ func Remediation(r agent.Remediation) *kubagev1alpha1.Remediation {
 			continue
 		}
 		seen[id] = true
-		risk := kubagev1alpha1.Risk(a.Risk)
-		switch risk {
-		case kubagev1alpha1.RiskLow, kubagev1alpha1.RiskMedium, kubagev1alpha1.RiskHigh:
-		default:
-			risk = kubagev1alpha1.RiskHigh
-		}
 		desc := clean(a.Description, 1024)
 		if desc == "" {
 			desc = "action " + id
 		}
-		out.Actions = append(out.Actions, kubagev1alpha1.RemediationAction{
-			ID: id, Description: desc, Command: text.Clip(redact.Default().Secrets(a.Command), 2048), Risk: risk,
+		act := kubagev1alpha1.RemediationAction{
+			ID: id, Description: desc, Command: text.Clip(redact.Default().Secrets(a.Command), 2048),
 			Approval: kubagev1alpha1.ApprovalPending,
-		})
+		}
+		act.Risk = ActionRisk(namespace, &act, a.Risk)
+		out.Actions = append(out.Actions, act)
 	}
 	for _, v := range r.ValidationSteps {
 		if len(out.ValidationSteps) >= 10 {
@@ -306,6 +303,24 @@ func Remediation(r agent.Remediation) *kubagev1alpha1.Remediation {
 		}
 	}
 	return out
+}
+
+// ActionRisk is an action's risk from its structure (remediate's classifier of commands and
+// patch fields), raised to claim when a brain claims more: the rule catalogue may call an
+// action riskier than its structure, nobody may call it safer. An empty claim (the LLM brain
+// passes none: the model's estimate is not trusted) leaves the structure's word; an unknown
+// one counts as High.
+func ActionRisk(namespace string, a *kubagev1alpha1.RemediationAction, claim agent.Risk) kubagev1alpha1.Risk {
+	var r remediate.Risk
+	if a.Patch != nil {
+		r, _ = remediate.PatchRisk(a.Patch.Patch)
+	} else {
+		r = remediate.CommandRisk(namespace, a.Command)
+	}
+	if claim != "" {
+		r = remediate.Max(r, remediate.ParseRisk(string(claim)))
+	}
+	return kubagev1alpha1.Risk(r.String())
 }
 
 // clean makes untrusted text a single line of at most n characters (Sanitize may append

@@ -45,7 +45,7 @@ func TestConvertBoundsUntrustedOutput(t *testing.T) {
 	g.Expect(rc.EvidenceIDs).To(Equal([]string{"e-1"}))
 	ev := Evidence(nil, []agent.Evidence{{ID: "a", Summary: "s", Source: agent.Source{Kind: agent.SourceObject}}}, metav1.Now())
 	g.Expect(ev[0].Source.Kind).To(Equal(kubagev1alpha1.EvidenceFromQuery), "an Object source without an object is downgraded")
-	rem := Remediation(agent.Remediation{Actions: []agent.Action{{ID: "A 1", Description: "d", Risk: "Catastrophic"}}})
+	rem := Remediation("shop", agent.Remediation{Actions: []agent.Action{{ID: "A 1", Description: "d", Risk: "Catastrophic"}}})
 	g.Expect(rem.Actions[0].ID).To(Equal("a1"))
 	g.Expect(rem.Actions[0].Risk).To(Equal(kubagev1alpha1.RiskHigh))
 }

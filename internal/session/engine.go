@@ -95,6 +95,10 @@ type Engine struct {
 	Runners       map[kubagev1alpha1.TaskRunner]runner.Runner
 	DefaultRunner kubagev1alpha1.TaskRunner
 	Executor      *remediate.Executor
+	// ApprovalsNeedDecidedBy is set when the approval webhook is enabled: a decision in
+	// spec.approvals without decidedBy did not pass the API server's authorizer and counts
+	// as none, and no action runs without a recorded approver.
+	ApprovalsNeedDecidedBy bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// PollInterval is how often running tasks are checked (2s when zero). Runners that

@@ -214,7 +214,8 @@ func TestSessionWithMultiStepToolCalls(t *testing.T) {
 	if len(c.Evidence) != 2 || c.Evidence[0].ID != "i1-t2-e1" || c.Evidence[0].Source.Tool != "k8s_events" || c.Evidence[1].Source.Tool != "k8s_describe" {
 		t.Fatalf("cited evidence %+v", c.Evidence)
 	}
-	if len(c.Remediation.Actions) != 1 || c.Remediation.Actions[0].Risk != agent.RiskMedium {
+	// The model said Medium; its estimate is not passed on (the session derives risk from structure).
+	if len(c.Remediation.Actions) != 1 || c.Remediation.Actions[0].Risk != "" {
 		t.Fatalf("remediation %+v", c.Remediation)
 	}
 	var inv agent.TaskResult

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/remediate"
 )
 
@@ -33,9 +34,14 @@ func awaitApproval(ctx context.Context, w *work) (time.Duration, error) {
 		// Switching to Diagnose (which the API allows only without approvals) ends the wait.
 		return w.complete(ctx)
 	}
-	decisions := map[string]kubagev1alpha1.ApprovalDecision{}
+	decisions := map[string]kubagev1alpha1.ActionApproval{}
 	for _, a := range w.ts.Spec.Approvals {
-		decisions[a.ActionID] = a.Decision
+		if a.DecidedBy == "" && w.e.ApprovalsNeedDecidedBy {
+			// Defence in depth: a decision the approval webhook did not see never
+			// passed the authorizer, so it counts as no decision at all.
+			continue
+		}
+		decisions[a.ActionID] = a
 	}
 	runnable, undecided, changed := 0, 0, false
 	for i := range w.st.Remediation.Actions {
@@ -51,7 +57,8 @@ func awaitApproval(ctx context.Context, w *work) (time.Duration, error) {
 			continue
 		}
 		before := *a
-		if d == kubagev1alpha1.DecisionRejected {
+		a.DecidedBy = d.DecidedBy
+		if d.Decision == kubagev1alpha1.DecisionRejected {
 			a.Approval, a.Result = kubagev1alpha1.ApprovalRejected, "Rejected; not executed."
 		} else {
 			a.Approval = kubagev1alpha1.ApprovalApproved
@@ -84,8 +91,9 @@ func (w *work) executable(a *kubagev1alpha1.RemediationAction) (remediate.Op, st
 	if w.ts.Spec.Mode != kubagev1alpha1.ModeRemediate {
 		return remediate.Op{}, "Diagnose mode never changes the cluster"
 	}
-	if a.Risk != kubagev1alpha1.RiskLow {
-		return remediate.Op{}, "only Low-risk actions are executed, this one is " + string(a.Risk) + " risk"
+	// The stored risk is rechecked against the structure: status is not proof of anything.
+	if risk := ActionRisk(w.ts.Namespace, a, agent.Risk(a.Risk)); risk != kubagev1alpha1.RiskLow {
+		return remediate.Op{}, "only Low-risk actions are executed, this one is " + string(risk) + " risk"
 	}
 	var op remediate.Op
 	var err error
@@ -139,6 +147,10 @@ func executeApproved(ctx context.Context, w *work) (time.Duration, error) {
 			undecided++
 			continue
 		case a.Approval != kubagev1alpha1.ApprovalApproved || a.Result != "":
+			continue
+		}
+		if w.e.ApprovalsNeedDecidedBy && a.DecidedBy == "" {
+			a.Result = clean("Approved, but not executed: the approval webhook did not record who approved it ("+kubagev1alpha1.ApprovalNotRecordedReason+").", 1024)
 			continue
 		}
 		op, why := w.executable(a)

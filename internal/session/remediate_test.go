@@ -159,3 +159,63 @@ func TestRemediatingRedoneAfterALostStatusWriteExecutesNothingTwice(t *testing.T
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(d.Annotations).To(HaveKeyWithValue(remediate.RemediatedAnnotation, string(ts.UID)+"/"+first.Actions[0].ID))
 }
+
+// A brain's risk never lowers what the action's structure implies; the LLM brain passes
+// none, so a model-proposed image change is High whatever the model said.
+func TestActionRiskComesFromStructure(t *testing.T) {
+	g := NewWithT(t)
+	rem := Remediation(ns, agent.Remediation{Actions: []agent.Action{
+		{ID: "image", Description: "new image", Command: "kubectl -n payments set image deployment/web app=attacker/app:latest"},
+		{ID: "patch", Description: "patch", Risk: agent.RiskLow,
+			Command: `kubectl -n payments patch deployment web -p '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"x"}]}}}}'`},
+		{ID: "restart", Description: "restart", Command: "kubectl -n payments rollout restart deployment/web"},
+		{ID: "undo", Description: "undo", Command: "kubectl -n payments rollout restart deployment/web", Risk: agent.RiskMedium},
+	}})
+	risks := []kubagev1alpha1.Risk{}
+	for _, a := range rem.Actions {
+		risks = append(risks, a.Risk)
+	}
+	g.Expect(risks).To(Equal([]kubagev1alpha1.Risk{kubagev1alpha1.RiskHigh, kubagev1alpha1.RiskHigh, kubagev1alpha1.RiskLow, kubagev1alpha1.RiskMedium}))
+
+	// A status that claims Low for an image patch is rechecked before anything runs.
+	h := newHarness(t)
+	ts := troubleshoot(webTarget)
+	ts.Spec.Mode = kubagev1alpha1.ModeRemediate
+	w := &work{e: h.engine, ts: ts}
+	_, why := w.executable(&kubagev1alpha1.RemediationAction{ID: "x", Risk: kubagev1alpha1.RiskLow, Patch: &kubagev1alpha1.RemediationPatch{
+		Target: kubagev1alpha1.ObjectReference{Kind: "Deployment", Name: "web"}, Patch: `{"spec":{"template":{"spec":{"serviceAccountName":"admin"}}}}`}})
+	g.Expect(why).To(ContainSubstring("this one is High risk"))
+}
+
+// With the approval webhook enabled, a decision without decidedBy never passed the
+// authorizer: it counts as no decision, and the recorded approver reaches status.
+func TestApprovalNeedsDecidedBy(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	h.engine.ApprovalsNeedDecidedBy = true
+	h.brain = &proposer{Brain: h.brain, actions: []agent.Action{
+		{ID: "a1", Description: "restart", Command: "kubectl -n payments rollout restart deployment/web"},
+	}}
+	ts := troubleshoot(webTarget)
+	ts.Spec.Mode = kubagev1alpha1.ModeRemediate
+	h.drive(g, ts, kubagev1alpha1.PhaseAwaitingApproval)
+	id := ts.Status.Remediation.Actions[0].ID
+
+	ts.Spec.Approvals = []kubagev1alpha1.ActionApproval{{ActionID: id, Decision: kubagev1alpha1.DecisionApproved}}
+	ctx := context.Background()
+	for range 3 {
+		_, err := h.engine.Advance(ctx, ts)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhaseAwaitingApproval))
+	g.Expect(ts.Status.Remediation.Actions[0].Approval).To(Equal(kubagev1alpha1.ApprovalPending))
+	d, err := h.cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey(remediate.RestartAnnotation))
+
+	ts.Spec.Approvals[0].DecidedBy = "alice"
+	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
+	g.Expect(ts.Status.Remediation.Actions[0].Approval).To(Equal(kubagev1alpha1.ApprovalExecuted))
+	g.Expect(ts.Status.Remediation.Actions[0].DecidedBy).To(Equal("alice"))
+
+}

@@ -69,7 +69,7 @@ func summarize(ctx context.Context, w *work) (time.Duration, error) {
 		known[ev.ID] = true
 	}
 	w.st.RootCause = RootCause(c.RootCause, known)
-	w.st.Remediation = Remediation(c.Remediation)
+	w.st.Remediation = Remediation(w.ts.Namespace, c.Remediation)
 	if w.st.Remediation != nil {
 		for i := range w.st.Remediation.Actions {
 			w.st.Remediation.Actions[i].ID = w.actionID(w.st.Remediation.Actions[i].ID)

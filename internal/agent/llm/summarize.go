@@ -182,7 +182,9 @@ func (b *LLMBrain) conclusionFrom(s agent.Session, out conclusionOut, evidence [
 		}
 		c.Remediation.Actions = append(c.Remediation.Actions, agent.Action{
 			ID: fmt.Sprintf("llm-a%d", i+1), Description: oneLine(a.Description, 500),
-			Command: text.ClipMarked(a.Command, 1000), Risk: agent.Risk(a.Risk),
+			// No Risk: the model's estimate is not trusted; the session derives it from
+			// the action's structure.
+			Command: text.ClipMarked(a.Command, 1000),
 		})
 	}
 	for i, v := range out.Remediation.ValidationSteps {
