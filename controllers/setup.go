@@ -26,6 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/approval"
 	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/notify"
 	"github.com/kubage/kubage/internal/session"
@@ -68,6 +69,10 @@ type Options struct {
 	ScheduleSeconds bool
 	// NotifyBackoff retries failed notifications (notify.DefaultBackoff when zero).
 	NotifyBackoff notify.Backoff
+	// ApprovalWebhook registers the approval webhook (internal/approval) on the manager's
+	// webhook server, and makes sessions run no action whose decision lacks the author the
+	// webhook records (decidedBy).
+	ApprovalWebhook bool
 	// Knowledge is the shared knowledge service KnowledgeSources are indexed into and
 	// sessions search; SetupAll creates one when nil.
 	Knowledge *knowledge.Service
@@ -100,6 +105,9 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 		if err := r.SetupWithManager(mgr, opts); err != nil {
 			return fmt.Errorf("setting up %T: %w", r, err)
 		}
+	}
+	if opts.ApprovalWebhook {
+		approval.Register(mgr.GetWebhookServer(), mgr.GetScheme(), mgr.GetClient())
 	}
 	return nil
 }

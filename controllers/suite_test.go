@@ -18,7 +18,10 @@ package controllers_test
 
 import (
 	"context"
+	"crypto/tls"
+	"net"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -34,6 +37,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
@@ -72,6 +76,8 @@ var _ = BeforeSuite(func() {
 		// KUBEBUILDER_ASSETS (exported by the Makefile) wins over this fallback, which lets
 		// `go test ./controllers/...` work from a checkout with the pinned binaries built.
 		BinaryAssetsDirectory: filepath.Join(repoRoot, "bin", "k8s"),
+		// The approval webhook, served by the suite's manager over TLS with envtest's certificate.
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(repoRoot, "config", "webhook", "manifests.yaml")}},
 	}
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
@@ -90,7 +96,9 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	egress.SetDefault(policy)
 
+	wh := &testEnv.WebhookInstallOptions
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer:          webhook.NewServer(webhook.Options{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir}),
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -103,7 +111,7 @@ var _ = BeforeSuite(func() {
 	mainShard, err := controllers.ParseWatchSelector("!" + kubagev1alpha1.ShardingKeyLabel)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controllers.SetupAll(mgr, controllers.Options{MaxConcurrentReconciles: 2, Knowledge: knowledgeService,
-		SecretPollInterval: 300 * time.Millisecond, WatchSelector: mainShard})).To(Succeed())
+		SecretPollInterval: 300 * time.Millisecond, WatchSelector: mainShard, ApprovalWebhook: true})).To(Succeed())
 
 	var ctx context.Context
 	ctx, stopMgr = context.WithCancel(context.Background())
@@ -112,6 +120,14 @@ var _ = BeforeSuite(func() {
 		defer GinkgoRecover()
 		mgrDone <- mgr.Start(ctx)
 	}()
+	// Every Troubleshoot write passes the webhooks (failurePolicy Fail): wait until they serve.
+	Eventually(func() error {
+		conn, err := tls.Dial("tcp", net.JoinHostPort(wh.LocalServingHost, strconv.Itoa(wh.LocalServingPort)), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only probing that it listens
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	}).Should(Succeed())
 })
 
 var _ = AfterSuite(func() {

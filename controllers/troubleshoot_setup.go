@@ -74,6 +74,7 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 		},
 		ToolServers: registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader()),
 		TaskRunners: opts.TaskRunners, DefaultRunner: opts.DefaultTaskRunner, PollInterval: opts.TaskPollInterval,
+		ApprovalsNeedDecidedBy: opts.ApprovalWebhook,
 	})
 	if err != nil {
 		return nil, err

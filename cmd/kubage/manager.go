@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
@@ -59,6 +60,9 @@ type managerOptions struct {
 	defaultModelSecret      string
 	secretPollInterval      time.Duration
 	secretsNeedSA           bool
+	approvalWebhook         bool
+	webhookPort             int
+	webhookCertDir          string
 	egress                  egressOptions
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
@@ -92,6 +96,9 @@ func newManagerCommand() *cobra.Command {
 	f.StringVar(&o.defaultModelSecret, "default-model-secret", "", "Model Secret <namespace>/<name> (keys baseURL, model, apiKey) of sessions without spec.model; without it such sessions use the rule engine alone.")
 	f.DurationVar(&o.secretPollInterval, "secret-poll-interval", 30*time.Second, "How often Secrets referenced by ToolServers and KnowledgeSources are re-read to notice rotation (the operator may not watch Secrets).")
 	f.BoolVar(&o.secretsNeedSA, "secrets-need-service-account", false, "Read the Secrets a ToolServer or KnowledgeSource refers to only as the ServiceAccount it names (spec.serviceAccountName), refusing those that name none: whoever may create the object can then send only what that account may read. Off keeps single-team behaviour: the operator reads them itself.")
+	f.BoolVar(&o.approvalWebhook, "approval-webhook", false, "Serve the admission webhook that admits a decision in spec.approvals only when a SubjectAccessReview says its author may approve troubleshoots and perform the action, and records the author; sessions then run no action whose decision lacks one. Needs config/webhook installed and a serving certificate.")
+	f.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the admission webhook server listens on (TLS).")
+	f.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Directory holding the webhook server's tls.crt and tls.key (re-read when they change).")
 	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)
@@ -115,7 +122,12 @@ func runManager(o managerOptions) error {
 	if err != nil {
 		return err
 	}
+	var webhookServer webhook.Server
+	if o.approvalWebhook {
+		webhookServer = webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir})
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer:                 webhookServer,
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:        o.probeAddr,
@@ -141,6 +153,12 @@ func runManager(o managerOptions) error {
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
+	}
+	if webhookServer != nil {
+		// Not ready until the webhook serves: the API server refuses approvals meanwhile.
+		if err := mgr.AddReadyzCheck("webhook", webhookServer.StartedChecker()); err != nil {
+			return fmt.Errorf("adding webhook ready check: %w", err)
+		}
 	}
 	def := kubagev1alpha1.TaskRunner(o.defaultTaskRunner)
 	if def != kubagev1alpha1.TaskRunnerInProcess && def != kubagev1alpha1.TaskRunnerJob {
@@ -180,6 +198,7 @@ func runManager(o managerOptions) error {
 		DefaultModelSecret:        defaultModel,
 		SecretPollInterval:        o.secretPollInterval,
 		SecretsNeedServiceAccount: o.secretsNeedSA,
+		ApprovalWebhook:           o.approvalWebhook,
 		MaxConcurrentReconciles:   o.maxConcurrentReconciles,
 		TaskRunners:               runners,
 		DefaultTaskRunner:         def,

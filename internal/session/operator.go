@@ -64,6 +64,8 @@ type OperatorOptions struct {
 	DefaultRunner kubagev1alpha1.TaskRunner
 	// PollInterval is how often running tasks are checked (2s when zero).
 	PollInterval time.Duration
+	// ApprovalsNeedDecidedBy: the approval webhook is enabled (Engine.ApprovalsNeedDecidedBy).
+	ApprovalsNeedDecidedBy bool
 }
 
 // NewOperatorEngine builds the operator's session engine: the brains (with the brain
@@ -106,6 +108,7 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 	e = &Engine{
 		Client: cs, Brains: brains, BrainConfig: brainConfig, Runners: runners, DefaultRunner: def,
 		Executor: &remediate.Executor{Client: cs}, PollInterval: o.PollInterval, Knowledge: o.Knowledge,
+		ApprovalsNeedDecidedBy: o.ApprovalsNeedDecidedBy,
 	}
 	return e, stop, nil
 }
