@@ -53,3 +53,55 @@ func TestManagerRoleCannotListOrWatchSecrets(t *testing.T) {
 		}
 	}
 }
+
+// clusterScoped are the cluster-scoped resources an RBAC rule might name; a rule bound by a
+// RoleBinding grants none of them, so listing one in a namespace role only misleads.
+var clusterScoped = []string{"nodes", "persistentvolumes", "namespaces", "storageclasses", "csidrivers", "csinodes",
+	"clusterroles", "clusterrolebindings", "subjectaccessreviews", "priorityclasses", "ingressclasses", "runtimeclasses",
+	"customresourcedefinitions", "validatingwebhookconfigurations", "mutatingwebhookconfigurations", "*"}
+
+// TestAgentRolesReadClusterScopedOnlyWhereNeeded reads the agent's roles: the role bound in
+// each session's namespace names namespaced kinds only, read-only and without Secrets; the
+// role bound cluster-wide reads Nodes, PersistentVolumes, StorageClasses and CSIDrivers only.
+func TestAgentRolesReadClusterScopedOnlyWhereNeeded(t *testing.T) {
+	read := func(name string) rbacv1.ClusterRole {
+		raw, err := os.ReadFile(filepath.Join("..", "config", "rbac", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var role rbacv1.ClusterRole
+		if err := yaml.Unmarshal(raw, &role); err != nil {
+			t.Fatal(err)
+		}
+		if len(role.Rules) == 0 {
+			t.Fatalf("%s has no rules", name)
+		}
+		return role
+	}
+	readOnly := func(role rbacv1.ClusterRole, rule rbacv1.PolicyRule) {
+		for _, v := range rule.Verbs {
+			if v != "get" && v != "list" && v != "watch" {
+				t.Errorf("%s grants %q: %+v", role.Name, v, rule)
+			}
+		}
+	}
+	ns := read("agent_role.yaml")
+	for _, rule := range ns.Rules {
+		readOnly(ns, rule)
+		for _, r := range rule.Resources {
+			if slices.Contains(clusterScoped, r) || r == "secrets" {
+				t.Errorf("the namespaced agent role names %q", r)
+			}
+		}
+	}
+	cluster := read("agent_result_cluster_role.yaml")
+	needed := []string{"nodes", "persistentvolumes", "storageclasses", "csidrivers"}
+	for _, rule := range cluster.Rules {
+		readOnly(cluster, rule)
+		for _, r := range rule.Resources {
+			if !slices.Contains(needed, r) {
+				t.Errorf("the cluster-wide agent role reads %q, which no tool needs", r)
+			}
+		}
+	}
+}
