@@ -20,14 +20,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubage/kubage/internal/httpserve"
 	"github.com/kubage/kubage/internal/mcpserver"
@@ -50,6 +53,8 @@ type mcpOptions struct {
 	namespace            string
 	allowedNamespaces    []string
 	tokenFile            string
+	tokensFile           string
+	grants               []mcpserver.TokenGrant
 	allowUnauthenticated bool
 	stdio                bool
 	callTimeout          time.Duration
@@ -68,10 +73,24 @@ Over HTTP (default) the endpoint is http://<listen><path> and every request need
 "Authorization: Bearer <token>", the token coming from --token-file or $` + mcpTokenEnv + `.
 With --stdio the server speaks MCP on stdin/stdout for a local client and needs no token.
 Calls read one namespace: the call's namespace argument, or --namespace; --allowed-namespaces
-bounds what a call may name ("*" for any).`,
+bounds what a call may name ("*" for any).
+
+With --tokens-file each token reads only its own namespaces (a YAML file, kept in a Secret):
+
+  tokens:
+  - name: shop-team          # for logs; the token itself is never logged
+    token: <32+ random bytes, base64>
+    namespaces: [shop]       # a one-namespace token reads it without naming it`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := ctrl.SetupSignalHandler()
+			if o.tokensFile != "" {
+				grants, err := readGrants(o.tokensFile)
+				if err != nil {
+					return err
+				}
+				o.grants = grants
+			}
 			token, err := o.token()
 			if err != nil {
 				return err
@@ -93,6 +112,7 @@ bounds what a call may name ("*" for any).`,
 	f.StringVar(&o.namespace, "namespace", os.Getenv("POD_NAMESPACE"), "Namespace a call reads when it names none.")
 	f.StringSliceVar(&o.allowedNamespaces, "allowed-namespaces", nil, `Namespaces a call may name; "*" for any. Default: only --namespace.`)
 	f.StringVar(&o.tokenFile, "token-file", "", "File holding the bearer token clients must send (default: $"+mcpTokenEnv+").")
+	f.StringVar(&o.tokensFile, "tokens-file", "", "YAML file of scoped tokens (tokens: [{name, token, namespaces}]): each token reads only its namespaces.")
 	f.BoolVar(&o.allowUnauthenticated, "allow-unauthenticated", false, "Serve HTTP without a token (local development only).")
 	f.BoolVar(&o.stdio, "stdio", false, "Speak MCP on stdin/stdout instead of HTTP.")
 	f.DurationVar(&o.callTimeout, "call-timeout", mcpserver.DefaultCallTimeout, "Time limit of one tool call.")
@@ -118,19 +138,66 @@ func (o mcpOptions) token() (string, error) {
 	} else {
 		token = strings.TrimSpace(os.Getenv(mcpTokenEnv))
 	}
-	if token == "" && !o.stdio && !o.allowUnauthenticated {
-		return "", errors.New("no bearer token: set --token-file or $" + mcpTokenEnv + " (or --allow-unauthenticated for local development)")
+	if token == "" && len(o.grants) == 0 && !o.stdio && !o.allowUnauthenticated {
+		return "", errors.New("no bearer token: set --tokens-file, --token-file or $" + mcpTokenEnv + " (or --allow-unauthenticated for local development)")
 	}
 	return token, nil
+}
+
+// maxTokensFile bounds the scoped tokens file read at start.
+const maxTokensFile = 1 << 20
+
+// readGrants reads and checks --tokens-file.
+func readGrants(path string) ([]mcpserver.TokenGrant, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading --tokens-file: %w", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxTokensFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading --tokens-file: %w", err)
+	}
+	if len(raw) > maxTokensFile {
+		return nil, fmt.Errorf("--tokens-file is larger than %d bytes", maxTokensFile)
+	}
+	var doc struct {
+		Tokens []mcpserver.TokenGrant `json:"tokens"`
+	}
+	if err := yaml.UnmarshalStrict(raw, &doc); err != nil {
+		return nil, fmt.Errorf("--tokens-file: %w", err)
+	}
+	if err := mcpserver.ValidateGrants(doc.Tokens); err != nil {
+		return nil, fmt.Errorf("--tokens-file: %w", err)
+	}
+	return doc.Tokens, nil
+}
+
+// grantNamespaces is every namespace some token reads: the server's bound when no
+// --allowed-namespaces is given.
+func grantNamespaces(grants []mcpserver.TokenGrant) []string {
+	var out []string
+	for _, g := range grants {
+		for _, ns := range g.Namespaces {
+			if !slices.Contains(out, ns) {
+				out = append(out, ns)
+			}
+		}
+	}
+	return out
 }
 
 // runMCP serves until ctx ends. ready, when set, receives the bound HTTP address.
 func runMCP(ctx context.Context, o mcpOptions, cs kubernetes.Interface, token string, ready chan<- string) error {
 	log := ctrl.Log.WithName("mcp")
+	allowed := o.allowedNamespaces
+	if len(allowed) == 0 && len(o.grants) > 0 {
+		allowed = grantNamespaces(o.grants)
+	}
 	s, err := mcpserver.New(mcpserver.Options{
 		Clientset:         cs,
 		DefaultNamespace:  o.namespace,
-		AllowedNamespaces: o.allowedNamespaces,
+		AllowedNamespaces: allowed,
 		Version:           mcpServerVersion(),
 		CallTimeout:       o.callTimeout,
 		MaxConcurrent:     o.maxConcurrent,
@@ -143,12 +210,12 @@ func runMCP(ctx context.Context, o mcpOptions, cs kubernetes.Interface, token st
 	}
 
 	// No read or write timeout: MCP's streamable HTTP keeps responses open.
-	srv := httpserve.New(mcpserver.Handler(s, mcpserver.HTTPOptions{Path: o.path, Token: token}),
+	srv := httpserve.New(mcpserver.Handler(s, mcpserver.HTTPOptions{Path: o.path, Token: token, Tokens: o.grants}),
 		httpserve.Options{Name: "MCP", Address: o.listen, Path: o.path})
 	go func() {
 		if a := srv.Addr(ctx); a != nil {
 			log.Info("Serving MCP", "address", a.String(), "path", o.path, "namespace", o.namespace,
-				"allowedNamespaces", o.allowedNamespaces, "auth", token != "")
+				"allowedNamespaces", allowed, "auth", token != "" || len(o.grants) > 0, "scopedTokens", len(o.grants))
 			if ready != nil {
 				ready <- a.String()
 			}

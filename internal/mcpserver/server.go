@@ -154,15 +154,24 @@ func (h *handler) call(name string) server.ToolHandlerFunc {
 			Namespace string `json:"namespace"`
 		}
 		_ = json.Unmarshal(raw, &scope)
+		grant, scoped := grantFrom(ctx)
 		ns := scope.Namespace
 		if ns == "" {
 			ns = h.opts.DefaultNamespace
+			// A token for one namespace reads it without naming it.
+			if scoped && !grant.admits(ns) && len(grant.Namespaces) == 1 && grant.Namespaces[0] != AnyNamespace {
+				ns = grant.Namespaces[0]
+			}
 		}
 		if ns == "" {
 			return mcpsdk.NewToolResultError("name the namespace to read with the namespace argument"), nil
 		}
 		if !h.allowed(ns) {
 			return mcpsdk.NewToolResultError(fmt.Sprintf("namespace %q is not served here.%s", text.ClipMarked(ns, 63), h.scopeNote())), nil
+		}
+		if scoped && !grant.admits(ns) {
+			return mcpsdk.NewToolResultError(fmt.Sprintf("namespace %q is not readable with this token; it reads: %s",
+				text.ClipMarked(ns, 63), strings.Join(grant.Namespaces, ", "))), nil
 		}
 
 		ctx, cancel := context.WithTimeout(ctx, h.opts.CallTimeout)
@@ -195,12 +204,62 @@ func (h *handler) call(name string) server.ToolHandlerFunc {
 	}
 }
 
+// TokenGrant is one bearer token and the namespaces its holder may read.
+type TokenGrant struct {
+	// Name identifies the holder in logs; never the token itself.
+	Name string `json:"name"`
+	// Token is the bearer token.
+	Token string `json:"token"`
+	// Namespaces the token reads; AnyNamespace for all that Options.AllowedNamespaces admit.
+	Namespaces []string `json:"namespaces"`
+}
+
+func (g TokenGrant) admits(ns string) bool {
+	return slices.Contains(g.Namespaces, AnyNamespace) || slices.Contains(g.Namespaces, ns)
+}
+
+type grantKey struct{}
+
+// grantFrom returns the grant of the token the request came with, if tokens are scoped.
+func grantFrom(ctx context.Context) (TokenGrant, bool) {
+	g, ok := ctx.Value(grantKey{}).(TokenGrant)
+	return g, ok
+}
+
+// ValidateGrants checks a token file's grants: each named, with a distinct token of at
+// least 16 characters and at least one namespace.
+func ValidateGrants(grants []TokenGrant) error {
+	if len(grants) == 0 {
+		return errors.New("no tokens")
+	}
+	seen := map[[sha256.Size]byte]bool{}
+	for i, g := range grants {
+		switch {
+		case g.Name == "":
+			return fmt.Errorf("token %d has no name", i+1)
+		case len(g.Token) < 16:
+			return fmt.Errorf("token %q is shorter than 16 characters", g.Name)
+		case len(g.Namespaces) == 0:
+			return fmt.Errorf("token %q names no namespace", g.Name)
+		}
+		sum := sha256.Sum256([]byte(g.Token))
+		if seen[sum] {
+			return fmt.Errorf("token %q is also another entry's token", g.Name)
+		}
+		seen[sum] = true
+	}
+	return nil
+}
+
 // HTTPOptions configure the HTTP front of the server.
 type HTTPOptions struct {
 	// Path of the MCP endpoint; DefaultPath when empty.
 	Path string
-	// Token is the bearer token clients must send; empty disables auth.
+	// Token is the bearer token clients must send; empty disables auth (unless Tokens).
+	// It reads every namespace Options admits.
 	Token string
+	// Tokens are scoped tokens: each reads only its own namespaces. With Token, both work.
+	Tokens []TokenGrant
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 }
@@ -216,22 +275,40 @@ func Handler(s *server.MCPServer, opts HTTPOptions) http.Handler {
 	}
 	// Stateless: any replica can answer any request, and no session state piles up.
 	mcpHandler := server.NewStreamableHTTPServer(s, server.WithEndpointPath(opts.Path), server.WithStateLess(true))
-	var want [sha256.Size]byte
+	type credential struct {
+		sum    [sha256.Size]byte
+		grant  TokenGrant
+		scoped bool
+	}
+	var creds []credential
 	if opts.Token != "" {
-		want = sha256.Sum256([]byte(opts.Token))
+		creds = append(creds, credential{sum: sha256.Sum256([]byte(opts.Token))})
+	}
+	for _, g := range opts.Tokens {
+		creds = append(creds, credential{sum: sha256.Sum256([]byte(g.Token)), grant: g, scoped: true})
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok\n")
 	})
 	mux.Handle(opts.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if opts.Token != "" {
+		if len(creds) > 0 {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			// Comparing digests keeps the comparison constant-time in the token's length too.
+			// Comparing digests keeps the comparison constant-time in the token's length
+			// too, and every entry is compared, so the time says nothing about which matched.
 			sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
-			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			match := -1
+			for i := range creds {
+				if subtle.ConstantTimeCompare(sum[:], creds[i].sum[:]) == 1 {
+					match = i
+				}
+			}
+			if !ok || match < 0 {
 				writeUnauthorized(w)
 				return
+			}
+			if c := creds[match]; c.scoped {
+				r = r.WithContext(context.WithValue(r.Context(), grantKey{}, c.grant))
 			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, opts.MaxBodyBytes)

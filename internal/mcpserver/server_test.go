@@ -63,20 +63,30 @@ func serve(t *testing.T, opts mcpserver.Options, token string) *httptest.Server 
 
 func connect(t *testing.T, url, token string) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	c, err := connectErr(url, token)
 	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Initialize(ctx, mcpsdk.InitializeRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// connectErr starts an mcp-go client with token and initializes the session.
+func connectErr(url, token string) (*client.Client, error) {
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := c.Initialize(ctx, mcpsdk.InitializeRequest{}); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 func call(t *testing.T, c *client.Client, name string, args map[string]any) *mcpsdk.CallToolResult {
