@@ -60,6 +60,7 @@ chart-sync: ## Copy the CRDs and RBAC rules of config/ into the Helm chart (make
 	cp config/crd/bases/*.yaml $(CHART)/crds/
 	cp config/rbac/role.yaml config/rbac/leader_election_role.yaml config/rbac/agent_role.yaml config/rbac/agent_result_role.yaml config/rbac/agent_result_cluster_role.yaml $(CHART)/files/rbac/
 	cp config/mcp/role.yaml $(CHART)/files/rbac/mcp_role.yaml
+	cp config/mcp/cluster_role.yaml $(CHART)/files/rbac/mcp_cluster_role.yaml
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code.

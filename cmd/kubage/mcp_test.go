@@ -184,7 +184,7 @@ func TestMCPDeploysNamespaceScoped(t *testing.T) {
 	dir := filepath.Join("..", "..", "config", "mcp")
 	roles := map[string]rbacv1.ClusterRole{}
 	var bindings []rbacv1.ClusterRoleBinding
-	for _, f := range []string{"role.yaml", "role_binding.yaml"} {
+	for _, f := range []string{"role.yaml", "cluster_role.yaml", "role_binding.yaml"} {
 		raw, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
