@@ -103,6 +103,13 @@ func TestRemediationApproved(t *testing.T) {
 	summarizeTroubleshoot(ts, &session.Checkpoint{}, nil)
 	g.Expect(condString(ts, kubagev1alpha1.RemediationApprovedCondition)).To(Equal("False/AwaitingApproval"))
 	g.Expect(condString(ts, kubagev1alpha1.ReadyCondition)).To(Equal("False/AwaitingApproval"))
+
+	// A decision the session left unapplied lacks the webhook's record of who decided.
+	ts.Spec.Approvals = []kubagev1alpha1.ActionApproval{{ActionID: "a2", Decision: kubagev1alpha1.DecisionApproved}}
+	summarizeTroubleshoot(ts, &session.Checkpoint{}, nil)
+	g.Expect(condString(ts, kubagev1alpha1.RemediationApprovedCondition)).To(Equal("False/ApprovalNotRecorded"))
+	g.Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.RemediationApprovedCondition).Message).To(ContainSubstring("a2"))
+
 	ts.Status.Remediation.Actions[1].Approval = kubagev1alpha1.ApprovalRejected
 	summarizeTroubleshoot(ts, &session.Checkpoint{}, nil)
 	g.Expect(condString(ts, kubagev1alpha1.RemediationApprovedCondition)).To(Equal("True/Succeeded"))
