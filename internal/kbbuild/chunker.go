@@ -154,6 +154,7 @@ func ChunkDocument(doc *ParsedDocument, meta ChunkMeta, opts ChunkOptions) ([]re
 			Links:          resolveLinks(meta.Links, meta.Path, raw),
 		}
 	}
+	shareDocumentLinks(chunks)
 	for i := range chunks {
 		if i > 0 {
 			chunks[i].PrevID = chunks[i-1].ID
@@ -169,6 +170,37 @@ func ChunkDocument(doc *ParsedDocument, meta ChunkMeta, opts ChunkOptions) ([]re
 		}
 	}
 	return chunks, nil
+}
+
+// shareDocumentLinks gives every chunk the document's own "read next" list (What's next,
+// See also, front matter): it speaks for the whole page, not only for the chunk it sits in.
+func shareDocumentLinks(chunks []retrieval.Chunk) {
+	var doc []retrieval.Link
+	for _, c := range chunks {
+		for _, l := range c.Links {
+			if l.Kind != retrieval.LinkInline {
+				doc = append(doc, l)
+			}
+		}
+	}
+	if len(doc) == 0 {
+		return
+	}
+	for i := range chunks {
+		have := map[string]bool{}
+		for _, l := range chunks[i].Links {
+			have[l.Path+"\x00"+l.URL] = true
+		}
+		for _, l := range doc {
+			if len(chunks[i].Links) >= retrieval.MaxLinksPerChunk {
+				break
+			}
+			if k := l.Path + "\x00" + l.URL; !have[k] {
+				have[k] = true
+				chunks[i].Links = append(chunks[i].Links, l)
+			}
+		}
+	}
 }
 
 func chunkID(source, path string, headingPath []string, ordinal int) string {

@@ -93,26 +93,39 @@ func TestChunkLinksFromMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every link once, in the order the chunks first carry it.
 	var all []retrieval.Link
+	seen := map[string]bool{}
 	for _, c := range chunks {
-		all = append(all, c.Links...)
+		for _, l := range c.Links {
+			if k := l.Path + "|" + l.URL; !seen[k] {
+				seen[k] = true
+				all = append(all, l)
+			}
+		}
 	}
 	// The first chunk links to NodeRAIDDegraded once: the front-matter link, which is
-	// stronger than the inline one to the same page.
+	// stronger than the inline one to the same page (and the See also entry's anchor).
 	want := []retrieval.Link{
 		{Path: "node/NodeRAIDDegraded.md", Kind: retrieval.LinkFrontMatter},
 		{URL: "https://raid.wiki.kernel.org/", Text: "mdadm", Kind: retrieval.LinkFrontMatter},
 		{URL: "https://example.com/raid", Kind: retrieval.LinkInline},
 		{Path: "node/NodeClockSkewDetected.md", Text: "Clock skew", Kind: retrieval.LinkRelated},
-		{Path: "node/NodeRAIDDegraded.md", Anchor: "mitigation", Text: "RAID degraded", Kind: retrieval.LinkRelated},
 	}
 	if !reflect.DeepEqual(all, want) {
 		t.Fatalf("links =\n%+v\nwant\n%+v", all, want)
 	}
-	// The text of the chunk is unchanged by the ref shortcode: the link text stays, the target does not.
+	// The page's own "read next" list (See also, front matter) travels with every chunk.
+	if len(chunks) < 2 {
+		t.Fatalf("want several chunks, got %d", len(chunks))
+	}
 	for _, c := range chunks {
-		if c.Ordinal == 0 && len(c.Links) < 2 {
-			t.Errorf("front-matter links not on the first chunk: %+v", c.Links)
+		kinds := map[string]retrieval.LinkKind{}
+		for _, l := range c.Links {
+			kinds[l.Path+l.URL] = l.Kind
+		}
+		if kinds["node/NodeClockSkewDetected.md"] != retrieval.LinkRelated || kinds["https://raid.wiki.kernel.org/"] != retrieval.LinkFrontMatter {
+			t.Errorf("chunk %d links = %+v", c.Ordinal, c.Links)
 		}
 	}
 }

@@ -26,8 +26,12 @@ import (
 	"github.com/kubage/kubage/internal/text"
 )
 
-// MaxConclusionCitations bounds what CiteForConclusion returns.
-const MaxConclusionCitations = 3
+// MaxConclusionCitations bounds the matching sections CiteForConclusion returns; each
+// may be followed by up to MaxLinkedCitations pages it links to.
+const (
+	MaxConclusionCitations = 3
+	MaxLinkedCitations     = 2
+)
 
 // categoryTerms are the words runbooks use for each rule-engine root-cause category:
 // alert names and Kubernetes reasons that a summary in plain words may not contain.
@@ -63,7 +67,7 @@ func (s *Service) CiteForConclusion(ctx context.Context, namespace string, selec
 	}
 	ans, err := s.Search(ctx, Query{
 		Namespace: namespace, Selector: selector, Text: text,
-		K: MaxConclusionCitations, PerDocument: 1,
+		K: MaxConclusionCitations, PerDocument: 1, FollowLinks: MaxConclusionCitations,
 	})
 	if err != nil || len(ans.Snippets) == 0 {
 		return nil
@@ -75,6 +79,21 @@ func (s *Service) CiteForConclusion(ctx context.Context, namespace string, selec
 			continue
 		}
 		out = append(out, sn.Citation)
+		// The pages the runbook itself points to (See also, What's next) follow it: the
+		// author's judgement of what else matters, even when they share no words with the problem.
+		linked := 0
+		for _, rel := range ans.Related {
+			if linked == MaxLinkedCitations {
+				break
+			}
+			if rel.From != sn.Citation.String() || rel.Citation.Path == "" {
+				continue
+			}
+			c := rel.Citation
+			c.LinkedFrom = sn.Citation.String()
+			out = append(out, c)
+			linked++
+		}
 	}
 	return out
 }
@@ -86,6 +105,9 @@ func (c Citation) Evidence(id string, at *metav1.Time) kubagev1alpha1.Evidence {
 	summary := "Runbook " + c.String()
 	if len(c.HeadingPath) > 0 {
 		summary += " (" + strings.Join(c.HeadingPath, " > ") + ")"
+	}
+	if c.LinkedFrom != "" {
+		summary += ", related: linked from " + c.LinkedFrom
 	}
 	return kubagev1alpha1.Evidence{
 		ID:        id,

@@ -60,6 +60,12 @@ type Query struct {
 	K int
 	// PerDocument caps snippets from one document; 0 means no cap.
 	PerDocument int
+	// Expand attaches this many neighbouring chunks on each side of a snippet, plus its
+	// parent section (at most retrieval.MaxExpand), so a step arrives with its context.
+	Expand int
+	// FollowLinks follows the links of this many top snippets one hop and lists the
+	// linked pages in Answer.Related (at most retrieval.MaxFollow).
+	FollowLinks int
 }
 
 // Citation points at one indexed chunk of a KnowledgeSource.
@@ -77,6 +83,8 @@ type Citation struct {
 	TrustLevel int `json:"trustLevel"`
 	// URL links to the document when its path is a URL.
 	URL string `json:"url,omitempty"`
+	// LinkedFrom is set on a related page: the citation of the section that links to it.
+	LinkedFrom string `json:"linkedFrom,omitempty"`
 }
 
 // String renders the citation as "source:path#anchor" with the KnowledgeSource name.
@@ -105,11 +113,45 @@ type Snippet struct {
 	// Score is the fused retrieval score weighed by the source's trust level; higher is
 	// better, comparable within one answer only.
 	Score float64 `json:"score"`
+	// Context holds the surrounding chunks (parent section, previous and next steps) when
+	// the query asked for expansion.
+	Context []Passage `json:"context,omitempty"`
+}
+
+// Passage is a chunk next to a snippet along its document's section tree.
+type Passage struct {
+	// Relation is "parent", "prev" or "next".
+	Relation    string   `json:"relation"`
+	HeadingPath []string `json:"headingPath,omitempty"`
+	// Text is at most MaxContextBytes.
+	Text string `json:"text"`
+}
+
+// MaxContextBytes bounds the text of one context passage.
+const MaxContextBytes = 800
+
+// RelatedPage is a page a snippet links to: a document of the same KnowledgeSource, or
+// an outside URL.
+type RelatedPage struct {
+	// Citation names the linked document (its first section); only URL is set for an
+	// outside link.
+	Citation Citation `json:"citation"`
+	Title    string   `json:"title,omitempty"`
+	// Text is the start of the linked document, at most MaxContextBytes.
+	Text string `json:"text,omitempty"`
+	// Kind is where the link was found: "related" (a What's next / See also list),
+	// "frontmatter" or "inline".
+	Kind     string `json:"kind"`
+	LinkText string `json:"linkText,omitempty"`
+	// From is the citation of the snippet that links here.
+	From string `json:"from"`
 }
 
 // Answer is the outcome of a search.
 type Answer struct {
 	Snippets []Snippet `json:"snippets"`
+	// Related lists pages the top snippets link to (Query.FollowLinks).
+	Related []RelatedPage `json:"related,omitempty"`
 	// Sources is how many KnowledgeSources were searched.
 	Sources int `json:"sources"`
 	// Warnings explain degraded answers (an embedding endpoint or a store failing).
@@ -163,6 +205,8 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		rank int
 	}
 	var all []ranked
+	var related []retrieval.Related
+	var relFrom []string
 	failures := 0
 	for _, g := range groups {
 		ans.Sources += len(g.sources)
@@ -170,7 +214,8 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		// the order in which equally relevant passages of more trusted sources come first.
 		r := &retrieval.Retriever{Store: g.store.store, Embedder: g.embedder, Fusion: s.opts.Fusion, Reranker: s.opts.Reranker,
 			TrustOf: func(source string) int { return trust[source] }}
-		req := retrieval.Request{Query: query, TopK: k, Sources: g.sources, MinTrust: q.MinTrust, PerDocument: q.PerDocument}
+		req := retrieval.Request{Query: query, TopK: k, Sources: g.sources, MinTrust: q.MinTrust, PerDocument: q.PerDocument,
+			Expand: q.Expand, FollowLinks: q.FollowLinks}
 		if q.Domain != "" {
 			req.Domains = []string{q.Domain}
 		}
@@ -184,6 +229,14 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 			continue
 		}
 		ans.Warnings = append(ans.Warnings, resp.Warnings...)
+		fromCitation := map[string]string{}
+		for _, res := range resp.Results {
+			fromCitation[res.ChunkID] = citationOf(res.Source, res.Path, res.Anchor).String()
+		}
+		for _, rel := range resp.Related {
+			related = append(related, rel)
+			relFrom = append(relFrom, fromCitation[rel.From])
+		}
 		sort.SliceStable(resp.Results, func(i, j int) bool { return resp.Results[i].Score > resp.Results[j].Score })
 		for i, res := range resp.Results {
 			all = append(all, ranked{res: res, rank: i})
@@ -199,10 +252,48 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		}
 		return all[i].res.Score > all[j].res.Score
 	})
+	shown := map[string]bool{}
 	for _, r := range all[:min(k, len(all))] {
 		ans.Snippets = append(ans.Snippets, snippetOf(r.res, trust))
+		shown[r.res.Source+"\x00"+r.res.Path] = true
+	}
+	for i, rel := range related {
+		if len(ans.Related) == retrieval.MaxRelated {
+			break
+		}
+		if rel.Path != "" && shown[rel.Source+"\x00"+rel.Path] {
+			continue
+		}
+		if rel.Path != "" {
+			shown[rel.Source+"\x00"+rel.Path] = true
+		}
+		ans.Related = append(ans.Related, relatedPageOf(rel, relFrom[i], trust))
 	}
 	return ans, nil
+}
+
+// citationOf builds the citation of a chunk of source ("namespace/name").
+func citationOf(source, path, anchor string) Citation {
+	ns, name, _ := strings.Cut(source, "/")
+	c := Citation{Namespace: ns, Source: name, Path: path, Anchor: anchor}
+	if strings.HasPrefix(path, "https://") || strings.HasPrefix(path, "http://") {
+		c.URL = path
+		if anchor != "" && !strings.Contains(path, "#") {
+			c.URL += "#" + anchor
+		}
+	}
+	return c
+}
+
+func relatedPageOf(r retrieval.Related, from string, trust map[string]int) RelatedPage {
+	p := RelatedPage{Kind: string(r.Kind), LinkText: text.Clip(r.LinkText, 200), From: from, Title: r.Title, Text: text.Clip(r.Text, MaxContextBytes)}
+	if r.Path == "" {
+		p.Citation = Citation{URL: text.Clip(r.URL, 2048)}
+		return p
+	}
+	p.Citation = citationOf(r.Source, r.Path, r.Anchor)
+	p.Citation.ChunkID, p.Citation.HeadingPath, p.Citation.TrustLevel = r.ChunkID, r.HeadingPath, trust[r.Source]
+	return p
 }
 
 // groups selects the searchable sources and splits them by store and embedding model.
@@ -243,16 +334,11 @@ func (s *Service) groups(namespace string, sel labels.Selector, minTrust int, do
 
 // snippetOf turns a retrieval result into a bounded snippet with its citation.
 func snippetOf(r retrieval.Result, trust map[string]int) Snippet {
-	ns, name, _ := strings.Cut(r.Source, "/")
-	c := Citation{
-		Namespace: ns, Source: name, Path: r.Path, Anchor: r.Anchor,
-		HeadingPath: r.HeadingPath, ChunkID: r.ChunkID, TrustLevel: trust[r.Source],
+	c := citationOf(r.Source, r.Path, r.Anchor)
+	c.HeadingPath, c.ChunkID, c.TrustLevel = r.HeadingPath, r.ChunkID, trust[r.Source]
+	sn := Snippet{Citation: c, Title: r.Title, Text: text.Clip(r.Text, MaxSnippetBytes), Score: r.Score}
+	for _, n := range r.Neighbours {
+		sn.Context = append(sn.Context, Passage{Relation: n.Relation, HeadingPath: n.HeadingPath, Text: text.Clip(n.Text, MaxContextBytes)})
 	}
-	if strings.HasPrefix(r.Path, "https://") || strings.HasPrefix(r.Path, "http://") {
-		c.URL = r.Path
-		if r.Anchor != "" && !strings.Contains(r.Path, "#") {
-			c.URL += "#" + r.Anchor
-		}
-	}
-	return Snippet{Citation: c, Title: r.Title, Text: text.Clip(r.Text, MaxSnippetBytes), Score: r.Score}
+	return sn
 }

@@ -35,6 +35,12 @@ const (
 	defaultKnowledgeK        = 5
 	maxKnowledgeSnippetBytes = 1200
 	maxKnowledgeResultBytes  = 12 << 10
+	// A snippet arrives with one neighbouring chunk on each side and its parent section,
+	// so a cited step comes with the steps around it and the heading it sits under.
+	knowledgeExpand          = 1
+	maxKnowledgeContextBytes = 400
+	// The pages the top snippets link to are listed after them.
+	knowledgeFollowLinks = 3
 )
 
 // KnowledgeSearcher answers knowledge questions; *knowledge.Service implements it.
@@ -60,6 +66,8 @@ type KnowledgeSnippet struct {
 	Score       float64            `json:"score"`
 	Text        string             `json:"text"`
 	Ref         knowledge.Citation `json:"ref"`
+	// Context is the parent section and the neighbouring chunks, each clipped.
+	Context []knowledge.Passage `json:"context,omitempty"`
 }
 
 // NewKnowledgeSearch returns the knowledge_search tool of one session: it searches the
@@ -85,6 +93,7 @@ func knowledgeSearch(ctx context.Context, s KnowledgeSearcher, namespace string,
 	k := clampInt(in.K, defaultKnowledgeK, maxKnowledgeK)
 	ans, err := s.Search(ctx, knowledge.Query{
 		Namespace: namespace, Selector: selector, Text: in.Query, MinTrust: in.MinTrust, K: k, PerDocument: 2,
+		Expand: knowledgeExpand, FollowLinks: knowledgeFollowLinks,
 	})
 	if err != nil {
 		return Result{}, err
@@ -108,15 +117,48 @@ func knowledgeSearch(ctx context.Context, s KnowledgeSearcher, namespace string,
 				t.Line("    " + l)
 			}
 		}
+		var ctxs []knowledge.Passage
+		for _, p := range sn.Context {
+			ptext := Sanitize(strings.TrimSpace(p.Text), maxKnowledgeContextBytes, true)
+			head := Sanitize(strings.Join(p.HeadingPath, " > "), 200, true)
+			t.Linef("    (%s%s) %s", p.Relation, prefixIfSet(": ", head), ptext)
+			ctxs = append(ctxs, knowledge.Passage{Relation: p.Relation, HeadingPath: p.HeadingPath, Text: ptext})
+		}
 		snippets = append(snippets, KnowledgeSnippet{
 			Citation: c.String(), Source: c.Source, Path: c.Path, HeadingPath: c.HeadingPath,
-			TrustLevel: c.TrustLevel, Score: sn.Score, Text: text, Ref: c,
+			TrustLevel: c.TrustLevel, Score: sn.Score, Text: text, Ref: c, Context: ctxs,
 		})
+	}
+	if len(ans.Related) > 0 {
+		t.Line("Related pages the snippets link to:")
+	}
+	for _, r := range ans.Related {
+		target := r.Citation.URL
+		if r.Citation.Path != "" {
+			target = r.Citation.String()
+		}
+		t.Linef("  - %s %s (%s link from %s)", Sanitize(target, 300, true), Sanitize(firstSet(r.Title, r.LinkText), 200, true), r.Kind, Sanitize(r.From, 300, true))
 	}
 	for _, w := range ans.Warnings {
 		t.Line("warning: " + Sanitize(w, 300, true))
 	}
 	return Result{Text: t.String(), Data: snippets, Truncated: t.Truncated()}, nil
+}
+
+func prefixIfSet(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+func firstSet(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // WithTools returns a registry holding r's tools followed by extra ones, e.g. the

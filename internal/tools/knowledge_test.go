@@ -159,3 +159,38 @@ func TestWithToolsAddsKnowledgeSearch(t *testing.T) {
 		t.Fatal("a duplicate tool name was accepted")
 	}
 }
+
+// A snippet arrives with the steps around it and its parent section, and the pages its
+// runbook links to are listed after the snippets.
+func TestKnowledgeSearchShowsContextAndRelatedPages(t *testing.T) {
+	s := knowledge.NewService(knowledge.Options{})
+	var b strings.Builder
+	b.WriteString("# Pod crash looping\n\n## Mitigation\n\n")
+	for _, step := range []string{"Read the logs of the previous run.", "Check the liveness probe.", "Compare the image with the last good one."} {
+		b.WriteString("### " + step + "\n\n" + step + " " + strings.Repeat("More detail about this step. ", 40) + "\n\n")
+	}
+	b.WriteString("## See also\n\n- [Undo a bad release](../releases/undo.md)\n")
+	if _, err := s.Index(context.Background(), knowledge.SourceConfig{
+		Namespace: "shop", Name: "runbooks", TrustLevel: 4, Chunking: kbbuild.ChunkOptions{MinTokens: 16, TargetTokens: 200, MaxTokens: 400},
+		Source: &kbbuild.ConfigMapSource{Data: map[string]string{
+			"runbooks/crash.md": b.String(),
+			"releases/undo.md":  "# Undo a bad release\n\nhelm rollback returns to the revision before.\n",
+		}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tools.NewKnowledgeSearch(s, "shop", nil).Call(context.Background(), json.RawMessage(`{"query":"liveness probe","k":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn := res.Data.([]tools.KnowledgeSnippet)
+	if len(sn) != 1 || len(sn[0].Context) == 0 {
+		t.Fatalf("snippets = %+v", sn)
+	}
+	for _, want := range []string{"(prev: Pod crash looping > Mitigation > Read the logs", "(next: Pod crash looping > Mitigation > Compare the image",
+		"Related pages the snippets link to:", "runbooks:releases/undo.md#undo-a-bad-release Undo a bad release (related link from runbooks:runbooks/crash.md#check-the-liveness-probe)"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, res.Text)
+		}
+	}
+}
