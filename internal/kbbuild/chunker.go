@@ -172,37 +172,6 @@ func ChunkDocument(doc *ParsedDocument, meta ChunkMeta, opts ChunkOptions) ([]re
 	return chunks, nil
 }
 
-// shareDocumentLinks gives every chunk the document's own "read next" list (What's next,
-// See also, front matter): it speaks for the whole page, not only for the chunk it sits in.
-func shareDocumentLinks(chunks []retrieval.Chunk) {
-	var doc []retrieval.Link
-	for _, c := range chunks {
-		for _, l := range c.Links {
-			if l.Kind != retrieval.LinkInline {
-				doc = append(doc, l)
-			}
-		}
-	}
-	if len(doc) == 0 {
-		return
-	}
-	for i := range chunks {
-		have := map[string]bool{}
-		for _, l := range chunks[i].Links {
-			have[l.Path+"\x00"+l.URL] = true
-		}
-		for _, l := range doc {
-			if len(chunks[i].Links) >= retrieval.MaxLinksPerChunk {
-				break
-			}
-			if k := l.Path + "\x00" + l.URL; !have[k] {
-				have[k] = true
-				chunks[i].Links = append(chunks[i].Links, l)
-			}
-		}
-	}
-}
-
 func chunkID(source, path string, headingPath []string, ordinal int) string {
 	h := sha256.New()
 	for _, part := range []string{source, path, strings.Join(headingPath, "\x1f"), strconv.Itoa(ordinal)} {
@@ -368,32 +337,6 @@ func joinBlocks(bs []Block) string {
 		b.WriteString(bl.Text)
 	}
 	return b.String()
-}
-
-// splitWithLinks is splitBlock that hands each link to the parts holding its text
-// (the first part when none does), so a chunk carries the links it shows.
-func splitWithLinks(b Block, max int) []Block {
-	parts := splitBlock(b, max)
-	if len(b.Links) == 0 {
-		return parts
-	}
-	if len(parts) == 1 {
-		parts[0].Links = b.Links
-		return parts
-	}
-	for _, l := range b.Links {
-		placed := false
-		for i := range parts {
-			if l.Text != "" && strings.Contains(parts[i].Text, l.Text) {
-				parts[i].Links = append(parts[i].Links, l)
-				placed = true
-			}
-		}
-		if !placed {
-			parts[0].Links = append(parts[0].Links, l)
-		}
-	}
-	return parts
 }
 
 // splitBlock cuts a block larger than max: code by lines (each part re-fenced),
