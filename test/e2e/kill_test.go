@@ -167,36 +167,6 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		jobs[ns], appNS[rn] = watchJobs(ctx, ns), ns
 		brokenConfigApp(ctx, ns)
 	}
-	// newRound prepares the apps of a round, then creates its sessions and twins at once.
-	newRound := func(round int) {
-		GinkgoHelper()
-		var batch []*killedSession
-		for _, rn := range runners {
-			ns := appNS[rn]
-			for i := 0; i < plan.diagnose; i++ {
-				name := fmt.Sprintf("api-down-%d-%d", round, i)
-				batch = append(batch, &killedSession{runner: rn, key: client.ObjectKey{Namespace: ns, Name: name}, control: client.ObjectKey{Namespace: ns, Name: "ctl-" + name}})
-			}
-			for i := 0; i < plan.remediate; i++ {
-				killedNS, controlNS := newNamespace(ctx), newNamespace(ctx)
-				jobs[killedNS], jobs[controlNS] = watchJobs(ctx, killedNS), watchJobs(ctx, controlNS)
-				batch = append(batch, &killedSession{runner: rn, remediate: true,
-					key: client.ObjectKey{Namespace: killedNS, Name: "evicted"}, control: client.ObjectKey{Namespace: controlNS, Name: "evicted"},
-					pod: evictedPod(ctx, killedNS, "batch-7f9c").Name, controlPod: evictedPod(ctx, controlNS, "batch-7f9c").Name})
-			}
-		}
-		for _, s := range batch {
-			var pod, controlPod *string
-			if s.remediate {
-				pod, controlPod = &s.pod, &s.controlPod
-			}
-			createKillSession(ctx, s.key, roleKilled, s.runner, pod)
-			createKillSession(ctx, s.control, roleControl, s.runner, controlPod)
-			byKey[s.key] = s
-		}
-		sessions = append(sessions, batch...)
-	}
-
 	kills := map[kubagev1alpha1.TaskRunner]map[kubagev1alpha1.TroubleshootPhase]int{}
 	for _, rn := range runners {
 		kills[rn] = map[kubagev1alpha1.TroubleshootPhase]int{}
@@ -220,48 +190,11 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		return false
 	}
 
-	By("killing the operator in the planned phases, round after round of sessions, until each phase had its kills")
+	// killNow kills the operator, records the phase the kill landed in, checks
+	// what must hold while it is dead, and starts it again.
 	var records []killRecord
-	deadline := time.Now().Add(9 * time.Minute)
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	round := 0
-	for {
-		if allFinished(ctx, sessions) {
-			if !missing() || round >= plan.maxRounds {
-				break
-			}
-			newRound(round)
-			round++
-		}
-		Expect(time.Now().Before(deadline)).To(BeTrue(), "the sessions did not finish; kills so far: %v", kills)
-		var ts *kubagev1alpha1.Troubleshoot
-		select {
-		case ts = <-events:
-		case <-tick.C:
-		case <-ctx.Done():
-			Fail("spec ended before the sessions finished")
-		}
-		approveWaiting(ctx, sessions, kills)
-		if ts == nil {
-			continue
-		}
-		s := byKey[client.ObjectKeyFromObject(ts)]
-		if s == nil || ts.Status.Phase.IsTerminal() || !(wanted(s.runner, ts.Status.Phase) || wanted(s.runner, nextPhase(ts))) {
-			continue
-		}
-		// The event is the status write of one step; the next step runs now. Quick steps
-		// take a few API calls, so the delay before the kill is short; waiting phases get
-		// a longer one.
-		window := 10
-		if ts.Status.Phase == "" || ts.Status.Phase == kubagev1alpha1.PhasePending {
-			// Pending lasts one quick step: kill at once.
-			window = 1
-		}
-		if ts.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval || (ts.Status.Phase == kubagev1alpha1.PhaseInvestigating && s.runner == kubagev1alpha1.TaskRunnerJob) {
-			window = 400
-		}
-		delay := time.Duration(rand.IntN(window)) * time.Millisecond
+	killNow := func(s *killedSession, delay time.Duration) {
+		GinkgoHelper()
 		time.Sleep(delay)
 		op.Kill()
 		// The kill counts for the phase the session was in when it landed: with the
@@ -286,6 +219,83 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 				drained = true
 			}
 		}
+	}
+	// newRound prepares the apps of a round, then creates its sessions and twins at once.
+	newRound := func(round int) {
+		GinkgoHelper()
+		var batch []*killedSession
+		for _, rn := range runners {
+			ns := appNS[rn]
+			for i := 0; i < plan.diagnose; i++ {
+				name := fmt.Sprintf("api-down-%d-%d", round, i)
+				batch = append(batch, &killedSession{runner: rn, key: client.ObjectKey{Namespace: ns, Name: name}, control: client.ObjectKey{Namespace: ns, Name: "ctl-" + name}})
+			}
+			for i := 0; i < plan.remediate; i++ {
+				killedNS, controlNS := newNamespace(ctx), newNamespace(ctx)
+				jobs[killedNS], jobs[controlNS] = watchJobs(ctx, killedNS), watchJobs(ctx, controlNS)
+				batch = append(batch, &killedSession{runner: rn, remediate: true,
+					key: client.ObjectKey{Namespace: killedNS, Name: "evicted"}, control: client.ObjectKey{Namespace: controlNS, Name: "evicted"},
+					pod: evictedPod(ctx, killedNS, "batch-7f9c").Name, controlPod: evictedPod(ctx, controlNS, "batch-7f9c").Name})
+			}
+		}
+		for _, s := range batch {
+			var pod, controlPod *string
+			if s.remediate {
+				pod, controlPod = &s.pod, &s.controlPod
+			}
+			byKey[s.key] = s
+			sessions = append(sessions, s)
+			createKillSession(ctx, s.key, roleKilled, s.runner, pod)
+			if wanted(s.runner, kubagev1alpha1.PhasePending) {
+				// Pending lasts one quick step, too short to catch from a watch event.
+				killNow(s, time.Duration(rand.IntN(15))*time.Millisecond)
+			}
+			createKillSession(ctx, s.control, roleControl, s.runner, controlPod)
+		}
+	}
+
+	By("killing the operator in the planned phases, round after round of sessions, until each phase had its kills")
+	deadline := time.Now().Add(9 * time.Minute)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	round := 0
+	for {
+		Expect(time.Now().Before(deadline)).To(BeTrue(), "the sessions did not finish; kills so far: %v", kills)
+		var ts *kubagev1alpha1.Troubleshoot
+		select {
+		case ts = <-events:
+		case <-tick.C:
+		case <-ctx.Done():
+			Fail("spec ended before the sessions finished")
+		}
+		if ts == nil {
+			// Between events only: reading every session is too slow to do per event.
+			if allFinished(ctx, sessions) {
+				if !missing() || round >= plan.maxRounds {
+					break
+				}
+				newRound(round)
+				round++
+			}
+			approveWaiting(ctx, sessions, kills)
+			continue
+		}
+		s := byKey[client.ObjectKeyFromObject(ts)]
+		if s == nil || ts.Status.Phase.IsTerminal() || !(wanted(s.runner, ts.Status.Phase) || wanted(s.runner, nextPhase(ts))) {
+			continue
+		}
+		// The event is the status write of one step; the next step runs now. Quick steps
+		// take a few API calls, so the delay before the kill is short; waiting phases get
+		// a longer one.
+		window := 10
+		if ts.Status.Phase == "" || ts.Status.Phase == kubagev1alpha1.PhasePending {
+			// Pending lasts one quick step: kill at once.
+			window = 1
+		}
+		if ts.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval || (ts.Status.Phase == kubagev1alpha1.PhaseInvestigating && s.runner == kubagev1alpha1.TaskRunnerJob) {
+			window = 400
+		}
+		killNow(s, time.Duration(rand.IntN(window))*time.Millisecond)
 	}
 
 	By("comparing every session with its control twin")
