@@ -38,6 +38,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/test/testcluster"
@@ -77,7 +78,8 @@ var _ = Describe("Helm chart", Ordered, func() {
 		start := time.Now()
 		releaseNS := newNamespace(ctx)
 		// The manager binds to host ports here (the harness runs it as a local process).
-		probes, metrics, agentAPI := freePort(), freePort(), freePort()
+		probes, metrics, agentAPI, alertsPort := freePort(), freePort(), freePort(), freePort()
+		const alertToken = "e2e-alerts-token-5d0c9a7e"
 		// The chart's image is the one the harness runs (for the manager and the task Jobs alike).
 		repository, tag, _ := strings.Cut(agentImage, ":")
 		values := filepath.Join(GinkgoT().TempDir(), "values.yaml")
@@ -91,7 +93,11 @@ agentAPI:
   url: http://127.0.0.1:%d
 # The suite's stand-in servers (the agent API here) listen on loopback, denied by default.
 egress: {allowCIDRs: ["127.0.0.0/8"]}
-`, repository, tag, probes, metrics, agentAPI, agentAPI), 0o600)).To(Succeed())
+alerts:
+  enabled: true
+  port: %d
+  token: {value: %s}
+`, repository, tag, probes, metrics, agentAPI, agentAPI, alertsPort, alertToken), 0o600)).To(Succeed())
 
 		By("handing the agent ClusterRoles over to the chart, and back to the suite afterwards")
 		for _, name := range []string{"kubage-agent", "kubage-agent-result", "kubage-agent-cluster"} {
@@ -164,6 +170,28 @@ egress: {allowCIDRs: ["127.0.0.0/8"]}
 		Expect(ran).To(BeNumerically(">", 0), "the task Jobs' pods ran")
 		expectNothingLeftRunning(ctx, ns)
 
+		By("posting an Alertmanager alert to the chart's receiver, whose token is the chart's Secret")
+		alertURL := fmt.Sprintf("http://127.0.0.1:%d/alerts/alertmanager", alertsPort)
+		payload := fmt.Sprintf(`{"version":"4","status":"firing","receiver":"kubage","alerts":[{"status":"firing",
+ "labels":{"alertname":"KubeDeploymentReplicasMismatch","namespace":%q,"deployment":"api","severity":"warning"},
+ "annotations":{"summary":"Deployment api has no available replica"},
+ "startsAt":%q,"fingerprint":"5e2e0a11c0ffee01"}]}`, ns, time.Now().UTC().Format(time.RFC3339))
+		Eventually(func() int { return postAlertWithToken(ctx, alertURL, "not-the-token", payload) }).WithContext(ctx).Should(Equal(http.StatusUnauthorized))
+		Expect(postAlertWithToken(ctx, alertURL, alertToken, payload)).To(Equal(http.StatusOK))
+		var fromAlert *kubagev1alpha1.Troubleshoot
+		Eventually(func(g Gomega) {
+			var list kubagev1alpha1.TroubleshootList
+			g.Expect(kube.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+			for i := range list.Items {
+				if list.Items[i].Spec.Alert != nil {
+					fromAlert = &list.Items[i]
+				}
+			}
+			g.Expect(fromAlert).NotTo(BeNil(), "a Troubleshoot opened for the alert")
+		}).WithContext(ctx).Should(Succeed())
+		fromAlert = waitForTerminal(ctx, fromAlert)
+		expectConfigMapMissing(ctx, fromAlert)
+
 		By("checking leader election, metrics and the limits of the chart's RBAC")
 		lease, err := clients.CoordinationV1().Leases(releaseNS).Get(ctx, "manager.kubage.io", metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred(), "the Lease lives in the release namespace")
@@ -172,6 +200,8 @@ egress: {allowCIDRs: ["127.0.0.0/8"]}
 		scrape := scrapeMetrics(ctx, metrics)
 		Expect(scrape).To(ContainSubstring(`kubage_troubleshoot_sessions_finished_total{phase="Completed"`))
 		Expect(scrape).To(ContainSubstring(`kubage_troubleshoot_tasks_total{outcome="Succeeded",runner="Job"}`))
+		Expect(scrape).To(ContainSubstring(`kubage_alerts_sessions_created_total 1`))
+		Expect(scrape).To(ContainSubstring(`kubage_alerts_rejected_total{reason="Unauthorized"}`))
 		Expect(can(ctx, saUser, releaseNS, "create", "batch", "jobs", ns, "")).To(BeTrue())
 		Expect(can(ctx, saUser, releaseNS, "bind", "rbac.authorization.k8s.io", "clusterroles", "", "kubage-agent")).To(BeTrue())
 		Expect(can(ctx, saUser, releaseNS, "bind", "rbac.authorization.k8s.io", "clusterroles", "", "cluster-admin")).To(BeFalse())
@@ -230,6 +260,25 @@ func scrapeMetrics(ctx context.Context, port int) string {
 		body = string(raw)
 	}).WithContext(ctx).Should(Succeed())
 	return body
+}
+
+// postAlertWithToken posts an Alertmanager payload with a bearer token and returns the status code
+// (0 when the receiver cannot be reached yet).
+func postAlertWithToken(ctx context.Context, url, token, payload string) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(payload))
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	GinkgoWriter.Printf("POST %s: %d %s\n", url, resp.StatusCode, body)
+	return resp.StatusCode
 }
 
 // can asks the API server whether the ServiceAccount user of namespace saNS may do verb.
