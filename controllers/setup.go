@@ -76,6 +76,11 @@ type Options struct {
 	// Knowledge is the shared knowledge service KnowledgeSources are indexed into and
 	// sessions search; SetupAll creates one when nil.
 	Knowledge *knowledge.Service
+	// IncidentMemoryEntries bounds the incident memory of each namespace (50 when zero);
+	// a negative value turns the memory off.
+	IncidentMemoryEntries int
+	// IncidentMemoryRetention is how long a remembered incident is kept (30 days when zero).
+	IncidentMemoryRetention time.Duration
 }
 
 // eventRecorderName is the reporting controller of every Event the manager emits.

@@ -75,6 +75,7 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 		ToolServers: registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader()),
 		TaskRunners: opts.TaskRunners, DefaultRunner: opts.DefaultTaskRunner, PollInterval: opts.TaskPollInterval,
 		ApprovalsNeedDecidedBy: opts.ApprovalWebhook,
+		MemoryEntries:          opts.IncidentMemoryEntries, MemoryRetention: opts.IncidentMemoryRetention,
 	})
 	if err != nil {
 		return nil, err

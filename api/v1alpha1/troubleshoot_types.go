@@ -439,6 +439,12 @@ type TroubleshootStatus struct {
 	// +optional
 	RootCause *RootCause `json:"rootCause,omitempty"`
 
+	// seenBefore cites the earlier session of this namespace's incident memory whose
+	// fingerprint (the kinds of its findings, conclusion and culprit) matches this one's,
+	// with the fix it proposed; unset when nothing similar is remembered.
+	// +optional
+	SeenBefore *SeenBefore `json:"seenBefore,omitempty"`
+
 	// remediation is the proposal of Remediate mode.
 	// +optional
 	Remediation *Remediation `json:"remediation,omitempty"`
@@ -659,6 +665,45 @@ type RootCause struct {
 	// +kubebuilder:validation:MaxItems=20
 	// +kubebuilder:validation:items:MaxLength=63
 	EvidenceIDs []string `json:"evidenceIDs,omitempty"`
+}
+
+// SeenBefore is an earlier incident of the namespace that looks like this one.
+type SeenBefore struct {
+	// session is the name of the earlier Troubleshoot (it may have been deleted since).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Session string `json:"session"`
+
+	// concludedAt is when the earlier session concluded.
+	// +optional
+	ConcludedAt *metav1.Time `json:"concludedAt,omitempty"`
+
+	// similarity of the two fingerprints in percent.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Similarity int32 `json:"similarity,omitempty"`
+
+	// occurrences is how many remembered sessions match, the cited one included.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Occurrences int32 `json:"occurrences,omitempty"`
+
+	// rootCause is the earlier session's root cause summary.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	RootCause string `json:"rootCause,omitempty"`
+
+	// culprit is the object the earlier session blamed, as Kind/name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=320
+	Culprit string `json:"culprit,omitempty"`
+
+	// fix is the remediation the earlier session proposed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Fix string `json:"fix,omitempty"`
 }
 
 // Remediation is the proposal of a Remediate-mode session.

@@ -63,6 +63,8 @@ type managerOptions struct {
 	approvalWebhook         bool
 	webhookPort             int
 	webhookCertDir          string
+	memoryEntries           int
+	memoryRetention         time.Duration
 	egress                  egressOptions
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
@@ -99,6 +101,8 @@ func newManagerCommand() *cobra.Command {
 	f.BoolVar(&o.approvalWebhook, "approval-webhook", false, "Serve the admission webhook that admits a decision in spec.approvals only when a SubjectAccessReview says its author may approve troubleshoots and perform the action, and records the author; sessions then run no action whose decision lacks one. Needs config/webhook installed and a serving certificate.")
 	f.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the admission webhook server listens on (TLS).")
 	f.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Directory holding the webhook server's tls.crt and tls.key (re-read when they change).")
+	f.IntVar(&o.memoryEntries, "incident-memory-entries", 50, "Concluded sessions remembered per namespace (in the ConfigMap kubage-incident-memory) for later sessions to cite as seen before; 0 turns the memory off.")
+	f.DurationVar(&o.memoryRetention, "incident-memory-retention", 30*24*time.Hour, "How long a remembered incident is kept before it is dropped.")
 	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)
@@ -193,6 +197,10 @@ func runManager(o managerOptions) error {
 	}
 	// One knowledge service: the KnowledgeSources index into it, sessions and agents search it.
 	know := knowledge.NewService(knowledge.Options{})
+	memoryEntries := o.memoryEntries
+	if memoryEntries == 0 {
+		memoryEntries = -1 // the flag's 0 means off; the option's 0 means the default
+	}
 	if err := controllers.SetupAll(mgr, controllers.Options{
 		Knowledge:                 know,
 		DefaultModelSecret:        defaultModel,
@@ -204,6 +212,8 @@ func runManager(o managerOptions) error {
 		DefaultTaskRunner:         def,
 		Clientset:                 cs,
 		WatchSelector:             watch,
+		IncidentMemoryEntries:     memoryEntries,
+		IncidentMemoryRetention:   o.memoryRetention,
 	}); err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ type Report struct {
 	Iterations   []Iteration `json:"iterations,omitempty"`
 	RootCause    *RootCause  `json:"rootCause,omitempty"`
 	Alternatives []RootCause `json:"alternatives,omitempty"`
+	SeenBefore   *SeenBefore `json:"seenBefore,omitempty"`
 	Evidence     []Evidence  `json:"evidence,omitempty"`
 	Actions      []Action    `json:"actions,omitempty"`
 	Validation   []string    `json:"validationSteps,omitempty"`
@@ -84,6 +85,17 @@ type RootCause struct {
 	Affected   []string `json:"affected,omitempty"`
 	Chain      []string `json:"chain,omitempty"`
 	Evidence   []string `json:"evidenceIds,omitempty"`
+}
+
+// SeenBefore is an earlier session of the namespace with a similar fingerprint.
+type SeenBefore struct {
+	Session     string    `json:"session"`
+	ConcludedAt time.Time `json:"concludedAt,omitzero"`
+	Similarity  int       `json:"similarity"`
+	Occurrences int       `json:"occurrences,omitempty"`
+	RootCause   string    `json:"rootCause,omitempty"`
+	Culprit     string    `json:"culprit,omitempty"`
+	Fix         string    `json:"fix,omitempty"`
 }
 
 // Evidence is one observed fact and where it came from.
@@ -193,6 +205,31 @@ func Markdown(r Report) string {
 		w("### Other candidates\n\n")
 		for _, a := range r.Alternatives {
 			w("- %s (%s, %d%%)\n", inline(a.Summary), inline(a.Category), a.Confidence)
+		}
+		w("\n")
+	}
+
+	if sb := r.SeenBefore; sb != nil {
+		w("## Seen before\n\n")
+		w("Session `%s`", code(sb.Session))
+		if !sb.ConcludedAt.IsZero() {
+			w(" (%s)", stamp(sb.ConcludedAt))
+		}
+		w(" had a similar fingerprint (%d%%", sb.Similarity)
+		if sb.Occurrences > 1 {
+			w(", %d remembered sessions match", sb.Occurrences)
+		}
+		w(").\n\n")
+		if sb.RootCause != "" {
+			w("- Its root cause: %s\n", inline(sb.RootCause))
+		}
+		if sb.Culprit != "" {
+			w("- Its culprit: `%s`\n", code(sb.Culprit))
+		}
+		if sb.Fix != "" {
+			w("- Its fix: %s\n", inline(sb.Fix))
+		} else {
+			w("- It proposed no fix.\n")
 		}
 		w("\n")
 	}

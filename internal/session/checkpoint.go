@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/memory"
 	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/runner"
 )
@@ -65,6 +66,9 @@ type Checkpoint struct {
 	Degraded *Degradation `json:"degraded,omitempty"`
 	// Conclusion is the summarizer's answer, kept for re-rendering the report.
 	Conclusion *agent.Conclusion `json:"conclusion,omitempty"`
+	// Fingerprint is the conclusion's incident-memory fingerprint, recorded when the
+	// session completes.
+	Fingerprint *memory.Fingerprint `json:"fingerprint,omitempty"`
 	// Rounds records each finished round for the report.
 	Rounds []Round `json:"rounds,omitempty"`
 	// Timeline records phase changes.

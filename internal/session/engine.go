@@ -48,6 +48,7 @@ import (
 	"github.com/kubage/kubage/internal/agent"
 	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/memory"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 )
@@ -108,6 +109,9 @@ type Engine struct {
 	MaxAttempts int
 	// Knowledge finds runbooks to cite for a root cause (none when nil).
 	Knowledge Citer
+	// Memory is the incident memory: concluded sessions are recorded in it and a new
+	// conclusion cites a similar earlier one (none when nil).
+	Memory *memory.Store
 }
 
 // Citer finds the knowledge a conclusion should cite; *knowledge.Service is one.

@@ -28,6 +28,7 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/memory"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
 	"github.com/kubage/kubage/internal/tools/registry"
@@ -66,6 +67,11 @@ type OperatorOptions struct {
 	PollInterval time.Duration
 	// ApprovalsNeedDecidedBy: the approval webhook is enabled (Engine.ApprovalsNeedDecidedBy).
 	ApprovalsNeedDecidedBy bool
+	// MemoryEntries bounds the incident memory of each namespace (50 when zero); a
+	// negative value turns the memory off. MemoryRetention is how long an entry is kept
+	// (30 days when zero).
+	MemoryEntries   int
+	MemoryRetention time.Duration
 }
 
 // NewOperatorEngine builds the operator's session engine: the brains (with the brain
@@ -109,6 +115,9 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 		Client: cs, Brains: brains, BrainConfig: brainConfig, Runners: runners, DefaultRunner: def,
 		Executor: &remediate.Executor{Client: cs}, PollInterval: o.PollInterval, Knowledge: o.Knowledge,
 		ApprovalsNeedDecidedBy: o.ApprovalsNeedDecidedBy,
+	}
+	if o.MemoryEntries >= 0 {
+		e.Memory = &memory.Store{Client: cs, MaxEntries: o.MemoryEntries, Retention: o.MemoryRetention}
 	}
 	return e, stop, nil
 }

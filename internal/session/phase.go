@@ -98,6 +98,7 @@ func (w *work) finish(ctx context.Context, phase kubagev1alpha1.TroubleshootPhas
 	now := metav1.NewTime(w.now)
 	w.st.CompletionTime = &now
 	w.enter(phase, note)
+	w.remember(ctx)
 	if err := w.writeReport(ctx); err != nil {
 		return 0, err
 	}

@@ -150,6 +150,13 @@ func BuildReport(ts *kubagev1alpha1.Troubleshoot, st *kubagev1alpha1.Troubleshoo
 	} else if st.RootCause != nil {
 		r.RootCause = &report.RootCause{Summary: st.RootCause.Summary, Category: st.RootCause.Category, Confidence: int(st.RootCause.Confidence), Evidence: st.RootCause.EvidenceIDs}
 	}
+	if sb := st.SeenBefore; sb != nil {
+		r.SeenBefore = &report.SeenBefore{Session: sb.Session, Similarity: int(sb.Similarity), Occurrences: int(sb.Occurrences),
+			RootCause: sb.RootCause, Culprit: sb.Culprit, Fix: sb.Fix}
+		if sb.ConcludedAt != nil {
+			r.SeenBefore.ConcludedAt = sb.ConcludedAt.Time
+		}
+	}
 	seen := map[string]bool{}
 	for _, ev := range evidence {
 		id := EvidenceID(ev.ID)

@@ -69,6 +69,7 @@ func summarize(ctx context.Context, w *work) (time.Duration, error) {
 		known[ev.ID] = true
 	}
 	w.st.RootCause = RootCause(c.RootCause, known)
+	w.recall(ctx, c.RootCause, results)
 	w.st.Remediation = Remediation(w.ts.Namespace, c.Remediation)
 	if w.st.Remediation != nil {
 		for i := range w.st.Remediation.Actions {
