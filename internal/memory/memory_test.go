@@ -113,7 +113,7 @@ func TestRecordIsBoundedInBytes(t *testing.T) {
 	g.Expect(len(cm.Data[entriesKey])).To(BeNumerically("<", 900<<10), "the default bounds keep the memory well inside one ConfigMap")
 	all, _ := s.Entries(ctx, "ns")
 	g.Expect(all).To(HaveLen(DefaultMaxEntries))
-	g.Expect(len(all[0].Fingerprint.Signals)).To(Equal(maxSignals))
+	g.Expect(all[0].Fingerprint.Signals).To(HaveLen(maxSignals))
 }
 
 func TestForeignOrDamagedConfigMap(t *testing.T) {
