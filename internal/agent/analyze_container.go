@@ -222,10 +222,12 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 func (pc *podCheck) textClue(ctx context.Context, container, termMsg string, lr tools.LogsResult) (Clue, []string) {
 	var evIDs []string
 	// A termination message is what the process chose to say about its own end: when it
-	// carries an error, it wins over the log tail.
+	// carries an error at least as clear as the log's, it wins over the log tail. Any text
+	// counts as an error there, so a message that is only noise (an injected instruction,
+	// binary, escapes) must not hide the error line of the log.
 	clue := termClue(termMsg)
-	if !clue.IsError() {
-		clue = ExtractClues(lr.Lines)
+	if lc := ExtractClues(lr.Lines); lc.IsError() && (!clue.IsError() || lc.Score > clue.Score) {
+		clue = lc
 	}
 	if len(lr.Lines) > 0 {
 		data := lastLines(lr.Lines, 20)

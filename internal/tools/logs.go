@@ -36,8 +36,10 @@ const (
 	DefaultLogBytes = 16 << 10
 	MaxLogBytes     = 64 << 10
 	maxLogLineBytes = 300
-	// maxLogStreamBytes is the most read from one log stream before keeping its end.
-	maxLogStreamBytes = 256 << 10
+	// maxLogStreamBytes is the most read from one log stream; lines are clipped to
+	// maxLogLineKeep bytes while reading, so memory stays at lines × maxLogLineKeep.
+	maxLogStreamBytes = 8 << 20
+	maxLogLineKeep    = 1000
 )
 
 // LogsRequest selects a container's log tail.
@@ -102,48 +104,85 @@ func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) 
 		req.Previous, res.Previous = true, true
 		res.Note = "current instance is waiting to restart; showing the previous instance"
 	}
-	lines := int64(clampInt(req.TailLines, DefaultLogLines, MaxLogLines))
-	maxBytes := int64(clampInt(req.MaxBytes, DefaultLogBytes, MaxLogBytes))
-	// The API cuts LimitBytes from the start of the tail; read more and keep the end, so one
-	// huge line early in the tail cannot hide the last lines.
+	lines := clampInt(req.TailLines, DefaultLogLines, MaxLogLines)
+	maxBytes := clampInt(req.MaxBytes, DefaultLogBytes, MaxLogBytes)
+	// The API cuts LimitBytes from the start of the tail, so one huge line would hide the
+	// lines after it: read much more, but keep only the head of each line while streaming.
 	readBytes := int64(maxLogStreamBytes)
+	tail := int64(lines)
 	c.count()
 	stream, err := c.streamLogs(ctx, pod.Name, &corev1.PodLogOptions{
-		Container: res.Container, Previous: req.Previous, TailLines: &lines, LimitBytes: &readBytes,
+		Container: res.Container, Previous: req.Previous, TailLines: &tail, LimitBytes: &readBytes,
 	})
 	if err != nil {
 		res.Note = joinNote(res.Note, "logs unavailable: "+Sanitize(err.Error(), 300, true))
 		return res, nil
 	}
 	defer stream.Close()
-	raw, err := io.ReadAll(io.LimitReader(stream, readBytes))
+	kept, cut, err := readLineHeads(io.LimitReader(stream, readBytes), lines, maxLogLineKeep)
 	if err != nil {
 		res.Note = joinNote(res.Note, "log stream broke: "+Sanitize(err.Error(), 200, true))
 	}
-	if int64(len(raw)) > maxBytes {
-		raw = raw[int64(len(raw))-maxBytes:]
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 && i < len(raw)-1 {
-			raw = raw[i+1:] // drop the partial first line
-		}
+	res.Truncated = cut
+	// Keep the newest lines that fit in maxBytes.
+	total, first := 0, len(kept)
+	for first > 0 && total+len(kept[first-1])+1 <= maxBytes {
+		first--
+		total += len(kept[first]) + 1
+	}
+	if first > 0 {
 		res.Truncated = true
 	}
-	res.Binary = looksBinary(raw)
+	kept = kept[first:]
+	res.Binary = looksBinary(bytes.Join(kept, []byte("\n")))
 	if res.Binary {
 		res.Note = joinNote(res.Note, "output looks binary; non-printable bytes replaced with '.'")
 	}
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 64<<10), int(MaxLogBytes)+1)
-	for sc.Scan() {
-		res.Lines = append(res.Lines, Sanitize(sc.Text(), maxLogLineBytes, true))
-	}
-	if int64(len(res.Lines)) > lines {
-		res.Lines = res.Lines[int64(len(res.Lines))-lines:]
-		res.Truncated = true
+	for _, l := range kept {
+		res.Lines = append(res.Lines, Sanitize(string(l), maxLogLineBytes, true))
 	}
 	if len(res.Lines) == 0 {
 		res.Note = joinNote(res.Note, "the container wrote no log output")
 	}
 	return res, nil
+}
+
+// readLineHeads reads r line by line, keeping the first keep bytes of each of the last n
+// lines; cut says whether a line was clipped or older lines were dropped.
+func readLineHeads(r io.Reader, n, keep int) ([][]byte, bool, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var out [][]byte
+	cut := false
+	var cur []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(cur) < keep {
+			take := min(len(frag), keep-len(cur))
+			cur = append(cur, frag[:take]...)
+			if take < len(frag) && !(take == len(frag)-1 && frag[len(frag)-1] == '\n') {
+				cut = true
+			}
+		} else if len(frag) > 1 || (len(frag) == 1 && frag[0] != '\n') {
+			cut = true
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(frag) > 0 && frag[len(frag)-1] == '\n' || (err != nil && len(cur) > 0) {
+			out = append(out, bytes.TrimRight(cur, "\r\n"))
+			cur = nil
+			if len(out) > n {
+				out = out[1:]
+				cut = true
+			}
+		}
+		if err == io.EOF {
+			return out, cut, nil
+		}
+		if err != nil {
+			return out, cut, err
+		}
+	}
 }
 
 func joinNote(a, b string) string {

@@ -263,6 +263,8 @@ func TestLogs(t *testing.T) {
 			want: []string{"looks binary", "| ...ok.[31m"}},
 		{name: "huge output is capped", body: []byte(huge), in: map[string]any{"pod": healthy, "tailLines": 100000},
 			want: []string{tools.TruncationMarker}},
+		{name: "megabyte lines around the error do not hide it", body: []byte("starting\n" + strings.Repeat("A", 1<<20) + "\nERROR dial tcp db:5432: connect: connection refused\n" + strings.Repeat("B", 1<<20) + "\n" + strings.Repeat("C", 1<<20) + "\n"),
+			in: map[string]any{"pod": healthy}, want: []string{"| starting", "| ERROR dial tcp db:5432: connect: connection refused", "| AAAA", "| CCCC"}},
 		{name: "kubelet unreachable is a note", fail: errors.New("dial tcp 10.0.0.11:10250: connect: connection refused"), in: map[string]any{"pod": healthy},
 			want: []string{"logs unavailable:", "connection refused"}},
 		{name: "unknown container", in: map[string]any{"pod": healthy, "container": "sidecar"}, wantErr: `no container "sidecar"`},
