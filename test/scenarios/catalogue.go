@@ -59,6 +59,7 @@ func All() []*Scenario {
 	out = append(out, referenceScenarios()...)
 	out = append(out, mechanismScenarios()...)
 	out = append(out, outsideScenarios()...)
+	out = append(out, noiseScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
