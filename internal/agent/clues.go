@@ -125,6 +125,8 @@ var (
 	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
 
+	// libpq: connection to server at "db" (10.96.4.4), port 5432 failed
+	pgServerAt  = regexp.MustCompile(`server at "([a-z0-9][a-z0-9.-]{0,252})"(?: \([0-9a-f.:]{1,45}\))?, port (\d{1,5})`)
 	urlHost     = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
 	lookupHost  = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
 	dialHost    = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
@@ -303,13 +305,13 @@ func (c *Clue) addEntities(line string) {
 		}
 		c.Hosts = append(c.Hosts, HostPort{Host: h, Port: port, Weak: weak})
 	}
-	for i, re := range []*regexp.Regexp{dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
+	for i, re := range []*regexp.Regexp{pgServerAt, dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
 		for _, m := range re.FindAllStringSubmatch(low, 4) {
 			port := ""
 			if len(m) > 2 {
 				port = m[2]
 			}
-			addHost(m[1], port, i >= 5)
+			addHost(m[1], port, i >= 6)
 		}
 	}
 	for _, m := range pathRe.FindAllStringSubmatch(line, 4) {

@@ -81,6 +81,32 @@ func overlaps(a, b *candidate) bool {
 	return false
 }
 
+// namesProvider reports whether b's own error text (the line its application wrote) calls
+// the Service a is about, by name or as pod.service: a consumer that fails talking to a
+// Service is explained by what is wrong with that Service, even when no analyzer walked
+// from one to the other (a namespace scan finds both on its own).
+func namesProvider(b, a *candidate) bool {
+	if a.Object.Kind != "Service" || a.Object.Name == "" || b.Object.Key() == a.Object.Key() {
+		return false
+	}
+	var lines []string
+	for _, k := range []string{"errorLine", "message"} {
+		if v := b.Facts[k]; v != "" {
+			lines = append(lines, v)
+		}
+	}
+	if len(lines) == 0 {
+		return false
+	}
+	for _, h := range ExtractClues(lines).Hosts {
+		name, hns, scope := classifyHost(h.Host, a.Object.Namespace)
+		if scope == hostInNamespace && name == a.Object.Name || scope == hostOtherNS && hns == a.Object.Name {
+			return true
+		}
+	}
+	return false
+}
+
 func buildExplainGraph(cands []*candidate) *explainGraph {
 	g := &explainGraph{cands: cands, explains: map[*candidate][]*candidate{}, by: map[*candidate][]*candidate{}}
 	edge := map[[2]*candidate]bool{}
@@ -94,7 +120,7 @@ func buildExplainGraph(cands []*candidate) *explainGraph {
 	}
 	for _, a := range cands {
 		for _, b := range cands {
-			if a != b && pointsAt(b, a) {
+			if a != b && (pointsAt(b, a) || namesProvider(b, a)) {
 				add(a, b)
 			}
 		}
