@@ -148,7 +148,7 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 			e.examine(pref)
 			pc.statusEv = e.objEvidence(pref, "Pod "+p.Name+": "+tools.Summarize(p, e.now).Status)
 			lr := e.logs(ctx, p.Name, cs.Name, false)
-			clue, logEv := pc.textClue(ctx, cs.Name, t.Message, lr)
+			clue, logClue, logEv := pc.textClues(ctx, cs.Name, t.Message, lr)
 			evIDs = append(evIDs, logEv...)
 			var spec corev1.Container
 			for _, c := range p.Spec.Containers {
@@ -156,7 +156,9 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 					spec = c
 				}
 			}
-			if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: fmt.Sprintf("(Job %s) failed with exit code %d", j.Name, t.ExitCode), evIDs: logEv}) {
+			symptom := fmt.Sprintf("(Job %s) failed with exit code %d", j.Name, t.ExitCode)
+			if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: logEv}) ||
+				logClue.IsError() && pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: logClue, symptom: symptom, evIDs: logEv}) {
 				followed = pref
 			}
 			switch {

@@ -174,7 +174,7 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	if t != nil {
 		termMsg = t.Message
 	}
-	clue, evIDs := pc.textClue(ctx, cs.Name, termMsg, lr)
+	clue, logClue, evIDs := pc.textClues(ctx, cs.Name, termMsg, lr)
 	if g := tools.EventsMention(pc.events(ctx), "BackOff"); g != nil {
 		evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, *g))
 	}
@@ -188,6 +188,9 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 		symptom = fmt.Sprintf("is crash-looping (restarted %d time(s), last exit code %d)", cs.RestartCount, exit)
 	}
 	if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: evIDs}) {
+		return
+	}
+	if logClue.IsError() && pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: logClue, symptom: symptom, evIDs: evIDs}) {
 		return
 	}
 	logSummary := "no log output available"
@@ -220,23 +223,34 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 // textClue reads what a container said: its termination message and log tail, or, when
 // neither has anything, the pod's warning events. It records the text as evidence.
 func (pc *podCheck) textClue(ctx context.Context, container, termMsg string, lr tools.LogsResult) (Clue, []string) {
+	clue, _, evIDs := pc.textClues(ctx, container, termMsg, lr)
+	return clue, evIDs
+}
+
+// textClues is textClue that also returns the log's own error line when the termination
+// message won: a message that names nothing the cluster knows (a bare panic, or noise such
+// as an injected instruction) must not hide a log line that does, so callers follow it next.
+func (pc *podCheck) textClues(ctx context.Context, container, termMsg string, lr tools.LogsResult) (Clue, Clue, []string) {
 	var evIDs []string
 	// A termination message is what the process chose to say about its own end: when it
-	// carries an error at least as clear as the log's, it wins over the log tail. Any text
-	// counts as an error there, so a message that is only noise (an injected instruction,
-	// binary, escapes) must not hide the error line of the log.
+	// carries an error, it wins over the log tail for what the summary quotes.
 	clue := termClue(termMsg)
-	if lc := ExtractClues(lr.Lines); lc.IsError() && (!clue.IsError() || lc.Score > clue.Score) {
-		clue = lc
+	logClue := ExtractClues(lr.Lines)
+	logBest := logClue // what the log itself says, for its evidence
+	switch {
+	case !clue.IsError():
+		clue, logClue = logClue, Clue{}
+	case !logClue.IsError() || logClue.Line == clue.Line:
+		logClue = Clue{}
 	}
 	if len(lr.Lines) > 0 {
 		data := lastLines(lr.Lines, 20)
-		if clue.IsError() && !containsStr(data, clue.Line) {
-			data = append([]string{clue.Line, "..."}, data...)
+		if logBest.IsError() && !containsStr(data, logBest.Line) {
+			data = append([]string{logBest.Line, "..."}, data...)
 		}
 		head := lr.Lines[len(lr.Lines)-1]
-		if clue.IsError() {
-			head = clue.Line
+		if logBest.IsError() {
+			head = logBest.Line
 		}
 		evIDs = append(evIDs, pc.e.evidence(fmt.Sprintf("Log of %s/%s: %s", pc.pod.Name, container, head),
 			Source{Kind: SourceLog, Object: &pc.ref, Tool: "k8s_logs"}, strings.Join(data, "\n")))
@@ -256,7 +270,7 @@ func (pc *podCheck) textClue(ctx context.Context, container, termMsg string, lr 
 			clue = c
 		}
 	}
-	return clue, evIDs
+	return clue, logClue, evIDs
 }
 
 func lastLines(l []string, n int) []string {

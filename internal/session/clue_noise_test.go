@@ -86,3 +86,17 @@ func TestErrorLineBeforeALongStackTrace(t *testing.T) {
 		t.Fatalf("culprit %s: %s", rc.Culprit, rc.Summary)
 	}
 }
+
+// A termination message with an error of its own ("panic: nil map") is what the summary
+// quotes, even when the log's last run shows a louder error that leads nowhere.
+func TestTerminationMessageIsQuotedWhenTheLogLeadsNowhere(t *testing.T) {
+	d := fx.Deployment(ns, "shop", 1, "x:1")
+	rs := fx.ReplicaSet(d, 1, 1, "x:1")
+	p := fx.PodFor(rs, "a")
+	fx.CrashLoop(p, 1, "Error", 3)
+	p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = "panic: nil map"
+	rc := runWithLog(t, []runtime.Object{d, rs, p, fx.Node("node-1")}, "crashloop.log", "shop")
+	if !strings.Contains(rc.Summary, "panic: nil map") {
+		t.Fatalf("culprit %s: %s", rc.Culprit, rc.Summary)
+	}
+}
