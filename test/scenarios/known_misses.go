@@ -27,8 +27,7 @@ var knownMisses = map[string]string{
 	"postgres-oom-takes-down-consumers": "target-less depends on timing (missed in 1 of 4 runs: which pod is between crashes when the scan runs); keep reported until stable",
 
 	// Class 2: consumers are not followed to their providers.
-	"migrate-job-db-selector": "target-less: stops at the Job's backoff limit; hit at 565a2ac, missed at 8cd4463",
-	"api-postgres-crashing":   "stops at the consumer's readiness; does not follow DATABASE_URL (postgres-0.postgres) to the crash-looping StatefulSet",
+	"api-postgres-crashing": "stops at the consumer's readiness; does not follow DATABASE_URL (postgres-0.postgres) to the crash-looping StatefulSet",
 
 	// Class 5: the summary lacks the mechanism's numbers or the container's own error.
 	"cronjob-job-crash":            "the summary omits the container's own error text (template not found)",
