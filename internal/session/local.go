@@ -62,6 +62,8 @@ type LocalResult struct {
 	Status kubagev1alpha1.TroubleshootStatus
 	// Degraded is the latest fall back from the model (nil: none).
 	Degraded *Degradation
+	// StopReason is the condition reason the session stopped with (e.g. TargetNotFound), if any.
+	StopReason string
 }
 
 // Run runs s within budget (its zero fields take agent.Budget's defaults) until the
@@ -129,6 +131,9 @@ func (l *Local) Run(ctx context.Context, s agent.Session, budget agent.Budget) (
 	res := LocalResult{Trace: tr.trace(ck, start), Status: ts.Status}
 	if ck != nil {
 		res.Degraded = ck.Degraded
+		if ck.Stop != nil {
+			res.StopReason = ck.Stop.Reason
+		}
 	}
 	if ts.Status.Phase == kubagev1alpha1.PhaseFailed {
 		msg := "the session failed"

@@ -34,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/session"
 )
@@ -275,6 +276,13 @@ func RunVariant(ctx context.Context, s *Scenario, e *Env, engineClient kubernete
 	// The operator's session engine, in this process: the cluster is real, the session's
 	// state (checkpoint, results) stays in memory.
 	out, err := (&session.Local{Client: engineClient, Brain: eng}).Run(ctx, sess, agent.Budget{})
+	if err != nil && out.StopReason == kubagev1alpha1.TargetNotFoundReason {
+		// The operator fails a session whose target does not exist before any rule runs,
+		// with a TargetNotFound condition: that failure is its answer to a bad target.
+		out.Conclusion = agent.Conclusion{RootCause: agent.RootCause{Rule: "target-not-found", Category: "TargetNotFound",
+			Confidence: 100, Culprit: sess.TargetRef(), Summary: err.Error()}}
+		err = nil
+	}
 	c, tr := out.Conclusion, out.Trace
 	d := time.Since(start)
 	res := Result{
