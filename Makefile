@@ -172,6 +172,10 @@ uninstall: manifests $(KUBECTL) ## Remove CRDs.
 deploy: manifests $(KUBECTL) ## Deploy the operator (IMG=...) to the current cluster.
 	$(KUSTOMIZE) config/default | sed 's|controller:latest|$(IMG)|g' | $(KUBECTL) apply --server-side -f -
 
+.PHONY: deploy-approvals
+deploy-approvals: manifests $(KUBECTL) ## Deploy the operator with its approval webhook (needs cert-manager in the cluster).
+	$(KUSTOMIZE) config/approvals | sed 's|controller:latest|$(IMG)|g' | $(KUBECTL) apply --server-side -f -
+
 .PHONY: undeploy
 undeploy: $(KUBECTL) ## Remove the operator.
 	$(KUSTOMIZE) config/default | $(KUBECTL) delete --ignore-not-found -f -
