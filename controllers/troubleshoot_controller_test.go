@@ -346,16 +346,8 @@ func newManager() ctrl.Manager {
 	return mgr
 }
 
-// testShard is the shard of the managers these specs start.
-const testShard = "troubleshoot-specs"
-
-// startManager runs a Troubleshoot manager with opts on testShard until the spec ends or
-// stop is called.
-func startManager(ctx context.Context, opts controllers.Options) (stop func()) {
-	mgr := newManager()
-	opts.MaxConcurrentReconciles = 2
-	opts.WatchSelector = labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: testShard})
-	Expect(controllers.SetupTroubleshoot(mgr, opts)).To(Succeed())
+// runManager starts mgr until the spec ends or stop is called.
+func runManager(mgr ctrl.Manager) (stop func()) {
 	mctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -371,6 +363,19 @@ func startManager(ctx context.Context, opts controllers.Options) (stop func()) {
 	}
 	DeferCleanup(stop)
 	return stop
+}
+
+// testShard is the shard of the managers these specs start.
+const testShard = "troubleshoot-specs"
+
+// startManager runs a Troubleshoot manager with opts on testShard until the spec ends or
+// stop is called.
+func startManager(ctx context.Context, opts controllers.Options) (stop func()) {
+	mgr := newManager()
+	opts.MaxConcurrentReconciles = 2
+	opts.WatchSelector = labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: testShard})
+	Expect(controllers.SetupTroubleshoot(mgr, opts)).To(Succeed())
+	return runManager(mgr)
 }
 
 func newSession(ns, name string, mutate func(*kubagev1alpha1.Troubleshoot)) *kubagev1alpha1.Troubleshoot {

@@ -292,21 +292,7 @@ func startScheduleManager(ctx context.Context, opts controllers.Options) (stop f
 	Expect(controllers.SetupTroubleshoot(mgr, opts)).To(Succeed())
 	r := &controllers.TroubleshootScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("kubage")}
 	Expect(r.SetupWithManager(mgr, opts)).To(Succeed())
-	mctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		defer GinkgoRecover()
-		done <- mgr.Start(mctx)
-	}()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			Eventually(done).Should(Receive(BeNil()))
-		})
-	}
-	DeferCleanup(stop)
-	return stop
+	return runManager(mgr)
 }
 
 // scheduleRuns lists the Troubleshoots a schedule has created.
