@@ -153,6 +153,7 @@ func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 		recordPhaseTransition(r.Recorder, obj, before, run.ck)
 		recordFailureEvent(r.Recorder, obj, retErr)
+		recordWaitingEvent(r.Recorder, obj, before, retErr)
 		result, retErr = resultFor(result, retErr)
 	}()
 

@@ -182,3 +182,16 @@ func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Trouble
 		rec.Eventf(obj, nil, "Warning", now.Reason, "Reconcile", "%s", now.Message)
 	}
 }
+
+// recordWaitingEvent emits one Warning Event when a session starts waiting on something
+// outside it (its other cluster, a Secret, the agent's bindings), not one per retry.
+func recordWaitingEvent(rec events.EventRecorder, obj, before *kubagev1alpha1.Troubleshoot, err error) {
+	f := failureOf(err)
+	if rec == nil || f == nil || !f.waiting {
+		return
+	}
+	if was := meta.FindStatusCondition(before.Status.Conditions, kubagev1alpha1.ReadyCondition); was != nil && was.Reason == f.reason {
+		return
+	}
+	rec.Eventf(obj, nil, "Warning", f.reason, "Reconcile", "%s", f.message)
+}

@@ -151,4 +151,7 @@ const (
 	ClusterUnreachableReason = "ClusterUnreachable"
 	// ClusterUnauthorizedReason: the remote cluster refused the kubeconfig's credentials.
 	ClusterUnauthorizedReason = "ClusterUnauthorized"
+	// ClusterForbiddenReason: the remote cluster accepted the credentials but they may not
+	// read the session's namespace there (list Pods).
+	ClusterForbiddenReason = "ClusterForbidden"
 )

@@ -253,12 +253,59 @@ type TroubleshootSpec struct {
 	// +kubebuilder:validation:items:MaxLength=2048
 	Hints []string `json:"hints,omitempty"`
 
+	// cluster, when set, is another cluster to investigate, reached with the kubeconfig of a
+	// Secret in this namespace: the tools, the rule engine and the task agents read that
+	// cluster (the namespace of the same name there), while the session itself (status,
+	// report, task Jobs and results) stays in this cluster. Unset: this cluster.
+	// +optional
+	Cluster *ClusterReference `json:"cluster,omitempty"`
+
 	// alert identifies the Alertmanager alert this session was opened for, when the alert
 	// receiver created it. It never changes; the alert's resolution is recorded in the
 	// annotation kubage.io/alert-resolved-at and the label kubage.io/alert-status.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="alert is immutable"
 	Alert *AlertSource `json:"alert,omitempty"`
+}
+
+// ClusterReference says how to reach a cluster other than the operator's own.
+type ClusterReference struct {
+	// kubeConfig locates the cluster's kubeconfig.
+	// +required
+	KubeConfig KubeConfigReference `json:"kubeConfig"`
+}
+
+// KubeConfigReference locates a kubeconfig in a Secret, as Flux and Cluster API do. Only
+// what the kubeconfig carries inline is used: a kubeconfig with an exec plugin, an
+// auth-provider or a file reference (CA, certificate, key, token file) is refused.
+type KubeConfigReference struct {
+	// secretRef names the Secret of this namespace and its key holding the kubeconfig.
+	// +required
+	SecretRef KubeConfigSecretReference `json:"secretRef"`
+
+	// context of the kubeconfig to use; its current-context when unset.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Context string `json:"context,omitempty"`
+}
+
+// KubeConfigSecretReference names the Secret key of a kubeconfig.
+type KubeConfigSecretReference struct {
+	// name of the Secret, in the namespace of the referring object.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// key within the Secret's data; "value" (Cluster API's and Flux's convention) when unset.
+	// +optional
+	// +kubebuilder:default=value
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key,omitempty"`
 }
 
 // AlertSource identifies one occurrence of an Alertmanager alert.

@@ -180,7 +180,7 @@ func jobTaskEnv(cs kubernetes.Interface, o agentTaskOptions, getenv func(string)
 			return nil, fmt.Errorf("%w: the Job has no model Secret in its environment (a task Job can read the Secret of its own namespace only)", task.ErrModelUnavailable)
 		}
 		return model, nil
-	}}
+	}, Clusters: &envCluster{getenv: getenv}}
 	if url := getenv(runner.EnvKnowledgeURL); url != "" {
 		token := o.token
 		if token == nil {

@@ -78,6 +78,17 @@ type Session struct {
 	// TraceParent is the W3C traceparent of the phase that started a task, so the task's
 	// spans join the session's trace wherever it runs.
 	TraceParent string `json:"traceParent,omitempty"`
+	// Cluster is the cluster under investigation when it is not the one the task runs
+	// against; nil: that one.
+	Cluster *ClusterRef `json:"cluster,omitempty"`
+}
+
+// ClusterRef names the kubeconfig of another cluster: a key of a Secret, and the context to
+// use (its current-context when empty). Where a task runs decides how the Secret is read.
+type ClusterRef struct {
+	Secret  SecretRef `json:"secret"`
+	Key     string    `json:"key"`
+	Context string    `json:"context,omitempty"`
 }
 
 // BrainConfig is the session's brain as a task needs it: which model, in which mode, within

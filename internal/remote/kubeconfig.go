@@ -151,14 +151,27 @@ func checkUser(name string, u *clientcmdapi.AuthInfo) error {
 }
 
 // Probe asks the remote API server who the credentials are, which needs a working
-// connection and accepted credentials but no permission, and classifies the failure.
-func Probe(ctx context.Context, cfg *rest.Config) error {
+// connection and accepted credentials but no permission, then whether they may list the
+// Pods of namespace there (what every investigation reads first), and classifies the failure.
+func Probe(ctx context.Context, cs kubernetes.Interface, namespace string) error {
+	_, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err := Classify(err); err != nil {
+		return err
+	}
+	_, err = cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	if apierrors.IsForbidden(err) {
+		return &Error{Reason: kubagev1alpha1.ClusterForbiddenReason, Err: fmt.Errorf("the remote cluster's credentials may not list Pods in namespace %q there: %w", namespace, err)}
+	}
+	return Classify(err)
+}
+
+// NewClient builds a clientset for a configuration Load returned.
+func NewClient(cfg *rest.Config) (kubernetes.Interface, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return refused("the kubeconfig does not make a client: %v", err)
+		return nil, refused("the kubeconfig does not make a client: %v", err)
 	}
-	_, err = cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	return Classify(err)
+	return cs, nil
 }
 
 // Classify maps an error of a request to a remote cluster to its condition reason.

@@ -88,30 +88,46 @@ func TestLoadKeepsInlineCredentials(t *testing.T) {
 }
 
 func TestProbeClassifiesUnauthorizedAndUnreachable(t *testing.T) {
-	status := http.StatusUnauthorized
+	status, podsStatus := http.StatusUnauthorized, http.StatusForbidden
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		if status == http.StatusCreated {
+		switch {
+		case status == http.StatusUnauthorized:
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"Status","status":"Failure","reason":"Unauthorized","code":401}`))
+		case r.URL.Path == "/api/v1/namespaces/shop/pods" && podsStatus == http.StatusForbidden:
+			w.WriteHeader(podsStatus)
+			_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"Status","status":"Failure","reason":"Forbidden","code":403}`))
+		case r.URL.Path == "/api/v1/namespaces/shop/pods":
+			_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"PodList","items":[]}`))
+		default:
+			w.WriteHeader(http.StatusCreated)
 			_, _ = w.Write([]byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","status":{"userInfo":{"username":"kubage"}}}`))
-			return
 		}
-		_, _ = w.Write([]byte(`{"apiVersion":"v1","kind":"Status","status":"Failure","reason":"Unauthorized","code":401}`))
 	}))
 	defer srv.Close()
 	cfg, err := Load(kubeconfig(srv.URL, "", "    token: wrong"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Probe(context.Background(), cfg); ReasonOf(err) != kubagev1alpha1.ClusterUnauthorizedReason {
+	cs, err := NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := Probe(ctx, cs, "shop"); ReasonOf(err) != kubagev1alpha1.ClusterUnauthorizedReason {
 		t.Errorf("401: %v", err)
 	}
 	status = http.StatusCreated
-	if err := Probe(context.Background(), cfg); err != nil {
+	if err := Probe(ctx, cs, "shop"); ReasonOf(err) != kubagev1alpha1.ClusterForbiddenReason {
+		t.Errorf("authenticated, may not list pods: %v", err)
+	}
+	podsStatus = http.StatusOK
+	if err := Probe(ctx, cs, "shop"); err != nil {
 		t.Errorf("accepted credentials: %v", err)
 	}
 	srv.Close()
-	if err := Probe(context.Background(), cfg); ReasonOf(err) != kubagev1alpha1.ClusterUnreachableReason {
+	if err := Probe(ctx, cs, "shop"); ReasonOf(err) != kubagev1alpha1.ClusterUnreachableReason {
 		t.Errorf("closed server: %v", err)
 	}
 }

@@ -360,9 +360,10 @@ func (r *Job) jobFor(ctx context.Context, owner Owner, req agent.TaskRequest) (*
 	if r.opts.KnowledgeURL != "" {
 		env = append(env, corev1.EnvVar{Name: EnvKnowledgeURL, Value: r.opts.KnowledgeURL})
 	}
+	env = append(env, clusterEnv(owner, req)...)
 	extra := make([]string, 0, len(r.opts.Env))
 	for k := range r.opts.Env {
-		if _, taken := ownerEnv[k]; !taken && k != EnvTaskRequest && k != EnvKnowledgeURL {
+		if _, taken := ownerEnv[k]; !taken && k != EnvTaskRequest && k != EnvKnowledgeURL && k != EnvClusterKubeConfig && k != EnvClusterContext {
 			extra = append(extra, k)
 		}
 	}

@@ -64,3 +64,24 @@ func TestModelSecretFromEnv(t *testing.T) {
 		"PATH=/bin", EnvModelPrefix + "baseURL=http://m/v1", EnvModelPrefix + "apiKey=sk-a=b", EnvModelPrefix + "model=demo",
 	})).To(Equal(map[string][]byte{"baseURL": []byte("http://m/v1"), "apiKey": []byte("sk-a=b"), "model": []byte("demo")}))
 }
+
+func TestJobHandsTheOtherClustersKubeconfigOverThroughTheKubelet(t *testing.T) {
+	g := NewWithT(t)
+	r, cs := newJobRunner()
+	r.opts.Env = map[string]string{EnvClusterKubeConfig: "smuggled", "KUBAGE_EGRESS_ALLOW_CIDRS": "127.0.0.0/8"}
+	ctx := context.Background()
+
+	req := taskReq("i1-t1")
+	req.Session.Cluster = &agent.ClusterRef{Secret: agent.SecretRef{Namespace: owner.Namespace, Name: "cluster-b"}, Key: "value", Context: "b"}
+	g.Expect(r.Start(ctx, owner, req)).To(Succeed())
+	c := getJob(g, cs, JobName(owner, "i1-t1")).Spec.Template.Spec.Containers[0]
+	g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: EnvClusterKubeConfig, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: "cluster-b"}, Key: "value"}}}), "the kubelet reads the kubeconfig; the Job spec never holds it")
+	g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: EnvClusterContext, Value: "b"}))
+	g.Expect(c.Env).NotTo(ContainElement(HaveField("Value", "smuggled")), "extra environment cannot replace the kubeconfig")
+	g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: "KUBAGE_EGRESS_ALLOW_CIDRS", Value: "127.0.0.0/8"}))
+
+	local := taskReq("i1-t2")
+	g.Expect(r.Start(ctx, owner, local)).To(Succeed())
+	g.Expect(getJob(g, cs, JobName(owner, "i1-t2")).Spec.Template.Spec.Containers[0].Env).NotTo(ContainElement(HaveField("Name", EnvClusterKubeConfig)))
+}

@@ -89,8 +89,15 @@ func (f *Brains) BrainConfig(ts *kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 // Brain implements BrainFactory. A missing or invalid Secret never fails the session: it
 // runs on the rules and reports Degraded with ModelSecretInvalidReason.
 func (f *Brains) Brain(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (agent.Brain, error) {
-	return f.env.Brain(ctx, ts.Namespace, f.BrainConfig(ts))
+	env, err := f.env.For(ctx, agent.Session{Namespace: ts.Namespace, Cluster: ClusterRefOf(ts)})
+	if err != nil {
+		return nil, err
+	}
+	return env.Brain(ctx, ts.Namespace, f.BrainConfig(ts))
 }
+
+// SetClusters lets the brains and tasks of sessions with spec.cluster read that cluster.
+func (f *Brains) SetClusters(c task.Clusters) { f.env.Clusters = c }
 
 // modelSecret reads a model Secret for the brains built in the operator.
 func (f *Brains) modelSecret(ctx context.Context, ref agent.SecretRef) (map[string][]byte, error) {

@@ -85,8 +85,30 @@ func SessionFor(ts *kubagev1alpha1.Troubleshoot, start time.Time) agent.Session 
 	if a := ts.Spec.Alert; a != nil {
 		s.Hints = append(s.Hints, "alert "+a.AlertName+" firing since "+a.StartsAt.UTC().Format(time.RFC3339))
 	}
+	s.Cluster = ClusterRefOf(ts)
 	return s
 }
+
+// ClusterRefOf names the kubeconfig Secret of the cluster ts investigates; nil when it
+// investigates the operator's own cluster.
+func ClusterRefOf(ts *kubagev1alpha1.Troubleshoot) *agent.ClusterRef {
+	c := ts.Spec.Cluster
+	if c == nil {
+		return nil
+	}
+	key := c.KubeConfig.SecretRef.Key
+	if key == "" {
+		key = DefaultKubeConfigKey
+	}
+	return &agent.ClusterRef{
+		Secret:  agent.SecretRef{Namespace: ts.Namespace, Name: c.KubeConfig.SecretRef.Name},
+		Key:     key,
+		Context: c.KubeConfig.Context,
+	}
+}
+
+// DefaultKubeConfigKey is the Secret key of a kubeconfig when spec.cluster names none.
+const DefaultKubeConfigKey = "value"
 
 // NormalizeTasks gives the tasks of an iteration the ids i<iteration>-t<n>, rewrites
 // their dependencies accordingly (dropping unknown ones) and keeps at most MaxPlanTasks.

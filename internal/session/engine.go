@@ -112,6 +112,9 @@ type Engine struct {
 	// Memory is the incident memory: concluded sessions are recorded in it and a new
 	// conclusion cites a similar earlier one (none when nil).
 	Memory *memory.Store
+	// Clusters reaches the other clusters of sessions with spec.cluster (see cluster.go);
+	// nil: such sessions wait, stalled.
+	Clusters ClusterChecker
 }
 
 // Citer finds the knowledge a conclusion should cite; *knowledge.Service is one.
@@ -164,6 +167,11 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	case !found && ts.Status.Phase != "" && ts.Status.Phase != kubagev1alpha1.PhasePending:
 		after, err = w.restart(ctx, token, "session checkpoint lost; starting over")
 	default:
+		if !ts.Status.Phase.IsTerminal() {
+			if w.remote, err = w.sessionCluster(ctx); err != nil {
+				return Step{}, err
+			}
+		}
 		if ts.Status.Iteration > 0 {
 			// The status is the authority on the round: a checkpoint saved by a step whose
 			// status write was lost is one step ahead, and the step is simply redone.
@@ -187,11 +195,24 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	return Step{RequeueAfter: after, Checkpoint: ck}, nil
 }
 
-func (e *Engine) cluster() kubernetes.Interface {
-	if e.Cluster != nil {
-		return e.Cluster
+// cluster is the cluster under investigation of this step: the session's other cluster,
+// else the engine's.
+func (w *work) cluster() kubernetes.Interface {
+	switch {
+	case w.remote != nil:
+		return w.remote
+	case w.e.Cluster != nil:
+		return w.e.Cluster
 	}
-	return e.Client
+	return w.e.Client
+}
+
+// executor is the remediation executor acting on the cluster under investigation.
+func (w *work) executor() *remediate.Executor {
+	if w.remote == nil || w.e.Executor == nil {
+		return w.e.Executor
+	}
+	return &remediate.Executor{Client: w.remote}
 }
 
 func (e *Engine) now() time.Time {
@@ -211,6 +232,9 @@ type work struct {
 	now   time.Time
 	// brain is this step's brain, built once and closed when the step ends.
 	brain agent.Brain
+	// remote is the session's other cluster (spec.cluster), checked for this step; nil for
+	// the engine's own.
+	remote kubernetes.Interface
 }
 
 // closeBrain releases what the step's brain holds (an LLM brain's tool connections).

@@ -84,12 +84,19 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 	brains := o.Brains
 	var investigator agent.Investigator = ruleEngine
 	var brainConfig func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig
+	var clusters *RemoteClusters
+	if o.ReadSecret != nil {
+		clusters = &RemoteClusters{ReadSecret: o.ReadSecret}
+	}
 	if brains == nil {
 		var model *agent.SecretRef
 		if o.DefaultModel.Name != "" {
 			model = &agent.SecretRef{Namespace: o.DefaultModel.Namespace, Name: o.DefaultModel.Name}
 		}
 		f := NewBrains(ruleEngine, o.ReadSecret, o.ToolServers, cs, o.Knowledge, model)
+		if clusters != nil {
+			f.SetClusters(clusters)
+		}
 		brains, brainConfig, investigator = f.Brain, f.BrainConfig, f.Investigator()
 	}
 	runners := make(map[kubagev1alpha1.TaskRunner]runner.Runner, len(o.TaskRunners)+1)
@@ -115,6 +122,9 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 		Client: cs, Brains: brains, BrainConfig: brainConfig, Runners: runners, DefaultRunner: def,
 		Executor: &remediate.Executor{Client: cs}, PollInterval: o.PollInterval, Knowledge: o.Knowledge,
 		ApprovalsNeedDecidedBy: o.ApprovalsNeedDecidedBy,
+	}
+	if clusters != nil {
+		e.Clusters = clusters
 	}
 	if o.MemoryEntries >= 0 {
 		e.Memory = &memory.Store{Client: cs, MaxEntries: o.MemoryEntries, Retention: o.MemoryRetention}

@@ -41,7 +41,7 @@ func pending(ctx context.Context, w *work) (time.Duration, error) {
 	}
 	if t := w.ts.Spec.Target; t != nil && t.Name != "" && !w.e.Offline {
 		if _, err := tools.ResolveKind(t.Kind); err == nil {
-			c := tools.NewClient(w.e.cluster(), tools.Scope{Namespace: w.ts.Namespace})
+			c := tools.NewClient(w.cluster(), tools.Scope{Namespace: w.ts.Namespace})
 			if _, _, err := c.Get(ctx, t.Kind, t.Name); err != nil {
 				if tools.IsNotFound(err) {
 					return w.fail(ctx, kubagev1alpha1.TargetNotFoundReason, "The target does not exist: "+err.Error())

@@ -122,7 +122,7 @@ func (w *work) intend(ctx context.Context, op remediate.Op, action string) (reme
 			return op, nil
 		}
 	}
-	uid, err := w.e.Executor.Pin(ctx, op)
+	uid, err := w.executor().Pin(ctx, op)
 	if err != nil {
 		return op, err
 	}
@@ -162,7 +162,7 @@ func executeApproved(ctx context.Context, w *work) (time.Duration, error) {
 		if op, err = w.intend(ctx, op, a.ID); err != nil {
 			return 0, err
 		}
-		res, err := w.e.Executor.Execute(ctx, op, string(w.owner.UID)+"/"+a.ID)
+		res, err := w.executor().Execute(ctx, op, string(w.owner.UID)+"/"+a.ID)
 		if err != nil {
 			a.Approval, a.Result = kubagev1alpha1.ApprovalFailed, clean(err.Error(), 1024)
 		} else {

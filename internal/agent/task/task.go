@@ -68,6 +68,12 @@ type Env struct {
 	ToolServers registry.Cluster
 	// Pool shares model endpoints and circuit breakers (llm.DefaultPool when nil).
 	Pool *llm.Pool
+	// Clusters reaches the other clusters sessions may investigate (spec.cluster); nil:
+	// such sessions' tasks fail with an error saying so.
+	Clusters Clusters
+
+	// remote holds the environments of other clusters (see For).
+	remote clusterEnvs
 }
 
 func (e *Env) rules() agent.Brain {
@@ -200,10 +206,14 @@ func (i *Investigator) Investigate(ctx context.Context, s agent.Session, t agent
 		telemetry.Fail(span, err)
 		span.End()
 	}()
-	if t.Type == agent.TaskAnalyze || t.Type == "" || s.Brain == nil || s.Brain.Model == nil {
-		return i.Env.rules().Investigate(ctx, s, t)
+	env, err := i.Env.For(ctx, s)
+	if err != nil {
+		return agent.TaskResult{TaskID: t.ID}, err
 	}
-	brain, err := i.Env.Brain(ctx, s.Namespace, s.Brain)
+	if t.Type == agent.TaskAnalyze || t.Type == "" || s.Brain == nil || s.Brain.Model == nil {
+		return env.rules().Investigate(ctx, s, t)
+	}
+	brain, err := env.Brain(ctx, s.Namespace, s.Brain)
 	if err != nil {
 		return agent.TaskResult{TaskID: t.ID}, err
 	}
