@@ -31,8 +31,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/test/testcluster"
 	fx "github.com/kubage/kubage/test/fixtures"
+	"github.com/kubage/kubage/test/testcluster"
 )
 
 // Two clusters: the suite's local cluster is the management cluster A, where the operator,
