@@ -165,9 +165,11 @@ func (pc *podCheck) followConfigured(ctx context.Context, d *depCheck) bool {
 		}
 		svc := byName[name]
 		if svc == nil {
-			// An in-cluster address no Service answers to is blamed on a lookup failure, or
-			// when the client failed without a word and the setting is clearly an address.
-			if ch.hosty && (d.clue.Class == ErrDNS || !d.clue.IsError() && ch.addr) {
+			// An in-cluster address no Service answers to is blamed on a lookup failure, when
+			// the client failed without a word and the setting is clearly an address, or when
+			// its words say nothing specific and the name is a near miss of a Service's.
+			quiet := !d.clue.IsError() || d.clue.Class == ErrGeneric
+			if ch.hosty && (d.clue.Class == ErrDNS || !d.clue.IsError() && ch.addr || quiet && nearMissService(name, svcs) != "") {
 				dd := *d
 				dd.via = ch.where
 				pc.hostUnknown(ctx, &dd, ch.host, name, svcs, "")

@@ -45,6 +45,9 @@ type depCheck struct {
 	// via says where the provider being walked came from when the text did not name it
 	// ("env PAYMENTS_URL"); such a provider is blamed only when it is really broken.
 	via string
+	// conf, when set, caps the confidence of what this check reports (a fault proven by
+	// the objects alone, with no error of the application behind it).
+	conf int
 }
 
 // Bounds of the dependency walk.
@@ -66,6 +69,9 @@ func (d *depCheck) opening() string {
 // the fault is, and the pod and its workload are always among the affected objects.
 func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit ObjectRef, summary string, follow, extra []ObjectRef, facts map[string]string) {
 	pc := d.pc
+	if d.conf > 0 && (conf == 0 || conf > d.conf) {
+		conf = d.conf
+	}
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	if culprit.IsZero() {
 		culprit = wl

@@ -84,11 +84,15 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 	for _, c := range pod.Spec.Containers {
 		specs[c.Name] = c
 	}
+	note := ""
 	for i, cs := range pod.Status.ContainerStatuses {
 		if i >= maxLogContainers {
 			break
 		}
 		lr := e.logs(ctx, pod.Name, cs.Name, false)
+		if note == "" && lr.Note != "" && len(lr.Lines) == 0 {
+			note = lr.Note
+		}
 		clue := ExtractClues(lr.Lines)
 		// One error line may be noise; a repeated one, or a fatal one, is the application's state.
 		if !clue.IsError() || clue.Repeats < 2 && clue.Score < 8 {
@@ -107,7 +111,8 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 			map[string]string{"repeats": fmt.Sprint(clue.Repeats)})
 		return true
 	}
-	return false
+	// No error in the log, or no log at all: the configuration may still be wrong on its face.
+	return pc.configuredDrift(ctx, note)
 }
 
 func isReady(p *corev1.Pod) bool {

@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Configuration that cannot work, read without the application's help. A Running pod whose
+// log says nothing (or cannot be read) may still be configured to call a port its Service
+// does not expose, or a misspelt Service name: the objects alone prove that fault.
+
+// driftConfidence is below the text-backed findings: no error of the application confirms it.
+const driftConfidence = 65
+
+// nearMissService names the Service a host is most likely a misspelling of (edit distance
+// at most 2, names of 4 characters or more), or "".
+func nearMissService(name string, svcs []*corev1.Service) string {
+	if len(name) < 4 {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, s := range svcs {
+		if s.Name == name || len(s.Name) < 4 {
+			continue
+		}
+		if d := editDistance(name, s.Name, bestD); d < bestD {
+			best, bestD = s.Name, d
+		}
+	}
+	return best
+}
+
+// configuredDrift checks what a Running pod's containers are configured to call and reports
+// the first address that cannot work: a Service port the Service does not expose, or an
+// in-namespace name no Service has that is one or two letters away from one that does.
+func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
+	e := pc.e
+	svcs, err := listOnce[*corev1.Service](ctx, e, "Service", maxServiceList)
+	if err != nil || len(svcs) == 0 {
+		return false
+	}
+	byName := map[string]*corev1.Service{}
+	for _, s := range svcs {
+		byName[s.Name] = s
+	}
+	symptom := "is Running and Ready"
+	if note != "" {
+		symptom += " (" + clipString(note, 120) + ")"
+	}
+	specs := map[string]corev1.Container{}
+	for _, c := range pc.pod.Spec.Containers {
+		specs[c.Name] = c
+	}
+	for i, cs := range pc.pod.Status.ContainerStatuses {
+		if i >= maxLogContainers {
+			break
+		}
+		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], symptom: symptom, conf: driftConfidence}
+		for j, ch := range pc.configuredHosts(ctx, d) {
+			if j >= maxConfiguredHosts {
+				break
+			}
+			name, hns, scope := classifyHost(ch.host.Host, e.s.Namespace)
+			if scope == hostOtherNS && byName[hns] != nil {
+				continue // pod.service of a StatefulSet: the pod's own port applies
+			}
+			if scope != hostInNamespace || !ch.hosty {
+				continue
+			}
+			dd := *d
+			dd.via = "configured by " + ch.where
+			svc := byName[name]
+			if svc == nil {
+				if nearMissService(name, svcs) != "" {
+					dd.via = ch.where
+					pc.hostUnknown(ctx, &dd, ch.host, name, svcs, "")
+					return true
+				}
+				continue
+			}
+			if len(svc.Spec.Selector) > 0 && labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pc.pod.Labels)) {
+				continue // the Service in front of the pod itself
+			}
+			p, err := strconv.Atoi(ch.host.Port)
+			if err != nil || svc.Spec.ClusterIP == corev1.ClusterIPNone || serviceHasPort(svc, int32(p)) {
+				continue
+			}
+			if pc.walkProvider(ctx, &dd, svc, ch.host) {
+				return true
+			}
+		}
+	}
+	return false
+}
