@@ -339,10 +339,15 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	}
 	pods = matching(pods, svc.Spec.Selector)
 	if len(pods) == 0 {
+		n := len(e.res.Findings)
 		if serviceWithoutPods(ctx, e, svc, []string{svcEv}) != nil {
 			return false
 		}
-		d.report(ctx, "dependency-unreachable", 0, sref, head+", whose selector "+tools.LabelsString(svc.Spec.Selector)+" matches no pod, so it has no endpoints.", []ObjectRef{sref}, []ObjectRef{sref}, facts)
+		why := ", whose selector " + tools.LabelsString(svc.Spec.Selector) + " matches no pod, so it has no endpoints."
+		if fs := e.res.Findings[n:]; len(fs) > 0 && fs[0].Rule == "service-workload-no-pods" {
+			why = fmt.Sprintf(", which has no endpoints because %s %s has created none of its pods.", fs[0].Culprit.Kind, fs[0].Culprit.Name)
+		}
+		d.report(ctx, "dependency-unreachable", 0, sref, head+why, []ObjectRef{sref}, []ObjectRef{sref}, facts)
 		return true
 	}
 	var ready, unready []*corev1.Pod

@@ -170,6 +170,7 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 		ref      ObjectRef
 		labels   map[string]string
 		replicas int32
+		has      int32 // pods the controller reports it has
 	}
 	var wls []wl
 	deps, _, err := listAs[*appsv1.Deployment](ctx, e, "Deployment", tools.ListOptions{Max: 200})
@@ -181,7 +182,7 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 		if d.Spec.Replicas != nil {
 			r = *d.Spec.Replicas
 		}
-		wls = append(wls, wl{e.ref("Deployment", d.Name), d.Spec.Template.Labels, r})
+		wls = append(wls, wl{e.ref("Deployment", d.Name), d.Spec.Template.Labels, r, d.Status.Replicas})
 	}
 	stss, _, err := listAs[*appsv1.StatefulSet](ctx, e, "StatefulSet", tools.ListOptions{Max: 200})
 	if err != nil {
@@ -192,7 +193,7 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 		if s.Spec.Replicas != nil {
 			r = *s.Spec.Replicas
 		}
-		wls = append(wls, wl{e.ref("StatefulSet", s.Name), s.Spec.Template.Labels, r})
+		wls = append(wls, wl{e.ref("StatefulSet", s.Name), s.Spec.Template.Labels, r, s.Status.Replicas})
 	}
 	sel := labels.SelectorFromSet(svc.Spec.Selector)
 	// A workload whose template matches but runs no pods: it is scaled to zero.
@@ -201,6 +202,15 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 			e.find(Finding{Rule: "deployment-scaled-to-zero", Object: sref, Culprit: w.ref, Evidence: evIDs, Affected: []ObjectRef{sref},
 				Facts:   map[string]string{"resource": kubectlResource(w.ref)},
 				Summary: fmt.Sprintf("Service %s has no endpoints because %s, whose pods it selects, is scaled to 0 replicas.", svc.Name, w.ref.Kind+" "+w.ref.Name)})
+			return nil
+		}
+		// The selector is right but the workload has none of its pods: it cannot create
+		// them (quota, admission, a missing ServiceAccount...), and that is what to follow.
+		if sel.Matches(labels.Set(w.labels)) && w.replicas > 0 && w.has == 0 {
+			e.followUp(w.ref)
+			e.find(Finding{Rule: "service-workload-no-pods", Object: sref, Culprit: w.ref, Evidence: evIDs, Affected: []ObjectRef{sref, w.ref}, Follow: []ObjectRef{w.ref},
+				Facts:   map[string]string{"resource": kubectlResource(w.ref), "selector": tools.LabelsString(svc.Spec.Selector)},
+				Summary: fmt.Sprintf("Service %s has no endpoints: it selects the pods of %s %s, which wants %d replica(s) but has created none.", svc.Name, w.ref.Kind, w.ref.Name, w.replicas)})
 			return nil
 		}
 	}

@@ -19,10 +19,16 @@ package agent_test
 import (
 	"strings"
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/test/fixtures"
 )
 
@@ -85,4 +91,37 @@ func TestConfigurationProvesTheFault(t *testing.T) {
 			},
 			logs: nil, rule: "crash-loop", culprit: "Deployment/billing", terms: []string{"startup failed"}},
 	})
+}
+
+// A Service whose selector is right but whose StatefulSet could create none of its pods is a
+// symptom: the consumer crashing on it, the Service and the StatefulSet are all explained by
+// the ResourceQuota that refused the pod.
+func TestServiceFollowsItsWorkloadToTheQuota(t *testing.T) {
+	db := fx.Deployment(ns, "postgres", 1, "postgres:16")
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "postgres", Namespace: ns}, Spec: appsv1.StatefulSetSpec{Replicas: fx.Ptr(int32(1)),
+		Selector: db.Spec.Selector, Template: db.Spec.Template, ServiceName: "postgres"}}
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "team-pods", Namespace: ns},
+		Spec:   corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}},
+		Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}, Used: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}}}
+	ev := fx.Event(ns, "StatefulSet", "postgres", "Warning", "FailedCreate",
+		`create Pod postgres-0 in StatefulSet postgres failed error: pods "postgres-0" is forbidden: exceeded quota: team-pods, requested: pods=1, used: pods=1, limited: pods=1`, 12, time.Minute)
+	objs := app("web", 1, func(s *corev1.PodSpec) { s.Containers[0].Env = []corev1.EnvVar{{Name: "PGHOST", Value: "postgres"}} }, func(p *corev1.Pod) {
+		crashing(p)
+		p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = `FATAL: could not connect to server: Connection refused. Is the server running on host "postgres" (10.96.7.7) and accepting TCP/IP connections on port 5432?`
+	})
+	objs = append(objs, sts, q, ev, svcAt("postgres", "10.96.7.7", map[string]string{"app": "postgres"}, 5432), fx.Node("node-1"))
+	for _, target := range []*agent.Target{nil, {Kind: "Deployment", Name: "web"}} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook(nil).source()
+		c := drive(t, e, agent.Session{ID: "t", Problem: "the web tier keeps crashing", Namespace: ns, Target: target})
+		rc := c.RootCause
+		if rc.Culprit.Kind != "ResourceQuota" || rc.Culprit.Name != "team-pods" {
+			t.Fatalf("target %v: got %s on %s/%s: %s\nchain %v\nalternatives %+v", target, rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary, rc.Chain, c.Alternatives)
+		}
+		if !strings.Contains(rc.Summary, "pods=1") {
+			t.Errorf("summary lacks the quota's numbers: %s", rc.Summary)
+		}
+		t.Logf("summary: %s\nchain: %v", rc.Summary, rc.Chain)
+	}
 }

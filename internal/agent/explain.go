@@ -27,7 +27,7 @@ import "strings"
 // when two findings touch the same objects, the one in the higher layer explains the other.
 var causeLayer = map[string]int{
 	// Symptoms: something is visibly wrong, the reason lies elsewhere.
-	"workload-pods-unhealthy": 0, "rollout-stuck": 0, "service-no-ready-endpoints": 0, "cronjob-job-failing": 0,
+	"workload-pods-unhealthy": 0, "rollout-stuck": 0, "service-no-ready-endpoints": 0, "service-workload-no-pods": 0, "cronjob-job-failing": 0,
 	"container-not-ready": 0, "hpa-maxed-out": 0, "hpa-metrics-unavailable": 0, "job-backoff-limit": 0, "job-failed": 0,
 	"job-deadline-exceeded": 0, "crash-loop": 0, "container-failed": 0, "dependency-unreachable": 0, "app-error-logged": 0,
 	"pod-evicted": 0, "pdb-blocking": 0, "hpa-scale-blocked": 0, "cronjob-missed-schedules": 0, "cronjob-concurrency-blocked": 0, "workload-create-failed": 0,

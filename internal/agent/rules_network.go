@@ -24,6 +24,11 @@ func init() {
 		Signals:    "no pods match spec.selector, EndpointSlices empty, workloads whose pod labels differ",
 		Actions:    []ActionTemplate{{Description: "Make the selector ({selector}) match the pod labels ({podLabels})", Command: "kubectl -n {ns} patch service {name} --type=merge -p '{\"spec\":{\"selector\":{podLabelsJSON}}}'", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name}  # endpoints listed"}})
+	rule(Rule{ID: "service-workload-no-pods", Category: "ServiceNoEndpoints", Confidence: 50,
+		Title:      "the workload behind the Service has created none of its pods",
+		Signals:    "no pods match spec.selector while a Deployment or StatefulSet with matching template labels wants replicas and has none; that workload's creation failures",
+		Actions:    []ActionTemplate{{Description: "Find why the workload creates no pods", Command: "kubectl -n {ns} describe {resource}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name}"}})
 	rule(Rule{ID: "service-no-ready-endpoints", Category: "ServiceNoReadyEndpoints", Confidence: 55,
 		Title:      "the Service's pods exist but none is ready",
 		Signals:    "pods match the selector, none Ready, EndpointSlices without ready endpoints",
