@@ -60,6 +60,7 @@ func All() []*Scenario {
 	out = append(out, mechanismScenarios()...)
 	out = append(out, outsideScenarios()...)
 	out = append(out, noiseScenarios()...)
+	out = append(out, runbookScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
