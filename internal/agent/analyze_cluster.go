@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -148,6 +149,11 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 	if minR := replicasOr(h.Spec.MinReplicas, 1); h.Status.CurrentReplicas < minR && ableFalse == nil {
 		e.find(Finding{Rule: "hpa-scale-blocked", Object: href, Culprit: target, Affected: []ObjectRef{target}, Follow: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
 			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s keeps %s/%s at a minimum of %d replicas, but only %d run%s.", h.Name, target.Kind, target.Name, minR, h.Status.CurrentReplicas, hpaMetrics(h))})
+	} else if want, have, ok := e.scaledShort(ctx, target); ok && ableFalse == nil {
+		// The HPA's currentReplicas is the replicas it asked for, not the pods that exist:
+		// a workload short of what it was scaled to is blocked by whatever stops its pods.
+		e.find(Finding{Rule: "hpa-scale-blocked", Object: href, Culprit: target, Affected: []ObjectRef{target}, Follow: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s scaled %s/%s to %d replicas, but only %d pod(s) exist%s.", h.Name, target.Kind, target.Name, want, have, hpaMetrics(h))})
 	}
 	msg := ""
 	if activeFalse != nil && activeFalse.Reason != "ScalingDisabled" {
@@ -421,4 +427,26 @@ func utilizationWithoutRequests(ctx context.Context, e *env, h *autoscalingv2.Ho
 		}
 	}
 	return "", ""
+}
+
+// scaledShort reads the HPA's target and reports its wanted and existing replicas when it has
+// fewer pods than its spec asks for.
+func (e *env) scaledShort(ctx context.Context, target ObjectRef) (want, have int32, short bool) {
+	switch target.Kind {
+	case "Deployment":
+		d, err := getAs[*appsv1.Deployment](ctx, e, "Deployment", target.Name)
+		if err != nil {
+			return 0, 0, false
+		}
+		want, have = replicasOf(d.Spec.Replicas), d.Status.Replicas
+	case "StatefulSet":
+		s, err := getAs[*appsv1.StatefulSet](ctx, e, "StatefulSet", target.Name)
+		if err != nil {
+			return 0, 0, false
+		}
+		want, have = replicasOf(s.Spec.Replicas), s.Status.Replicas
+	default:
+		return 0, 0, false
+	}
+	return want, have, have < want
 }

@@ -354,7 +354,7 @@ func contains(l []string, s string) bool {
 // A quota that stops pods from being created explains the Deployment short of replicas, its
 // stuck rollout and the autoscaler that cannot scale: the quota is the root, whatever is loudest.
 func TestQuotaExplainsAutoscalerAndRollout(t *testing.T) {
-	for _, v := range []string{"target-less", "targeted-hpa-without-metrics"} {
+	for _, v := range []string{"target-less", "targeted-hpa-without-metrics", "targeted-hpa-at-min-without-metrics"} {
 		t.Run(v, func(t *testing.T) { quotaCase(t, v) })
 	}
 }
@@ -378,6 +378,14 @@ func quotaCase(t *testing.T, quotaVariant string) {
 	if quotaVariant == "targeted-hpa-without-metrics" {
 		h.Spec.MinReplicas = fx.Ptr(int32(4))
 		h.Status.DesiredReplicas = 2
+		h.Status.CurrentMetrics = nil
+		h.Status.Conditions = []autoscalingv2.HorizontalPodAutoscalerCondition{autoscalingCond()}
+	}
+	if quotaVariant == "targeted-hpa-at-min-without-metrics" {
+		// The HPA scaled the Deployment to its minimum and reports that as currentReplicas;
+		// only the Deployment's status shows the pods never came.
+		h.Spec.MinReplicas = fx.Ptr(int32(4))
+		h.Status.CurrentReplicas, h.Status.DesiredReplicas = 4, 4
 		h.Status.CurrentMetrics = nil
 		h.Status.Conditions = []autoscalingv2.HorizontalPodAutoscalerCondition{autoscalingCond()}
 	}
