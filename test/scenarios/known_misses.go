@@ -22,6 +22,5 @@ package scenarios
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
 	// Class 1: no "explains" relation between findings.
-	"quota-blocks-hpa-scale-up":         "targeted: the HPA's metrics error wins over the pods ResourceQuota again; hit at 565a2ac, missed at 8cd4463",
 	"postgres-oom-takes-down-consumers": "target-less depends on timing (missed in 1 of 4 runs: which pod is between crashes when the scan runs); keep reported until stable",
 }
