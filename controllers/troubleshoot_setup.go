@@ -21,9 +21,11 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -63,15 +65,13 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 			return nil, fmt.Errorf("building a clientset: %w", err)
 		}
 	}
-	// Secrets are read uncached (RBAC grants get only); ToolServers from the cache.
-	secrets := mgr.GetAPIReader()
+	secrets := &sessionSecrets{
+		operator: mgr.GetAPIReader(), defaultModel: opts.DefaultModelSecret, requireServiceAccount: opts.SecretsNeedServiceAccount,
+		asServiceAccount: newImpersonatingReaders(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}).For,
+	}
 	engine, stop, err := session.NewOperatorEngine(session.OperatorOptions{
 		Clientset: cs, Brains: opts.Brains, Knowledge: opts.Knowledge, DefaultModel: opts.DefaultModelSecret,
-		ReadSecret: func(ctx context.Context, namespace, name string) (map[string][]byte, error) {
-			secret := &corev1.Secret{}
-			err := secrets.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, secret)
-			return secret.Data, err
-		},
+		ReadSecret:  secrets.read,
 		ToolServers: registry.KubeCluster(mgr.GetClient(), mgr.GetAPIReader()),
 		TaskRunners: opts.TaskRunners, DefaultRunner: opts.DefaultTaskRunner, PollInterval: opts.TaskPollInterval,
 		ApprovalsNeedDecidedBy: opts.ApprovalWebhook,
@@ -90,6 +90,42 @@ func newSessionEngine(mgr ctrl.Manager, opts Options) (*session.Engine, error) {
 		}
 	}
 	return engine, nil
+}
+
+// sessionSecrets reads the Secrets a session names: its model (spec.model) and the
+// kubeconfig of another cluster (spec.cluster). They are the author's choice, so they are
+// read as the ServiceAccount the Troubleshoot names (spec.serviceAccountName), exactly as a
+// ToolServer's headers are; the operator default model (--default-model-secret) is the
+// administrator's and is read with the operator's rights. Under --secrets-need-service-account
+// a Secret without an account is refused as Forbidden, never read by the operator.
+type sessionSecrets struct {
+	operator              client.Reader
+	defaultModel          types.NamespacedName
+	requireServiceAccount bool
+	asServiceAccount      func(namespace, name string) (client.Reader, error)
+}
+
+func (m *sessionSecrets) read(ctx context.Context, ref session.SecretRef) (map[string][]byte, error) {
+	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
+	reader := m.operator
+	switch {
+	case ref.ServiceAccount != "":
+		r, err := m.asServiceAccount(ref.Namespace, ref.ServiceAccount)
+		if err != nil {
+			return nil, err
+		}
+		reader = r
+	case key == m.defaultModel:
+		// The administrator's model, whoever names it.
+	case m.requireServiceAccount:
+		return nil, apierrors.NewForbidden(corev1.Resource("secrets"), ref.Name, fmt.Errorf(
+			"spec.serviceAccountName is required: this operator reads the Secrets a Troubleshoot names (model, kubeconfig) only as a ServiceAccount it names, so this one is not used"))
+	}
+	secret := &corev1.Secret{}
+	if err := reader.Get(ctx, key, secret); err != nil {
+		return nil, err
+	}
+	return secret.Data, nil
 }
 
 // phaseCounter counts Troubleshoots by phase from the manager's cache, for the

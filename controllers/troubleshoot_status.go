@@ -153,8 +153,8 @@ func remediationApproved(obj *kubagev1alpha1.Troubleshoot) *metav1.Condition {
 		Message: fmt.Sprintf("All %d action(s) have a decision", len(rem.Actions))}
 }
 
-// recordPhaseTransition emits one Event per phase change (and one when the session stalls),
-// never one per reconcile.
+// recordPhaseTransition emits one Event per phase change (and one when the session stalls
+// or degrades, e.g. when its model may not be used), never one per reconcile.
 func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Troubleshoot, before *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) {
 	if rec == nil {
 		return
@@ -176,10 +176,12 @@ func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Trouble
 		}
 		rec.Eventf(obj, nil, eventType, string(obj.Status.Phase), "Reconcile", "%s", truncate(note, maxConditionMessage))
 	}
-	was := meta.FindStatusCondition(before.Status.Conditions, kubagev1alpha1.StalledCondition)
-	now := meta.FindStatusCondition(obj.Status.Conditions, kubagev1alpha1.StalledCondition)
-	if now != nil && now.Status == metav1.ConditionTrue && (was == nil || was.Reason != now.Reason) {
-		rec.Eventf(obj, nil, "Warning", now.Reason, "Reconcile", "%s", now.Message)
+	for _, typ := range []string{kubagev1alpha1.StalledCondition, kubagev1alpha1.DegradedCondition} {
+		was := meta.FindStatusCondition(before.Status.Conditions, typ)
+		now := meta.FindStatusCondition(obj.Status.Conditions, typ)
+		if now != nil && now.Status == metav1.ConditionTrue && (was == nil || was.Status != now.Status || was.Reason != now.Reason) {
+			rec.Eventf(obj, nil, "Warning", now.Reason, "Reconcile", "%s", now.Message)
+		}
 	}
 }
 

@@ -137,4 +137,14 @@ func TestPhaseEventsOnlyOnChange(t *testing.T) {
 	g.Expect(rec.Events).To(Receive(HavePrefix("Warning RunnerUnavailable")))
 	g.Expect(stalled.Status.ObservedGeneration).To(BeZero())
 	g.Expect(meta.FindStatusCondition(stalled.Status.Conditions, kubagev1alpha1.ReadyCondition).Status).To(Equal(metav1.ConditionFalse))
+
+	// A session whose model may not be used says so once, when it degrades.
+	degraded := before.DeepCopy()
+	forbidden := &session.Checkpoint{Degraded: &session.Degradation{Reason: kubagev1alpha1.ForbiddenReason, Message: "The model Secret ns/model cannot be used"}}
+	summarizeTroubleshoot(degraded, forbidden, nil)
+	recordPhaseTransition(rec, degraded, before, forbidden)
+	g.Expect(rec.Events).To(Receive(Equal("Warning Forbidden The model Secret ns/model cannot be used")))
+	again := degraded.DeepCopy()
+	recordPhaseTransition(rec, again, degraded, forbidden)
+	g.Expect(rec.Events).NotTo(Receive(), "no second Event while it stays degraded for the same reason")
 }

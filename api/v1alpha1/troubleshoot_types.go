@@ -218,6 +218,16 @@ type TroubleshootSpec struct {
 	// +optional
 	Model *LocalSecretReference `json:"model,omitempty"`
 
+	// serviceAccountName, when set, names a ServiceAccount of this namespace whose rights
+	// the operator uses (by impersonation) to read the model Secret: the author can only
+	// hand the session a model that account may read. The operator flag
+	// --secrets-need-service-account makes it required with spec.model; without it the
+	// model is not used and the Degraded condition says so (reason Forbidden).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
 	// toolServers selects, by label, the ToolServers this session may use among those that
 	// admit this namespace. Unset means all of them; an empty selector also matches all.
 	// +optional

@@ -113,6 +113,9 @@ type BrainConfig struct {
 type SecretRef struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+	// ServiceAccount of Namespace whose rights read the Secret (empty: whoever reads it
+	// decides, by its own policy).
+	ServiceAccount string `json:"serviceAccount,omitempty"`
 }
 
 // String renders namespace/name.

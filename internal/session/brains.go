@@ -33,9 +33,13 @@ import (
 	"github.com/kubage/kubage/internal/tools/registry"
 )
 
-// ReadSecret reads a Secret's data; an error the API server gives (NotFound, Forbidden)
-// comes back as it is.
-type ReadSecret func(ctx context.Context, namespace, name string) (map[string][]byte, error)
+// ReadSecret reads the data of the Secret ref names, as ref.ServiceAccount when it names
+// one; an error the API server gives (NotFound, Forbidden) comes back as it is, and a
+// reader that refuses to read (no account named where one is required) says Forbidden.
+type ReadSecret func(ctx context.Context, ref SecretRef) (map[string][]byte, error)
+
+// SecretRef names a Secret and the ServiceAccount whose rights read it.
+type SecretRef = agent.SecretRef
 
 // Brains turns a Troubleshoot into its brain configuration, which travels in every task
 // request, and builds the brain of a session step from it with the same task.Env the
@@ -78,10 +82,24 @@ func (f *Brains) BrainConfig(ts *kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 	}
 	switch {
 	case ts.Spec.Model != nil && ts.Spec.Model.Name != "":
-		cfg.Model = &agent.SecretRef{Namespace: ts.Namespace, Name: ts.Spec.Model.Name}
+		cfg.Model = &agent.SecretRef{Namespace: ts.Namespace, Name: ts.Spec.Model.Name, ServiceAccount: ts.Spec.ServiceAccountName}
 	case f.defaultModel != nil && f.defaultModel.Name != "":
 		ref := *f.defaultModel
 		cfg.Model = &ref
+	}
+	return cfg
+}
+
+// TaskBrainConfig is the brain ts's task requests carry. A task Job is handed the model
+// Secret by the kubelet, which never asks whose rights the session has; so the model
+// travels only when the session may read it now, and otherwise the task runs on the
+// rules (the session's own step reports why, as Degraded).
+func (f *Brains) TaskBrainConfig(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) *agent.BrainConfig {
+	cfg := f.BrainConfig(ts)
+	if cfg.Model != nil {
+		if _, err := f.readSecret(ctx, *cfg.Model); err != nil {
+			cfg.Model = nil
+		}
 	}
 	return cfg
 }
@@ -101,9 +119,12 @@ func (f *Brains) SetClusters(c task.Clusters) { f.env.Clusters = c }
 
 // modelSecret reads a model Secret for the brains built in the operator.
 func (f *Brains) modelSecret(ctx context.Context, ref agent.SecretRef) (map[string][]byte, error) {
-	data, err := f.readSecret(ctx, ref.Namespace, ref.Name)
+	data, err := f.readSecret(ctx, ref)
 	if err != nil {
-		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+		if apierrors.IsForbidden(err) {
+			return nil, fmt.Errorf("%w: %v", task.ErrModelForbidden, err)
+		}
+		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("%w: %v", task.ErrModelUnavailable, err)
 		}
 		return nil, err

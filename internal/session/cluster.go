@@ -101,7 +101,7 @@ func (c *RemoteClusters) Check(ctx context.Context, ref agent.ClusterRef, namesp
 }
 
 func (c *RemoteClusters) client(ctx context.Context, ref agent.ClusterRef) (*remoteClient, error) {
-	data, err := c.ReadSecret(ctx, ref.Secret.Namespace, ref.Secret.Name)
+	data, err := c.ReadSecret(ctx, ref.Secret)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, &remote.Error{Reason: kubagev1alpha1.SecretNotFoundReason, Err: fmt.Errorf("the kubeconfig Secret %s does not exist", ref.Secret)}

@@ -101,7 +101,7 @@ func ClusterRefOf(ts *kubagev1alpha1.Troubleshoot) *agent.ClusterRef {
 		key = DefaultKubeConfigKey
 	}
 	return &agent.ClusterRef{
-		Secret:  agent.SecretRef{Namespace: ts.Namespace, Name: c.KubeConfig.SecretRef.Name},
+		Secret:  agent.SecretRef{Namespace: ts.Namespace, Name: c.KubeConfig.SecretRef.Name, ServiceAccount: ts.Spec.ServiceAccountName},
 		Key:     key,
 		Context: c.KubeConfig.Context,
 	}

@@ -92,7 +92,7 @@ type Engine struct {
 	Offline bool
 	Brains  BrainFactory
 	// BrainConfig is the session's brain as its tasks build it (nil: tasks use the rules).
-	BrainConfig   func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig
+	BrainConfig   func(context.Context, *kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 	Runners       map[kubagev1alpha1.TaskRunner]runner.Runner
 	DefaultRunner kubagev1alpha1.TaskRunner
 	Executor      *remediate.Executor

@@ -97,7 +97,7 @@ func (l *Local) Run(ctx context.Context, s agent.Session, budget agent.Budget) (
 		PollInterval:  poll,
 	}
 	if l.BrainConfig != nil {
-		e.BrainConfig = func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig { return l.BrainConfig }
+		e.BrainConfig = func(context.Context, *kubagev1alpha1.Troubleshoot) *agent.BrainConfig { return l.BrainConfig }
 	}
 	ts := troubleshootFor(s, budget)
 	tr := traceRecorder{iterations: map[int]*agent.IterationTrace{}}

@@ -50,7 +50,8 @@ type OperatorOptions struct {
 	// Brains overrides the brains (tests); when nil, an LLM brain for sessions with a model
 	// Secret and the rule engine for the others, built by NewBrains.
 	Brains BrainFactory
-	// ReadSecret reads model Secrets; ToolServers are the ToolServers sessions may use.
+	// ReadSecret reads model Secrets with the rights it decides from the reference (see
+	// ReadSecret); ToolServers are the ToolServers sessions may use.
 	ReadSecret  ReadSecret
 	ToolServers registry.Cluster
 	// Knowledge is the knowledge service sessions search and cite (none when nil).
@@ -83,7 +84,7 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 	ruleEngine := agent.NewRuleEngine(cs)
 	brains := o.Brains
 	var investigator agent.Investigator = ruleEngine
-	var brainConfig func(*kubagev1alpha1.Troubleshoot) *agent.BrainConfig
+	var brainConfig func(context.Context, *kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 	var clusters *RemoteClusters
 	if o.ReadSecret != nil {
 		clusters = &RemoteClusters{ReadSecret: o.ReadSecret}
@@ -97,7 +98,7 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 		if clusters != nil {
 			f.SetClusters(clusters)
 		}
-		brains, brainConfig, investigator = f.Brain, f.BrainConfig, f.Investigator()
+		brains, brainConfig, investigator = f.Brain, f.TaskBrainConfig, f.Investigator()
 	}
 	runners := make(map[kubagev1alpha1.TaskRunner]runner.Runner, len(o.TaskRunners)+1)
 	for name, r := range o.TaskRunners {

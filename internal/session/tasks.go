@@ -36,7 +36,7 @@ import (
 func (w *work) taskRequest(ctx context.Context, def agent.Task) agent.TaskRequest {
 	s := w.ck.Session
 	if w.e.BrainConfig != nil {
-		s.Brain = w.e.BrainConfig(w.ts)
+		s.Brain = w.e.BrainConfig(ctx, w.ts)
 	}
 	s.TraceParent = telemetry.TraceParent(ctx)
 	return agent.TaskRequest{Session: s, Task: def}

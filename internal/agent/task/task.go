@@ -50,6 +50,11 @@ const ReasonModelSecretInvalid = "ModelSecretInvalid"
 // Env.ModelSecret are transient and fail the call.
 var ErrModelUnavailable = errors.New("model Secret unavailable")
 
+// ErrModelForbidden is an ErrModelUnavailable whose cause is the account that reads the
+// Secret: it may not (or the operator requires an account and none was named). The brain
+// degrades to the rule engine with reason Forbidden, and the model is never called.
+var ErrModelForbidden = fmt.Errorf("%w: reading it is forbidden", ErrModelUnavailable)
+
 // maxDegradedMessage bounds a degradation message (a condition message).
 const maxDegradedMessage = 1024
 
@@ -97,6 +102,9 @@ func (e *Env) Brain(ctx context.Context, namespace string, cfg *agent.BrainConfi
 		return e.invalid(ref, "no model Secret is available where this task runs"), nil
 	}
 	data, err := e.ModelSecret(ctx, ref)
+	if errors.Is(err, ErrModelForbidden) {
+		return e.degraded(ref, kubagev1alpha1.ForbiddenReason, err.Error()), nil
+	}
 	if errors.Is(err, ErrModelUnavailable) {
 		return e.invalid(ref, err.Error()), nil
 	}
@@ -143,8 +151,12 @@ func (e *Env) Brain(ctx context.Context, namespace string, cfg *agent.BrainConfi
 }
 
 func (e *Env) invalid(ref agent.SecretRef, why string) agent.Brain {
+	return e.degraded(ref, ReasonModelSecretInvalid, why)
+}
+
+func (e *Env) degraded(ref agent.SecretRef, reason, why string) agent.Brain {
 	return &RulesOnly{Brain: e.rules(), Degradation: agent.Degradation{
-		Reason:  ReasonModelSecretInvalid,
+		Reason:  reason,
 		Message: tools.Sanitize(fmt.Sprintf("The model Secret %s cannot be used (%s); the rule engine investigated alone", ref, why), maxDegradedMessage, true),
 	}}
 }
