@@ -27,5 +27,8 @@ var (
 
 	// DefaultEmbeddedOptions: a flatter BM25 for bodies (k1 0.9, b 0.4, as Anserini uses) and the
 	// heading path indexed with the body, which lifted MRR@10 by ~0.05.
-	DefaultEmbeddedOptions = EmbeddedOptions{Body: BM25Params{K1: 0.9, B: 0.4}, BodyHeadings: true}
+	// The front-matter description joins the title field: authors write it as a one-line
+	// summary of the page, the words a reader would search with (on the dev set it lifted
+	// the fused Recall@5 0.86 → 0.90 and, after reranking, MRR@10 on both halves).
+	DefaultEmbeddedOptions = EmbeddedOptions{Body: BM25Params{K1: 0.9, B: 0.4}, BodyHeadings: true, TitleDescription: true}
 )

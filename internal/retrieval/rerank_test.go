@@ -84,3 +84,21 @@ type failingReranker struct{}
 func (failingReranker) Rerank(context.Context, string, []Hit) ([]Hit, error) {
 	return nil, context.DeadlineExceeded
 }
+
+func TestDeterministicRerankerTitleAndDocumentCoverage(t *testing.T) {
+	// Two pages match the query equally well chunk by chunk; one is named after what was
+	// asked and covers the rest of the question in another section.
+	hits := []Hit{
+		{Chunk: Chunk{ID: "lb", Source: "s", Path: "service.md", DocTitle: "Service", Text: "A cloud load balancer sends traffic to nodes."}, Score: 1},
+		{Chunk: Chunk{ID: "nodes-1", Source: "s", Path: "nodes.md", DocTitle: "Nodes", Text: "A cloud load balancer sends traffic to nodes."}, Score: 1},
+		{Chunk: Chunk{ID: "nodes-2", Source: "s", Path: "nodes.md", DocTitle: "Nodes", Text: "Cordon marks a node unschedulable."}, Score: 0.5},
+	}
+	w := RerankWeights{Fused: 1, Title: 1, DocCoverage: 1}
+	out, err := (&DeterministicReranker{Weights: w, Blend: -1}).Rerank(context.Background(), "cordoned nodes leave the cloud load balancer", hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(out); got[0] != "nodes-1" {
+		t.Fatalf("order = %v, want the page named after the question and covering all of it first", got)
+	}
+}

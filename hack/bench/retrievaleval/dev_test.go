@@ -42,11 +42,12 @@ func sharedDir(t testing.TB) string {
 }
 
 // Floors sit slightly under the figures the tuned defaults reach
-// (R@5 0.86, R@10 0.94, MRR@10 0.804, nDCG@10 0.802 fused; body alone
+// (R@5 0.90, R@10 0.98, MRR@10 0.782, nDCG@10 0.801 fused; body alone
 // R@5 0.80, MRR@10 0.73), so a regression in parsing, chunking, analysis or
-// fusion fails here.
+// fusion fails here. The description in the title field traded fused MRR@10 (0.804)
+// for recall, which the link and rerank stages turn into a better first hit.
 var (
-	fusedFloor = Metrics{Recall5: 0.84, Recall10: 0.92, MRR10: 0.78, NDCG10: 0.78}
+	fusedFloor = Metrics{Recall5: 0.88, Recall10: 0.96, MRR10: 0.76, NDCG10: 0.78}
 	bodyFloor  = Metrics{Recall5: 0.76, Recall10: 0.86, MRR10: 0.70, NDCG10: 0.70}
 )
 
@@ -70,11 +71,11 @@ func TestDevQualityFloor(t *testing.T) {
 }
 
 // rerankFloor sits under what the rerank stage reaches with the tuned defaults (all dev
-// queries: Recall@5 0.90, MRR@10 0.813, nDCG@10 0.818; the holdout half alone: Recall@5
-// 0.917, MRR@10 0.903), so a regression in links or reranking fails here.
+// queries: Recall@5 0.94, MRR@10 0.833, nDCG@10 0.836; the holdout half alone: Recall@5
+// 0.917, MRR@10 0.917, nDCG@10 0.877), so a regression in links or reranking fails here.
 var (
-	rerankFloor  = Metrics{Recall5: 0.88, Recall10: 0.92, MRR10: 0.79, NDCG10: 0.79}
-	holdoutFloor = Metrics{Recall5: 0.90, Recall10: 0.90, MRR10: 0.88, NDCG10: 0.84}
+	rerankFloor  = Metrics{Recall5: 0.92, Recall10: 0.92, MRR10: 0.81, NDCG10: 0.81}
+	holdoutFloor = Metrics{Recall5: 0.90, Recall10: 0.90, MRR10: 0.90, NDCG10: 0.86}
 )
 
 func TestStagesQualityFloor(t *testing.T) {
