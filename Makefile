@@ -55,12 +55,13 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC from markers.
 
 # config/ is the one source of CRDs and RBAC rules; the chart carries copies (verify checks them).
 .PHONY: chart-sync
-chart-sync: ## Copy the CRDs and RBAC rules of config/ into the Helm chart (make manifests runs it).
+chart-sync: ## Copy the CRDs, RBAC rules and webhook registrations of config/ into the Helm chart (make manifests runs it).
 	rm -f $(CHART)/crds/*.yaml
 	cp config/crd/bases/*.yaml $(CHART)/crds/
 	cp config/rbac/role.yaml config/rbac/leader_election_role.yaml config/rbac/agent_role.yaml config/rbac/agent_result_role.yaml config/rbac/agent_result_cluster_role.yaml $(CHART)/files/rbac/
 	cp config/mcp/role.yaml $(CHART)/files/rbac/mcp_role.yaml
 	cp config/mcp/cluster_role.yaml $(CHART)/files/rbac/mcp_cluster_role.yaml
+	mkdir -p $(CHART)/files/webhook && cp config/webhook/manifests.yaml $(CHART)/files/webhook/manifests.yaml
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code.

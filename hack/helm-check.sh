@@ -38,6 +38,29 @@ for values in "${examples[@]}"; do
   n=$((n + 1))
 done
 
+# Unsafe or incomplete settings must be refused, each with a message naming what to set.
+refusals=(
+  "mcp.namespaces|--set mcp.enabled=true --set mcp.token.value=t0123456789abcdef"
+  "not in mcp.namespaces|--values $CHART/ci/multitenant-values.yaml --set mcp.namespaces={shop}"
+  "serving certificate|--set approvals.enabled=true"
+  "approvals.tls.caBundle|--set approvals.enabled=true --set approvals.tls.existingSecret=kubage-webhook-tls"
+  "not both|--set approvals.enabled=true --set approvals.certManager.enabled=true --set approvals.tls.existingSecret=s --set approvals.tls.caBundle=Zm9v"
+)
+for r in "${refusals[@]}"; do
+  want=${r%%|*}
+  read -r -a args <<<"${r#*|}"
+  if "$HELM" template kubage "$CHART" --namespace kubage-system "${args[@]}" >/dev/null 2>"$tmp/refusal.log"; then
+    echo "helm-check: the chart renders with ${r#*|}, which it must refuse" >&2
+    exit 1
+  fi
+  if ! grep -q -- "$want" "$tmp/refusal.log"; then
+    cat "$tmp/refusal.log" >&2
+    echo "helm-check: refusing ${r#*|} does not say \"$want\"" >&2
+    exit 1
+  fi
+done
+echo "helm-check: ${#refusals[@]} unsafe or incomplete settings refused"
+
 # Metric names in the rendered PrometheusRules, without the histogram suffixes, must each be
 # declared (Name: "kubage_...") in the operator's Go code.
 names=$(cat "$tmp"/render-*.yaml | awk '/^kind: PrometheusRule/{on=1} /^---/{on=0} on' |

@@ -74,6 +74,22 @@ app.kubernetes.io/component: mcp
 {{- end }}
 {{- end }}
 
+{{- define "kubage.webhookCertSecret" -}}
+{{- if .Values.approvals.tls.existingSecret }}
+{{- .Values.approvals.tls.existingSecret }}
+{{- else }}
+{{- printf "%s-webhook-cert" (include "kubage.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{- define "kubage.mcpTokensSecret" -}}
+{{- if .Values.mcp.tokens.existingSecret }}
+{{- .Values.mcp.tokens.existingSecret }}
+{{- else }}
+{{- printf "%s-mcp-tokens" (include "kubage.fullname" .) }}
+{{- end }}
+{{- end }}
+
 {{- define "kubage.mcpTokenSecret" -}}
 {{- if .Values.mcp.token.existingSecret }}
 {{- .Values.mcp.token.existingSecret }}
