@@ -81,6 +81,10 @@ type Options struct {
 	IncidentMemoryEntries int
 	// IncidentMemoryRetention is how long a remembered incident is kept (30 days when zero).
 	IncidentMemoryRetention time.Duration
+
+	// notifySender is the one sender (and per-sink rate limit) SetupAll shares between the
+	// Troubleshoots' and the schedules' notifications.
+	notifySender *notify.Sender
 }
 
 // eventRecorderName is the reporting controller of every Event the manager emits.
@@ -94,6 +98,7 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 	if opts.Knowledge == nil {
 		opts.Knowledge = knowledge.NewService(knowledge.Options{})
 	}
+	opts.notifySender = &notify.Sender{}
 	if err := SetupTroubleshoot(mgr, opts); err != nil {
 		return err
 	}
@@ -103,7 +108,7 @@ func SetupAll(mgr ctrl.Manager, opts Options) error {
 	}{
 		&KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: recorder, Knowledge: opts.Knowledge},
 		&ToolServerReconciler{Client: mgr.GetClient(), Recorder: recorder},
-		&TroubleshootScheduleReconciler{Client: mgr.GetClient(), Recorder: recorder},
+		&TroubleshootScheduleReconciler{Client: mgr.GetClient(), Recorder: recorder, Sender: opts.notifySender},
 		&NotificationSinkReconciler{Client: mgr.GetClient(), Recorder: recorder},
 	}
 	for _, r := range reconcilers {

@@ -77,6 +77,9 @@ type TroubleshootReconciler struct {
 	// APIReader reads the Troubleshoot uncached: a step must start from the status the
 	// previous step wrote, which the cache may not have seen yet.
 	APIReader client.Reader
+
+	// outbox tells spec.notify's sinks the outcome (none when nil).
+	outbox *outbox
 }
 
 // SetupWithManager registers the reconciler. Status writes do not retrigger it; spec
@@ -143,11 +146,11 @@ func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, nil
 	}
 	before := obj.DeepCopy()
-	run := &troubleshootRun{r: r}
+	run := &troubleshootRun{r: r, persisted: before.DeepCopy()}
 
 	defer func() {
 		summarizeTroubleshoot(obj, run.ck, retErr)
-		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
+		if err := patchStatus(ctx, r.Client, run.persisted, obj, &run.persisted.Status, &obj.Status); err != nil {
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}
@@ -160,6 +163,7 @@ func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	log.V(1).Info("Reconciling", "Troubleshoot", klog.KObj(obj), "phase", obj.Status.Phase)
 	return runSteps(ctx, obj, []step[*kubagev1alpha1.Troubleshoot]{
 		run.advanceSession,
+		run.notifyOutcome,
 	})
 }
 
@@ -179,6 +183,8 @@ type troubleshootRun struct {
 	r *TroubleshootReconciler
 	// ck is the session's checkpoint after its step; nil when the step failed.
 	ck *session.Checkpoint
+	// persisted is the object as last written, which a status patch is computed against.
+	persisted *kubagev1alpha1.Troubleshoot
 }
 
 // advanceSession runs one step of the session (see internal/session); the engine's

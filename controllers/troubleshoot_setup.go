@@ -31,6 +31,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/metrics"
+	"github.com/kubage/kubage/internal/notify"
 	"github.com/kubage/kubage/internal/session"
 	"github.com/kubage/kubage/internal/tools/registry"
 )
@@ -48,7 +49,12 @@ func SetupTroubleshoot(mgr ctrl.Manager, opts Options) error {
 	if err := metrics.Register(ctrlmetrics.Registry, phaseCounter(mgr)); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
-	r := &TroubleshootReconciler{Client: mgr.GetClient(), Recorder: redactingRecorder{mgr.GetEventRecorder(eventRecorderName)}, Engine: engine, WatchSelector: opts.WatchSelector, APIReader: mgr.GetAPIReader()}
+	sender := opts.notifySender
+	if sender == nil {
+		sender = &notify.Sender{}
+	}
+	r := &TroubleshootReconciler{Client: mgr.GetClient(), Recorder: redactingRecorder{mgr.GetEventRecorder(eventRecorderName)}, Engine: engine, WatchSelector: opts.WatchSelector, APIReader: mgr.GetAPIReader(),
+		outbox: newTroubleshootOutbox(mgr, opts, sender)}
 	if err := r.SetupWithManager(mgr, opts); err != nil {
 		return fmt.Errorf("setting up %T: %w", r, err)
 	}

@@ -41,6 +41,7 @@ func summarizeTroubleshoot(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpo
 		setOrRemove(conds, kubagev1alpha1.OutdatedCondition, outdated(obj, ck))
 	}
 	setOrRemove(conds, kubagev1alpha1.RemediationApprovedCondition, remediationApproved(obj))
+	setOrRemove(conds, kubagev1alpha1.NotifiedCondition, notifiedCondition(obj.Spec.Notify != nil && obj.Status.Phase.IsTerminal(), obj.Status.Notifications, gen))
 	setStalled(conds, reconcileErr, gen)
 	if reconcileErr == nil {
 		obj.Status.ObservedGeneration = gen

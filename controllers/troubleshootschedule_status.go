@@ -24,7 +24,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
-	"github.com/kubage/kubage/internal/notify"
 )
 
 // summarizeSchedule computes the conditions and observedGeneration of a schedule from its
@@ -84,17 +83,7 @@ func scheduleProblemFound(obj *kubagev1alpha1.TroubleshootSchedule) metav1.Condi
 	return cond
 }
 
-// scheduleNotified summarises the outbox: False while a message is retried or after one
-// was given up, True when every recorded message was delivered.
+// scheduleNotified summarises the schedule's outbox (see notifiedCondition).
 func scheduleNotified(obj *kubagev1alpha1.TroubleshootSchedule) *metav1.Condition {
-	if obj.Spec.Notify == nil && len(obj.Status.Notifications) == 0 {
-		return nil
-	}
-	ok, reason, msg := notify.Summary(obj.Status.Notifications)
-	status := metav1.ConditionFalse
-	if ok {
-		status = metav1.ConditionTrue
-	}
-	return &metav1.Condition{Type: kubagev1alpha1.NotifiedCondition, Status: status, Reason: reason,
-		Message: truncate(msg, maxConditionMessage), ObservedGeneration: obj.Generation}
+	return notifiedCondition(obj.Spec.Notify != nil, obj.Status.Notifications, obj.Generation)
 }

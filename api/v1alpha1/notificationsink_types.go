@@ -174,7 +174,7 @@ type NotificationDelivery struct {
 	// +kubebuilder:validation:MaxLength=253
 	Sink string `json:"sink"`
 
-	// event is NewProblem or ProblemResolved.
+	// event is NewProblem or ProblemResolved (schedules), SessionCompleted or SessionFailed (Troubleshoots).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63

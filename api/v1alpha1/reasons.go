@@ -140,6 +140,10 @@ const (
 	SinkNotFoundReason = "SinkNotFound"
 	// SinkValidReason: a NotificationSink's Secrets are readable and its URL is allowed.
 	SinkValidReason = "Valid"
+	// SessionCompletedEvent and SessionFailedEvent are the notification events of a
+	// Troubleshoot's spec.notify: the session concluded, or failed.
+	SessionCompletedEvent = "SessionCompleted"
+	SessionFailedEvent    = "SessionFailed"
 )
 
 // Remote cluster reasons: a session may investigate another cluster through a kubeconfig Secret.

@@ -270,12 +270,29 @@ type TroubleshootSpec struct {
 	// +optional
 	Cluster *ClusterReference `json:"cluster,omitempty"`
 
+	// notify names NotificationSinks of this namespace told once about the session's outcome:
+	// Completed (with its root cause) or Failed. A rerun is a new outcome and is told again.
+	// A schedule's runs leave it unset: the schedule notifies, once per new problem.
+	// +optional
+	Notify *SessionNotify `json:"notify,omitempty"`
+
 	// alert identifies the Alertmanager alert this session was opened for, when the alert
 	// receiver created it. It never changes; the alert's resolution is recorded in the
 	// annotation kubage.io/alert-resolved-at and the label kubage.io/alert-status.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="alert is immutable"
 	Alert *AlertSource `json:"alert,omitempty"`
+}
+
+// SessionNotify says which sinks hear about a session's outcome.
+type SessionNotify struct {
+	// sinks are NotificationSinks in this namespace; each gets the message.
+	// +required
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Sinks []LocalSinkReference `json:"sinks"`
 }
 
 // ClusterReference says how to reach a cluster other than the operator's own.
@@ -522,6 +539,14 @@ type TroubleshootStatus struct {
 	// completionTime is when the session reached Completed or Failed.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// notifications is the outbox of spec.notify: one message per sink and outcome, recorded
+	// before it is sent and updated after each attempt.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=16
+	Notifications []NotificationDelivery `json:"notifications,omitempty"`
 }
 
 // Plan is the list of tasks of one iteration.

@@ -37,6 +37,7 @@ const (
 // TroubleshootScheduleSpec says when to investigate and what.
 // +kubebuilder:validation:XValidation:rule="!has(self.troubleshootTemplate.spec.alert)",message="a scheduled run is not an alert's session: template.spec.alert is not allowed",fieldPath=".troubleshootTemplate.spec.alert"
 // +kubebuilder:validation:XValidation:rule="!has(self.troubleshootTemplate.spec.approvals) || size(self.troubleshootTemplate.spec.approvals) == 0",message="approvals are given on each run, not in the template",fieldPath=".troubleshootTemplate.spec.approvals"
+// +kubebuilder:validation:XValidation:rule="!has(self.troubleshootTemplate.spec.notify)",message="set notify on the schedule, which tells a problem once; runs notifying on their own would repeat it every run",fieldPath=".troubleshootTemplate.spec.notify"
 type TroubleshootScheduleSpec struct {
 	// schedule in cron format, as a CronJob reads it: five fields (minute hour
 	// day-of-month month day-of-week), names, ranges, steps, @hourly-style descriptors and @every.

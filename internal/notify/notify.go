@@ -58,6 +58,9 @@ const (
 const (
 	EventNewProblem      = kubagev1alpha1.NewProblemReason
 	EventProblemResolved = kubagev1alpha1.ProblemResolvedReason
+	// EventSessionCompleted and EventSessionFailed tell a Troubleshoot's outcome (spec.notify).
+	EventSessionCompleted = kubagev1alpha1.SessionCompletedEvent
+	EventSessionFailed    = kubagev1alpha1.SessionFailedEvent
 )
 
 // maxResponse bounds what is read of a sink's answer (for the error message).
@@ -76,9 +79,11 @@ type Sink struct {
 // Message is one notification, built only from what an object's status persists.
 type Message struct {
 	ID string
-	// Event is EventNewProblem or EventProblemResolved.
+	// Event is EventNewProblem or EventProblemResolved (a schedule), EventSessionCompleted or
+	// EventSessionFailed (a Troubleshoot).
 	Event string
-	// Kind, Namespace and Name identify the object the message is about (a TroubleshootSchedule).
+	// Kind, Namespace and Name identify the object the message is about (a TroubleshootSchedule
+	// or a Troubleshoot).
 	Kind, Namespace, Name string
 	// Troubleshoot is the run that found (or no longer found) the problem.
 	Troubleshoot string
@@ -175,9 +180,16 @@ func Encode(s Sink, m Message, now time.Time) ([]byte, http.Header, error) {
 func slackMessage(d Document) map[string]any {
 	title := fmt.Sprintf("New problem in %s/%s", d.Namespace, d.Name)
 	text := "The scheduled check found a problem."
-	if d.Event == EventProblemResolved {
+	switch d.Event {
+	case EventProblemResolved:
 		title = fmt.Sprintf("Resolved in %s/%s", d.Namespace, d.Name)
 		text = "The scheduled check found no problem any more."
+	case EventSessionCompleted:
+		title = fmt.Sprintf("Troubleshoot %s/%s concluded", d.Namespace, d.Name)
+		text = "The session completed without naming a root cause."
+	case EventSessionFailed:
+		title = fmt.Sprintf("Troubleshoot %s/%s failed", d.Namespace, d.Name)
+		text = "The session failed."
 	}
 	if d.Problem != nil {
 		if d.Problem.Category != "" {

@@ -268,7 +268,9 @@ func (w *work) restart(ctx context.Context, token, why string) (time.Duration, e
 	}
 	*w.ck = Checkpoint{Run: token, resourceVersion: w.ck.resourceVersion, exists: w.ck.exists, saved: w.ck.saved}
 	w.owner.Run = token
-	*w.st = kubagev1alpha1.TroubleshootStatus{Conditions: w.st.Conditions, ObservedGeneration: w.st.ObservedGeneration}
+	// The outbox of spec.notify outlives the run: a message about the previous outcome that
+	// is still being retried is not lost to the rerun.
+	*w.st = kubagev1alpha1.TroubleshootStatus{Conditions: w.st.Conditions, ObservedGeneration: w.st.ObservedGeneration, Notifications: w.st.Notifications}
 	w.enter(kubagev1alpha1.PhasePending, why)
 	return soon, nil
 }
