@@ -58,10 +58,14 @@ func (a accessAsk) what() string {
 var (
 	askSA       = regexp.MustCompile(`(?i)(?:service ?account|\bsa)[ :/"'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
 	askSAUser   = regexp.MustCompile(`system:serviceaccount:([a-z0-9-]{1,63}):([a-z0-9][a-z0-9.-]{0,252})`)
-	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access)(?:s|es|ing|ting)?\s+(?:the\s+|any\s+|all\s+)?([a-z][a-z0-9.-]{1,80})`)
+	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access|getting|listing|watching|creating|updating|patching|deleting|reading|writing|editing|seeing|accessing)(?:s|es)?\s+(?:the\s+|any\s+|all\s+)?([a-z][a-z0-9.-]{1,80})`)
+	askAuthz    = regexp.MustCompile(`(?i)forbidden|denied|not allowed|permission|rbac|\b403\b`)
+	askWord     = regexp.MustCompile(`(?i)\b[a-z][a-z0-9.-]{2,80}\b`)
 	askSABefore = regexp.MustCompile(`(?i)\b([a-z0-9][a-z0-9.-]{0,252})[ "'\x60]+service ?account`)
-	askDenied   = regexp.MustCompile(`(?i)can'?not|can't|cannot|forbidden|denied|not allowed|unable|permission|rbac|why can`)
-	verbSynonym = map[string]string{"read": "get", "see": "list", "access": "get", "write": "update", "edit": "update"}
+	askDenied   = regexp.MustCompile(`(?i)can'?not|can't|cannot|forbidden|denied|not allowed|unable|permission|rbac|why can|\b403\b`)
+	verbSynonym = map[string]string{"read": "get", "see": "list", "access": "get", "write": "update", "edit": "update",
+		"getting": "get", "listing": "list", "watching": "watch", "creating": "create", "updating": "update", "patching": "patch",
+		"deleting": "delete", "reading": "get", "writing": "update", "editing": "update", "seeing": "list", "accessing": "get"}
 )
 
 // notAName lists words that follow or precede "service account" in questions without being its name.
@@ -120,6 +124,18 @@ func parseAccessQuestion(problem string) (accessAsk, bool) {
 		a.Verb = verb
 		a.Resource, a.Group = normalizeResource(res)
 		break
+	}
+	if a.Verb == "" && a.SA != "" && askAuthz.MatchString(p) {
+		// No verb, but an account named and refused by the authorizer on a resource ("cannot"
+		// alone is not enough: pods of an account that cannot start are no RBAC question).
+		rest := askSA.ReplaceAllString(askSABefore.ReplaceAllString(p, " "), " ")
+		for _, w := range askWord.FindAllString(rest, 40) {
+			w = strings.ToLower(strings.Trim(w, ".-"))
+			if w != a.SA && strings.HasSuffix(w, "s") && knownResource(w) {
+				a.Resource, a.Group = normalizeResource(w)
+				return a, true
+			}
+		}
 	}
 	if a.Verb == "" {
 		return accessAsk{}, false
@@ -182,6 +198,9 @@ func analyzeRBAC(ctx context.Context, e *env, _ ObjectRef) error {
 		return nil
 	}
 	e.examine(e.ref("ServiceAccount", a.SA))
+	if a.Verb == "" {
+		a.Verb = e.deniedVerb(ctx, a)
+	}
 	v := e.judgeAccess(ctx, a)
 	if v == nil {
 		return nil
