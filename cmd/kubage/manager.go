@@ -37,6 +37,7 @@ import (
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
 	"github.com/kubage/kubage/internal/knowledge"
+	"github.com/kubage/kubage/internal/notify"
 )
 
 func init() {
@@ -65,6 +66,7 @@ type managerOptions struct {
 	webhookCertDir          string
 	memoryEntries           int
 	memoryRetention         time.Duration
+	notifyRetry             time.Duration
 	egress                  egressOptions
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
@@ -102,6 +104,7 @@ func newManagerCommand() *cobra.Command {
 	f.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the admission webhook server listens on (TLS).")
 	f.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Directory holding the webhook server's tls.crt and tls.key (re-read when they change).")
 	f.IntVar(&o.memoryEntries, "incident-memory-entries", 50, "Concluded sessions remembered per namespace (in the ConfigMap kubage-incident-memory) for later sessions to cite as seen before; 0 turns the memory off.")
+	f.DurationVar(&o.notifyRetry, "notify-retry-base", notify.DefaultBackoff.Base, "Wait after a failed notification before the next attempt; it doubles per attempt up to 10m, and a message is given up after 8 attempts.")
 	f.DurationVar(&o.memoryRetention, "incident-memory-retention", 30*24*time.Hour, "How long a remembered incident is kept before it is dropped.")
 	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
@@ -213,6 +216,7 @@ func runManager(o managerOptions) error {
 		Clientset:                 cs,
 		WatchSelector:             watch,
 		IncidentMemoryEntries:     memoryEntries,
+		NotifyBackoff:             notify.Backoff{Base: max(o.notifyRetry, 100*time.Millisecond), Max: notify.DefaultBackoff.Max, Attempts: notify.DefaultBackoff.Attempts},
 		IncidentMemoryRetention:   o.memoryRetention,
 	}); err != nil {
 		return err
