@@ -105,6 +105,19 @@ type KnowledgeSourceSpec struct {
 	// +kubebuilder:validation:Maximum=5
 	TrustLevel int32 `json:"trustLevel,omitempty"`
 
+	// copyright is the documents' copyright or licence notice, shown with every passage
+	// quoted from them, e.g. "© Example Corp, internal use only" or "CC BY 4.0, The Kubernetes Authors".
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Copyright string `json:"copyright,omitempty"`
+
+	// quotable says whether passages may be quoted in prompts and reports. When false only
+	// the title, the link and at most one sentence of a passage leave the index (e.g. for
+	// documents whose licence forbids reproduction).
+	// +optional
+	// +kubebuilder:default=true
+	Quotable *bool `json:"quotable,omitempty"`
+
 	// refreshInterval is how often the source is checked for a new revision, between 1m and 720h.
 	// +optional
 	// +kubebuilder:default="1h"

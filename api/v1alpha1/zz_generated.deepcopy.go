@@ -415,6 +415,11 @@ func (in *KnowledgeSourceSpec) DeepCopyInto(out *KnowledgeSourceSpec) {
 		*out = make([]InlineDocument, len(*in))
 		copy(*out, *in)
 	}
+	if in.Quotable != nil {
+		in, out := &in.Quotable, &out.Quotable
+		*out = new(bool)
+		**out = **in
+	}
 	if in.RefreshInterval != nil {
 		in, out := &in.RefreshInterval, &out.RefreshInterval
 		*out = new(v1.Duration)

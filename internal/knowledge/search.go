@@ -66,6 +66,9 @@ type Query struct {
 	// FollowLinks follows the links of this many top snippets one hop and lists the
 	// linked pages in Answer.Related (at most retrieval.MaxFollow).
 	FollowLinks int
+	// RerankModel, when set, lets the session's chat model reorder the best candidates
+	// (bounded, falling back to the deterministic order). It never leaves the process.
+	RerankModel *RerankModel `json:"-"`
 }
 
 // Citation points at one indexed chunk of a KnowledgeSource.
@@ -116,6 +119,12 @@ type Snippet struct {
 	// Context holds the surrounding chunks (parent section, previous and next steps) when
 	// the query asked for expansion.
 	Context []Passage `json:"context,omitempty"`
+	// Summary is an extractive summary of Text (at most MaxSummaryTokens), what enters a prompt.
+	Summary string `json:"summary,omitempty"`
+	// Copyright is the source's notice; Quotable is false when only the title, the link
+	// and one sentence of the passage may be shown (Text then holds that sentence).
+	Copyright string `json:"copyright,omitempty"`
+	Quotable  bool   `json:"quotable"`
 }
 
 // Passage is a chunk next to a snippet along its document's section tree.
@@ -145,6 +154,9 @@ type RelatedPage struct {
 	LinkText string `json:"linkText,omitempty"`
 	// From is the citation of the snippet that links here.
 	From string `json:"from"`
+	// Copyright and Quotable are the linked page's source policy, as on Snippet.
+	Copyright string `json:"copyright,omitempty"`
+	Quotable  bool   `json:"quotable"`
 }
 
 // Answer is the outcome of a search.
@@ -192,6 +204,13 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		k = DefaultK
 	}
 	k = min(k, MaxK)
+	q.Text, q.K = query, k
+	reranker, rerankKey := s.reranker(q.RerankModel)
+	ckey := cacheKey(withoutModel(q), rerankKey)
+	if ans, ok := s.cached(ckey); ok {
+		return ans, nil
+	}
+	gen := s.gen.Load()
 
 	groups, trust := s.groups(q.Namespace, sel, q.MinTrust, q.Domain)
 	defer func() {
@@ -212,7 +231,7 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		ans.Sources += len(g.sources)
 		// Trust weighs the fused scores before reranking, so the reranker sees (and keeps)
 		// the order in which equally relevant passages of more trusted sources come first.
-		r := &retrieval.Retriever{Store: g.store.store, Embedder: g.embedder, Fusion: s.opts.Fusion, Reranker: s.opts.Reranker,
+		r := &retrieval.Retriever{Store: g.store.store, Embedder: g.embedder, Fusion: s.opts.Fusion, Reranker: reranker,
 			TrustOf: func(source string) int { return trust[source] }}
 		req := retrieval.Request{Query: query, TopK: k, Sources: g.sources, MinTrust: q.MinTrust, PerDocument: q.PerDocument,
 			Expand: q.Expand, FollowLinks: q.FollowLinks}
@@ -253,8 +272,11 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		return all[i].res.Score > all[j].res.Score
 	})
 	shown := map[string]bool{}
+	pol := s.policies(trust)
 	for _, r := range all[:min(k, len(all))] {
-		ans.Snippets = append(ans.Snippets, snippetOf(r.res, trust))
+		sn := snippetOf(r.res, trust)
+		pol[r.res.Source].limit(&sn, query)
+		ans.Snippets = append(ans.Snippets, sn)
 		shown[r.res.Source+"\x00"+r.res.Path] = true
 	}
 	for i, rel := range related {
@@ -267,9 +289,21 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 		if rel.Path != "" {
 			shown[rel.Source+"\x00"+rel.Path] = true
 		}
-		ans.Related = append(ans.Related, relatedPageOf(rel, relFrom[i], trust))
+		rp := relatedPageOf(rel, relFrom[i], trust)
+		pol[rel.Source].limitRelated(&rp)
+		ans.Related = append(ans.Related, rp)
+	}
+	if failures == 0 {
+		s.remember(ckey, gen, ans)
 	}
 	return ans, nil
+}
+
+// withoutModel drops the model's credentials from a query before it becomes a cache key
+// (the model is keyed by its digest).
+func withoutModel(q Query) Query {
+	q.RerankModel = nil
+	return q
 }
 
 // citationOf builds the citation of a chunk of source ("namespace/name").

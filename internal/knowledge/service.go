@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubage/kubage/internal/kbbuild"
@@ -61,6 +62,10 @@ type Options struct {
 	ConnectMilvus MilvusConnector
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// CacheTTL keeps answers of identical queries this long (DefaultCacheTTL when zero,
+	// negative disables the cache); CacheEntries bounds it (DefaultCacheEntries when zero).
+	CacheTTL     time.Duration
+	CacheEntries int
 }
 
 // ConnectMilvus dials Milvus, ensures the collection and loads its term statistics so
@@ -88,6 +93,10 @@ type SourceConfig struct {
 	// Domain and TrustLevel are attached to every chunk.
 	Domain     string
 	TrustLevel int
+	// Copyright is shown with every passage of the source; NotQuotable limits what of a
+	// passage leaves the index to its title, link and one sentence (see Snippet).
+	Copyright   string
+	NotQuotable bool
 	// Format of the documents; empty picks by file extension.
 	Format   kbbuild.Format
 	Chunking kbbuild.ChunkOptions
@@ -123,6 +132,13 @@ type Service struct {
 	mu      sync.RWMutex
 	sources map[string]*entry
 	stores  map[string]*storeHandle
+
+	// gen changes whenever a source is indexed or removed, so cached answers never outlive
+	// the index they came from.
+	gen      atomic.Uint64
+	cache    queryCache
+	rerankMu sync.Mutex
+	rerank   map[string]*retrieval.ModelReranker
 }
 
 // entry is what the Service knows of one indexed KnowledgeSource.
@@ -131,6 +147,8 @@ type entry struct {
 	labels          map[string]string
 	domain          string
 	trust           int
+	copyright       string
+	notQuotable     bool
 	store           *storeHandle
 	embedder        retrieval.Embedder
 	revision        string
@@ -165,6 +183,12 @@ func NewService(opts Options) *Service {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.CacheTTL == 0 {
+		opts.CacheTTL = DefaultCacheTTL
+	}
+	if opts.CacheEntries <= 0 {
+		opts.CacheEntries = DefaultCacheEntries
 	}
 	embedded := retrieval.NewEmbedded(opts.Embedded)
 	return &Service{
@@ -201,14 +225,17 @@ func (s *Service) Index(ctx context.Context, cfg SourceConfig) (*kbbuild.Stats, 
 	old := s.sources[key]
 	prev := ""
 	if old != nil {
-		// Labels, domain and trust take effect for searches at once, even if indexing fails.
+		// Labels, domain and trust take effect for searches at once, even if indexing fails;
+		// so do the copyright notice and whether passages may be quoted.
 		old.labels = maps.Clone(cfg.Labels)
+		old.copyright, old.notQuotable = cfg.Copyright, cfg.NotQuotable
 		// Failed documents are retried: a transient embedding error must not stick until the next commit.
 		if old.fingerprint == fp && old.store == h && len(old.stats.Failed) == 0 {
 			prev = old.revision
 		}
 	}
 	s.mu.Unlock()
+	s.gen.Add(1)
 
 	stats, err := kbbuild.Index(ctx, cfg.Source, tagStoreErrors{h.store}, kbbuild.IndexConfig{
 		Source:           key,
@@ -234,12 +261,13 @@ func (s *Service) Index(ctx context.Context, cfg SourceConfig) (*kbbuild.Stats, 
 	}
 	e := &entry{
 		namespace: cfg.Namespace, name: cfg.Name, labels: maps.Clone(cfg.Labels),
-		domain: cfg.Domain, trust: cfg.TrustLevel, store: h, embedder: cfg.Embedder,
+		domain: cfg.Domain, trust: cfg.TrustLevel, copyright: cfg.Copyright, notQuotable: cfg.NotQuotable, store: h, embedder: cfg.Embedder,
 		revision: stats.Revision, fingerprint: fp, stats: *stats, indexedAt: s.opts.Now(),
 	}
 	s.mu.Lock()
 	s.sources[key] = e
 	s.mu.Unlock()
+	s.gen.Add(1)
 	if old != nil && old.store != h {
 		s.closeIfUnused(old.store)
 	}
@@ -273,6 +301,7 @@ func (s *Service) Remove(ctx context.Context, namespace, name string, milvusCfg 
 	s.mu.Lock()
 	delete(s.sources, key)
 	s.mu.Unlock()
+	s.gen.Add(1)
 	return nil
 }
 

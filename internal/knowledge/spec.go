@@ -126,12 +126,14 @@ func (r *SpecResolver) Resolve(ctx context.Context, ks *kubagev1alpha1.Knowledge
 	kept := r.keptOf(ks.Namespace, ks.Name)
 	spec := &ks.Spec
 	cfg := SourceConfig{
-		Namespace:  ks.Namespace,
-		Name:       ks.Name,
-		Labels:     ks.Labels,
-		Domain:     spec.Domain,
-		TrustLevel: int(spec.TrustLevel),
-		Format:     kbbuild.Format(spec.Format),
+		Namespace:   ks.Namespace,
+		Name:        ks.Name,
+		Labels:      ks.Labels,
+		Domain:      spec.Domain,
+		TrustLevel:  int(spec.TrustLevel),
+		Copyright:   spec.Copyright,
+		NotQuotable: spec.Quotable != nil && !*spec.Quotable,
+		Format:      kbbuild.Format(spec.Format),
 		Chunking: kbbuild.ChunkOptions{
 			MinTokens: int(spec.Chunking.MinTokens), TargetTokens: int(spec.Chunking.TargetTokens), MaxTokens: int(spec.Chunking.MaxTokens),
 		},

@@ -138,3 +138,19 @@ func TestResolveKeepsAnHTTPSourceWhileItsURLsStay(t *testing.T) {
 	r.Forget("ns", "kb")
 	g.Expect(r.kept).To(BeEmpty())
 }
+
+func TestResolveCarriesCopyrightAndQuotable(t *testing.T) {
+	g := NewWithT(t)
+	r := NewSpecResolver(mapRefs{})
+	no := false
+	ks := &kubagev1alpha1.KnowledgeSource{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "kb"},
+		Spec: kubagev1alpha1.KnowledgeSourceSpec{Inline: []kubagev1alpha1.InlineDocument{{Name: "a.md", Content: "# A"}}, Copyright: "© Vendor"}}
+	cfg, err := r.Resolve(context.Background(), ks)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cfg.Copyright).To(Equal("© Vendor"))
+	g.Expect(cfg.NotQuotable).To(BeFalse(), "quotable unless said otherwise")
+	ks.Spec.Quotable = &no
+	cfg, err = r.Resolve(context.Background(), ks)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cfg.NotQuotable).To(BeTrue())
+}

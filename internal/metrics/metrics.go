@@ -67,6 +67,20 @@ var (
 		Name: "kubage_llm_tokens_total",
 		Help: "Language-model tokens consumed by sessions, by kind (prompt, completion).",
 	}, []string{"kind"})
+
+	// KnowledgeCacheLookupsTotal counts knowledge searches answered from the cache of
+	// identical recent queries (hit) or run against the index (miss).
+	KnowledgeCacheLookupsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubage_knowledge_cache_lookups_total",
+		Help: "Knowledge searches by cache result (hit, miss).",
+	}, []string{"result"})
+
+	// KnowledgeModelRerankTotal counts model reranks by outcome: the model's order was used
+	// (model) or the deterministic order stood (fallback: error, timeout, malformed reply).
+	KnowledgeModelRerankTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubage_knowledge_model_rerank_total",
+		Help: "Model reranks of knowledge searches, by outcome (model, fallback).",
+	}, []string{"outcome"})
 )
 
 // PhaseLister counts the Troubleshoots in each phase at scrape time.
@@ -111,7 +125,8 @@ func Register(reg prometheus.Registerer, list PhaseLister) error {
 	sessions.mu.Lock()
 	sessions.lister = list
 	sessions.mu.Unlock()
-	for _, c := range []prometheus.Collector{TasksTotal, ToolCallsTotal, TimeToRootCause, SessionsFinishedTotal, SessionsDegradedTotal, LLMTokensTotal, sessions} {
+	for _, c := range []prometheus.Collector{TasksTotal, ToolCallsTotal, TimeToRootCause, SessionsFinishedTotal, SessionsDegradedTotal, LLMTokensTotal,
+		KnowledgeCacheLookupsTotal, KnowledgeModelRerankTotal, sessions} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {

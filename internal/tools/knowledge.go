@@ -107,7 +107,13 @@ func knowledgeSearch(ctx context.Context, s KnowledgeSearcher, namespace string,
 	}
 	for i, sn := range ans.Snippets {
 		c := sn.Citation
-		text := Sanitize(strings.TrimSpace(sn.Text), maxKnowledgeSnippetBytes, false)
+		// The passage's extractive summary (at most knowledge.MaxSummaryTokens) goes to the
+		// model with its citation; its surroundings follow as context.
+		body := sn.Summary
+		if body == "" {
+			body = sn.Text
+		}
+		text := Sanitize(strings.TrimSpace(body), maxKnowledgeSnippetBytes, false)
 		t.Linef("[%d] %s (trust %d, score %.4f)", i+1, Sanitize(c.String(), 300, true), c.TrustLevel, sn.Score)
 		if len(c.HeadingPath) > 0 {
 			t.Line("    " + Sanitize(strings.Join(c.HeadingPath, " > "), 300, true))

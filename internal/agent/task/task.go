@@ -140,7 +140,7 @@ func (e *Env) Brain(ctx context.Context, namespace string, cfg *agent.BrainConfi
 	}
 	opts := llm.Options{Fallback: rules, Tools: llm.RegistryTools(reg), Redactor: red, Pool: e.Pool}
 	if e.Knowledge != nil {
-		opts.Knowledge = sessionKnowledge(e.Knowledge, namespace, cfg)
+		opts.Knowledge = sessionKnowledge(e.Knowledge, namespace, cfg, &knowledge.RerankModel{BaseURL: mc.BaseURL, Model: mc.Model, APIKey: mc.APIKey})
 	}
 	b, err := llm.New(mc, opts)
 	if err != nil {
@@ -161,17 +161,24 @@ func (e *Env) degraded(ref agent.SecretRef, reason, why string) agent.Brain {
 	}}
 }
 
-// sessionKnowledge searches the KnowledgeSources cfg selects, for the brain's prompts.
-func sessionKnowledge(s tools.KnowledgeSearcher, namespace string, cfg *agent.BrainConfig) llm.Knowledge {
+// sessionKnowledge searches the KnowledgeSources cfg selects, for the brain's prompts;
+// the session's model reorders the best candidates (the deterministic order stands when
+// it cannot).
+func sessionKnowledge(s tools.KnowledgeSearcher, namespace string, cfg *agent.BrainConfig, model *knowledge.RerankModel) llm.Knowledge {
 	sel := cfg.KnowledgeSources
 	return llm.KnowledgeFunc(func(ctx context.Context, query string) ([]llm.Snippet, error) {
-		ans, err := s.Search(ctx, knowledge.Query{Namespace: namespace, Selector: sel, Text: query, K: 3})
+		ans, err := s.Search(ctx, knowledge.Query{Namespace: namespace, Selector: sel, Text: query, K: 3, RerankModel: model})
 		if err != nil {
 			return nil, err
 		}
 		out := make([]llm.Snippet, 0, len(ans.Snippets))
 		for _, sn := range ans.Snippets {
-			out = append(out, llm.Snippet{Citation: sn.Citation.String(), Title: sn.Title, Text: sn.Text})
+			// The extractive summary, not the whole chunk, enters the prompt, with its source.
+			body := sn.Summary
+			if body == "" {
+				body = sn.Text
+			}
+			out = append(out, llm.Snippet{Citation: sn.Citation.String(), Title: sn.Title, Text: body})
 		}
 		return out, nil
 	})
