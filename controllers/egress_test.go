@@ -28,6 +28,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -108,6 +110,48 @@ var _ = Describe("The egress guard", func() {
 			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ts-" + name}, ts)).To(Succeed())
 			expectReady(ctx, ts, metav1.ConditionFalse, kubagev1alpha1.EgressDeniedReason)
 		}
+		Expect(hits.Load()).To(BeZero(), "the metadata server was reached")
+	})
+
+	It("refuses an embedding endpoint, a git remote, a Milvus address and a notification sink aimed at the metadata server", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "egress-clients")
+		port, hits := metadataServer()
+		byName := fmt.Sprintf("%s:%d", metadataHost, port)
+
+		By("an embedding endpoint, by name")
+		embeddingSecret(ctx, ns, "embed", "http://"+byName+"/v1", "text-embedding-3-small")
+		Expect(k8sClient.Create(ctx, inlineWithEmbedding(ns, "ks-embedding", "embed"))).To(Succeed())
+
+		By("a git remote, by redirect")
+		Expect(k8sClient.Create(ctx, &kubagev1alpha1.KnowledgeSource{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ks-git"},
+			Spec: kubagev1alpha1.KnowledgeSourceSpec{TrustLevel: 3,
+				Git: &kubagev1alpha1.GitSource{URL: redirectTo(fmt.Sprintf("http://127.0.0.2:%d/runbooks.git", port)) + "/runbooks.git"}},
+		})).To(Succeed())
+
+		By("a Milvus address, directly")
+		milvus := inlineWithEmbedding(ns, "ks-milvus", "embed")
+		milvus.Spec.Embedding = nil
+		milvus.Spec.Store = kubagev1alpha1.StoreSpec{Type: kubagev1alpha1.StoreMilvus, Milvus: &kubagev1alpha1.MilvusStore{Address: fmt.Sprintf("127.0.0.2:%d", port)}}
+		Expect(k8sClient.Create(ctx, milvus)).To(Succeed())
+
+		By("a notification sink, by name")
+		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hook"},
+			StringData: map[string]string{"url": "http://" + byName + "/hook"}})).To(Succeed())
+		sink := &kubagev1alpha1.NotificationSink{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hook"},
+			Spec: kubagev1alpha1.NotificationSinkSpec{Type: kubagev1alpha1.SinkWebhook, URL: kubagev1alpha1.SecretKeyReference{Name: "hook", Key: "url"}}}
+		Expect(k8sClient.Create(ctx, sink)).To(Succeed())
+
+		for _, name := range []string{"ks-embedding", "ks-git", "ks-milvus"} {
+			ks := ksExpectReason(ctx, client.ObjectKey{Namespace: ns, Name: name}, metav1.ConditionFalse, kubagev1alpha1.EgressDeniedReason)
+			Expect(ks.Status.ChunkCount).To(BeZero(), name)
+		}
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sink), sink)).To(Succeed())
+			c := meta.FindStatusCondition(sink.Status.Conditions, kubagev1alpha1.ReadyCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(kubagev1alpha1.EgressDeniedReason), c.Message)
+		}).Should(Succeed())
 		Expect(hits.Load()).To(BeZero(), "the metadata server was reached")
 	})
 })

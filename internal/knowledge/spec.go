@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -32,6 +33,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/egress"
 	serror "github.com/kubage/kubage/internal/errors"
 	"github.com/kubage/kubage/internal/kbbuild"
 	"github.com/kubage/kubage/internal/retrieval"
@@ -332,6 +334,9 @@ func (r *SpecResolver) embedder(ctx context.Context, ks *kubagev1alpha1.Knowledg
 		return nil, serror.NewStalling(kubagev1alpha1.InvalidSpecReason, fmt.Errorf("embedding Secret %s needs the keys %s and %s",
 			e.SecretRef.Name, kubagev1alpha1.ModelSecretBaseURLKey, kubagev1alpha1.ModelSecretModelKey))
 	}
+	if err := refusedEndpoint(ctx, cfg.BaseURL); err != nil {
+		return nil, err
+	}
 	key := hashOf(cfg)
 	if kept.embedder != nil && kept.embedderKey == key {
 		return kept.embedder, nil
@@ -407,4 +412,23 @@ func hashOf(v any) string {
 	}
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:12])
+}
+
+// egressRecheck is when an endpoint the egress guard refused is looked at again (its name
+// may resolve elsewhere later; the guard still checks every dial).
+const egressRecheck = 5 * time.Minute
+
+// refusedEndpoint says EgressDenied before any work starts when the egress guard refuses
+// the host of endpoint: otherwise each document would fail on its own and the source would
+// report IndexFailed, hiding why. A name that does not resolve is left to the run.
+func refusedEndpoint(ctx context.Context, endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Hostname() == "" {
+		return nil
+	}
+	if err := egress.CheckHost(ctx, u.Hostname()); egress.IsDenied(err) {
+		return &serror.Waiting{Reason: kubagev1alpha1.EgressDeniedReason, RequeueAfter: egressRecheck,
+			Err: fmt.Errorf("the egress guard refuses the embedding endpoint: %w", err)}
+	}
+	return nil
 }

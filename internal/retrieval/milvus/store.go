@@ -87,6 +87,12 @@ func Connect(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Address == "" {
 		return nil, errors.New("milvus store needs an address")
 	}
+	// A refused address fails at once: the SDK would retry the refused dial until its timeout.
+	if host, _, err := net.SplitHostPort(cfg.Address); err == nil {
+		if err := egress.CheckHost(ctx, host); egress.IsDenied(err) {
+			return nil, fmt.Errorf("connect to milvus at %s: %w", cfg.Address, err)
+		}
+	}
 	// The SDK's default options plus a dialer through the egress guard.
 	dial := append(append([]grpc.DialOption{}, client.DefaultGrpcOpts...), grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 		return egress.DialContext(ctx, "tcp", addr)
