@@ -23,12 +23,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
+	"github.com/kubage/kubage/internal/redact"
 )
 
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -217,4 +219,50 @@ func TestTrimKeepsPending(t *testing.T) {
 	if ids != "aef" {
 		t.Errorf("kept %q, want the pending a and the newest e, f", ids)
 	}
+}
+
+// Every credential format the redactor knows, planted in a problem summary, leaves no
+// credential in the body any sink type sends: each body carries the summary only as the
+// redactor leaves it.
+func TestEveryFormatIsRedactedFromEverySink(t *testing.T) {
+	planted := 0
+	for _, f := range redact.Formats {
+		m := message()
+		m.Problem.Summary = "web crashes; its config says " + f.Positive
+		cleaned := redact.Default().Secrets(m.Problem.Summary)
+		if cleaned == m.Problem.Summary {
+			t.Fatalf("%s: the redactor leaves its own example alone", f.Name)
+		}
+		var secret string
+		if f.Pattern != "" {
+			found := regexp.MustCompile(f.Pattern).FindStringSubmatch(f.Positive)
+			if found == nil {
+				t.Fatalf("%s: the pattern misses its own example", f.Name)
+			}
+			secret = found[len(found)-1]
+			if secret == "" {
+				secret = found[0]
+			}
+		}
+		for _, typ := range []kubagev1alpha1.SinkType{kubagev1alpha1.SinkWebhook, kubagev1alpha1.SinkSlack, kubagev1alpha1.SinkCloudEvents} {
+			body, _, err := Encode(Sink{Type: typ, URL: "http://x"}, m, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			planted++
+			if strings.Contains(string(body), f.Positive) || (len(secret) >= 8 && strings.Contains(string(body), secret)) {
+				t.Errorf("%s sink leaks the %s credential: %s", typ, f.Name, body)
+			}
+			if typ == kubagev1alpha1.SinkWebhook {
+				var doc Document
+				if err := json.Unmarshal(body, &doc); err != nil || doc.Problem.Summary != cleaned {
+					t.Errorf("%s: the webhook summary %q is not the redacted %q (%v)", f.Name, doc.Problem.Summary, cleaned, err)
+				}
+			}
+		}
+	}
+	if len(redact.Formats) < 40 {
+		t.Fatalf("%d formats, want at least 40", len(redact.Formats))
+	}
+	t.Logf("planted %d credentials (%d formats x 3 sink types); 0 leaks", planted, len(redact.Formats))
 }
