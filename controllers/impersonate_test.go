@@ -17,14 +17,19 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	serror "github.com/kubage/kubage/internal/errors"
+	"github.com/kubage/kubage/internal/session"
 )
 
 func TestReferenceReaderHonoursTheLockdown(t *testing.T) {
@@ -75,6 +80,41 @@ func TestKnowledgeSourceReferenceReaderHonoursTheLockdown(t *testing.T) {
 	}
 	git.Spec.ServiceAccountName = "kb-reader"
 	if _, err := r.referenceReader(git); err != nil || asked != "shop/kb-reader" {
+		t.Fatalf("a named account is used: %v, asked %q", err, asked)
+	}
+}
+
+func TestSinkResolverHonoursTheLockdown(t *testing.T) {
+	var asked string
+	s := &sinkResolver{asServiceAccount: func(ns, name string) (client.Reader, error) {
+		asked = ns + "/" + name
+		return nil, errors.New("stop here: the account was asked")
+	}, requireServiceAccount: true}
+	sink := &kubagev1alpha1.NotificationSink{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "oncall"},
+		Spec: kubagev1alpha1.NotificationSinkSpec{Type: kubagev1alpha1.SinkWebhook, URL: kubagev1alpha1.SecretKeyReference{Name: "hook", Key: "url"}}}
+	_, err := s.resolveObject(context.Background(), sink)
+	var stalled *serror.Stalling
+	if !errors.As(err, &stalled) || stalled.Reason != kubagev1alpha1.ForbiddenReason || asked != "" {
+		t.Fatalf("with the lockdown and no account: %v, asked %q", err, asked)
+	}
+	sink.Spec.ServiceAccountName = "notifier"
+	if _, err := s.resolveObject(context.Background(), sink); err == nil || asked != "shop/notifier" {
+		t.Fatalf("a named account is used: %v, asked %q", err, asked)
+	}
+}
+
+func TestSessionSecretsHonourTheLockdown(t *testing.T) {
+	var asked string
+	s := &sessionSecrets{defaultModel: types.NamespacedName{Namespace: "kubage-system", Name: "default-model"}, requireServiceAccount: true,
+		asServiceAccount: func(ns, name string) (client.Reader, error) {
+			asked = ns + "/" + name
+			return nil, errors.New("stop here: the account was asked")
+		}}
+	_, err := s.read(context.Background(), session.SecretRef{Namespace: "shop", Name: "model"})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.serviceAccountName is required") || asked != "" {
+		t.Fatalf("with the lockdown and no account: %v, asked %q", err, asked)
+	}
+	if _, err := s.read(context.Background(), session.SecretRef{Namespace: "shop", Name: "model", ServiceAccount: "model-reader"}); err == nil || asked != "shop/model-reader" {
 		t.Fatalf("a named account is used: %v, asked %q", err, asked)
 	}
 }
