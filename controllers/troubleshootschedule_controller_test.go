@@ -209,6 +209,46 @@ var _ = Describe("TroubleshootSchedules", func() {
 		}).Should(Succeed())
 	})
 
+	It("keeps failed runs to failedRunsHistoryLimit and a run that found nothing only until the next", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "history")
+		startScheduleManager(ctx, controllers.Options{Clientset: cs, TaskPollInterval: 200 * time.Millisecond})
+		failing := newSchedule(ns, "ghost-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
+			s.Spec.FailedRunsHistoryLimit = ptr.To[int32](1)
+			s.Spec.TroubleshootTemplate.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "absent"}
+		})
+		clean := newSchedule(ns, "clean-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
+			s.Spec.TroubleshootTemplate.Spec.Target = nil
+		})
+		Expect(k8sClient.Create(ctx, failing)).To(Succeed())
+		Expect(k8sClient.Create(ctx, clean)).To(Succeed())
+		finished := func(name string, phase kubagev1alpha1.TroubleshootPhase) func() int {
+			return func() int {
+				n := 0
+				for _, ts := range scheduleRuns(ctx, ns, name) {
+					if ts.Status.Phase == phase {
+						n++
+					}
+				}
+				return n
+			}
+		}
+		By("letting several runs of each finish")
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(failing), failing)).To(Succeed())
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(clean), clean)).To(Succeed())
+			g.Expect(failing.Status.LastJudgedScheduleTime).NotTo(BeNil())
+			g.Expect(clean.Status.LastJudgedScheduleTime).NotTo(BeNil())
+			g.Expect(time.Since(failing.CreationTimestamp.Time)).To(BeNumerically(">", 7*time.Second))
+		}, 30*time.Second).Should(Succeed())
+		Expect(finished("ghost-check", kubagev1alpha1.PhaseFailed)()).To(BeNumerically(">=", 1))
+		Eventually(finished("clean-check", kubagev1alpha1.PhaseCompleted)).Should(BeNumerically(">=", 1))
+		Consistently(func(g Gomega) {
+			g.Expect(finished("ghost-check", kubagev1alpha1.PhaseFailed)()).To(BeNumerically("<=", 1+1), "a run may fail just before the prune that follows")
+			g.Expect(finished("clean-check", kubagev1alpha1.PhaseCompleted)()).To(BeNumerically("<=", 1+1), "a clean run is kept only until a newer one finishes")
+		}, 4*time.Second, 200*time.Millisecond).Should(Succeed())
+		Expect(clean.Status.LastProblem).To(BeNil(), "the namespace has no fault")
+	})
+
 	It("starts nothing while suspended", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "suspended")
 		startScheduleManager(ctx, controllers.Options{Clientset: cs, TaskPollInterval: 200 * time.Millisecond})
