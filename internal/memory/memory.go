@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -112,6 +113,9 @@ type Store struct {
 	MinSimilarity int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+
+	mu         sync.Mutex
+	namespaces map[string]*nsMemory
 }
 
 func (s *Store) now() time.Time {
@@ -147,12 +151,12 @@ var ErrNotManaged = errors.New("the incident memory ConfigMap exists but is not 
 
 // Entries returns the live entries of a namespace, newest first.
 func (s *Store) Entries(ctx context.Context, namespace string) ([]Entry, error) {
-	cm, err := s.Client.CoreV1().ConfigMaps(namespace).Get(ctx, MemoryName, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
+	cm, err := s.ns(namespace).read(ctx, s, namespace)
 	if err != nil {
 		return nil, fmt.Errorf("reading the incident memory: %w", err)
+	}
+	if cm == nil {
+		return nil, nil
 	}
 	if !managed(cm) {
 		return nil, ErrNotManaged
@@ -194,8 +198,13 @@ func (s *Store) Find(ctx context.Context, namespace string, fp Fingerprint, uid,
 func (s *Store) Record(ctx context.Context, namespace string, e Entry) error {
 	e = bound(e)
 	cms := s.Client.CoreV1().ConfigMaps(namespace)
+	m := s.ns(namespace)
+	// This process's writers take turns, so they do not conflict with one another, and
+	// each starts from the version the previous one wrote.
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cm, err := cms.Get(ctx, MemoryName, metav1.GetOptions{})
+		cm, err := m.base(ctx, cms)
 		create := apierrors.IsNotFound(err)
 		switch {
 		case create:
@@ -223,15 +232,21 @@ func (s *Store) Record(ctx context.Context, namespace string, e Entry) error {
 			return err
 		}
 		cm.Data = map[string]string{entriesKey: string(raw)}
+		var out *corev1.ConfigMap
 		if create {
-			_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+			out, err = cms.Create(ctx, cm, metav1.CreateOptions{})
 			if apierrors.IsAlreadyExists(err) {
-				// Another session created it first: read it and merge again.
-				return apierrors.NewConflict(corev1.Resource("configmaps"), MemoryName, err)
+				// Another writer created it first: read it and merge again.
+				err = apierrors.NewConflict(corev1.Resource("configmaps"), MemoryName, err)
 			}
 		} else {
-			_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+			out, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+			if apierrors.IsNotFound(err) {
+				// Deleted meanwhile: read again, which finds it missing, and create it.
+				err = apierrors.NewConflict(corev1.Resource("configmaps"), MemoryName, err)
+			}
 		}
+		m.wrote(out, err, s.now())
 		return err
 	})
 }
