@@ -41,8 +41,11 @@ type InProcess struct {
 	slots    chan struct{}
 	finished chan Owner
 
-	mu     sync.Mutex
-	tasks  map[string]*inflight
+	mu    sync.Mutex
+	tasks map[string]*inflight
+	// written holds the results this runner wrote until Check hands them over, so that
+	// collecting a task needs no read of its ConfigMap.
+	written map[string]writtenResult
 	owners map[string]*ownerScope // by owner UID
 	base   context.Context
 	stop   context.CancelFunc
@@ -56,6 +59,12 @@ type inflight struct {
 	timeout time.Duration
 	done    bool
 	reason  string // why the task ended without a result
+}
+
+// writtenResult is a result the runner wrote, as stored, for its owner.
+type writtenResult struct {
+	owner Owner
+	res   agent.TaskResult
 }
 
 // ownerScope lets Cleanup cancel every task of one Troubleshoot at once.
@@ -85,7 +94,7 @@ func NewInProcess(cs kubernetes.Interface, inv agent.Investigator, opts InProces
 	return &InProcess{
 		client: cs, investigator: inv, taskTimeout: opts.TaskTimeout,
 		slots: make(chan struct{}, opts.MaxConcurrent), finished: make(chan Owner, 1024),
-		tasks: map[string]*inflight{}, owners: map[string]*ownerScope{},
+		tasks: map[string]*inflight{}, owners: map[string]*ownerScope{}, written: map[string]writtenResult{},
 		base: base, stop: stop,
 	}
 }
@@ -155,6 +164,7 @@ func (r *InProcess) known(key string) bool {
 func (r *InProcess) run(scope *ownerScope, t *inflight, req agent.TaskRequest) {
 	defer r.wg.Done()
 	reason := ""
+	var stored *agent.TaskResult
 	select {
 	case r.slots <- struct{}{}:
 		ctx, cancel := context.WithTimeout(scope.ctx, t.timeout)
@@ -167,7 +177,7 @@ func (r *InProcess) run(scope *ownerScope, t *inflight, req agent.TaskRequest) {
 			res.Error = fmt.Sprintf("task timed out after %s", t.timeout)
 			fallthrough
 		default:
-			reason = r.write(scope.ctx, t.owner, res)
+			stored, reason = r.write(scope.ctx, t.owner, res)
 		}
 		cancel()
 	case <-scope.ctx.Done():
@@ -182,8 +192,11 @@ func (r *InProcess) run(scope *ownerScope, t *inflight, req agent.TaskRequest) {
 	}
 	key := taskKey(t.owner, t.taskID)
 	if reason == "" {
-		// The ConfigMap is the truth from now on.
+		// The ConfigMap is the truth from now on; written is a copy of it.
 		delete(r.tasks, key)
+		if scope.ctx.Err() == nil {
+			r.written[key] = writtenResult{owner: t.owner, res: *stored}
+		}
 	} else if cur, ok := r.tasks[key]; ok && cur == t {
 		t.done, t.reason = true, reason
 	}
@@ -195,28 +208,35 @@ func (r *InProcess) run(scope *ownerScope, t *inflight, req agent.TaskRequest) {
 	}
 }
 
-// write stores the result, retrying briefly on API errors; it returns why it could not.
-func (r *InProcess) write(ctx context.Context, owner Owner, res agent.TaskResult) string {
+// write stores the result, retrying briefly on API errors; it returns the result as
+// stored, or why it could not store it.
+func (r *InProcess) write(ctx context.Context, owner Owner, res agent.TaskResult) (*agent.TaskResult, string) {
 	var err error
 	backoff := 200 * time.Millisecond
 	for attempt := 0; attempt < 5; attempt++ {
-		if err = WriteResult(ctx, r.client, owner, res); err == nil {
-			return ""
+		var stored *agent.TaskResult
+		if stored, err = writeResult(ctx, r.client, owner, res); err == nil {
+			return stored, ""
 		}
 		select {
 		case <-ctx.Done():
-			return "cancelled while writing the result"
+			return nil, "cancelled while writing the result"
 		case <-time.After(backoff):
 		}
 		backoff *= 2
 	}
-	return "could not write the result: " + err.Error()
+	return nil, "could not write the result: " + err.Error()
 }
 
 // Check implements Runner.
 func (r *InProcess) Check(ctx context.Context, owner Owner, taskID string) (Outcome, error) {
 	key := taskKey(owner, taskID)
 	r.mu.Lock()
+	if w, ok := r.written[key]; ok {
+		delete(r.written, key)
+		r.mu.Unlock()
+		return Outcome{State: StateDone, Result: &w.res}, nil
+	}
 	t, ok := r.tasks[key]
 	if ok && t.done {
 		// Hand the failure over once; a later Check finds the task Missing.
@@ -256,6 +276,11 @@ func (r *InProcess) Cleanup(_ context.Context, owner Owner) error {
 		}
 		uids[string(t.owner.UID)] = true
 		delete(r.tasks, key)
+	}
+	for key, w := range r.written {
+		if w.owner.Namespace == owner.Namespace && w.owner.Name == owner.Name && (owner.UID == "" || w.owner.UID == owner.UID) {
+			delete(r.written, key)
+		}
 	}
 	if owner.UID != "" {
 		uids[string(owner.UID)] = true

@@ -51,19 +51,26 @@ const maxListedResults = 1000
 // a previous one. A result larger than MaxResultBytes is trimmed (raw data first, then
 // evidence and findings) and says so in its summary.
 func WriteResult(ctx context.Context, cs kubernetes.Interface, owner Owner, res agent.TaskResult) error {
+	_, err := writeResult(ctx, cs, owner, res)
+	return err
+}
+
+// writeResult is WriteResult that also returns the result as stored, as ReadResult would
+// return it.
+func writeResult(ctx context.Context, cs kubernetes.Interface, owner Owner, res agent.TaskResult) (*agent.TaskResult, error) {
 	if err := owner.Validate(); err != nil {
-		return err
+		return nil, err
 	}
 	if errs := validation.IsDNS1123Label(res.TaskID); len(errs) > 0 {
-		return fmt.Errorf("task id %q: %v", res.TaskID, errs)
+		return nil, fmt.Errorf("task id %q: %v", res.TaskID, errs)
 	}
 	// Results hold log lines and messages: credentials go before the ConfigMap is written.
 	if err := redact.Default().RedactJSONInto(&res); err != nil {
-		return fmt.Errorf("redacting result of task %s: %w", res.TaskID, err)
+		return nil, fmt.Errorf("redacting result of task %s: %w", res.TaskID, err)
 	}
 	raw, err := boundResult(res)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lbls := owner.Labels()
 	lbls[LabelTaskID] = res.TaskID
@@ -81,24 +88,24 @@ func WriteResult(ctx context.Context, cs kubernetes.Interface, owner Owner, res 
 	_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
 		if err != nil {
-			return fmt.Errorf("writing result of task %s of %s: %w", res.TaskID, owner, err)
+			return nil, fmt.Errorf("writing result of task %s of %s: %w", res.TaskID, owner, err)
 		}
-		return nil
+		return decodeResult(cm)
 	}
 	// A result of another run (or of a deleted namesake) is replaced; ours is rewritten,
 	// which is harmless because results are deterministic.
 	old, err := cms.Get(ctx, cm.Name, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("reading previous result of task %s of %s: %w", res.TaskID, owner, err)
+		return nil, fmt.Errorf("reading previous result of task %s of %s: %w", res.TaskID, owner, err)
 	}
 	if err := CheckManaged(old, ComponentTaskResult); err != nil {
-		return err
+		return nil, err
 	}
 	old.Labels, old.OwnerReferences, old.Data, old.BinaryData = cm.Labels, cm.OwnerReferences, cm.Data, nil
 	if _, err := cms.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("replacing result of task %s of %s: %w", res.TaskID, owner, err)
+		return nil, fmt.Errorf("replacing result of task %s of %s: %w", res.TaskID, owner, err)
 	}
-	return nil
+	return decodeResult(cm)
 }
 
 // CheckManaged refuses to overwrite a ConfigMap that KubAge did not create for this
