@@ -46,6 +46,9 @@ type RuleEngine struct {
 	MaxHops int
 	// Logs replaces the API as the source of container logs (recorded fixtures, tests).
 	Logs tools.LogSource
+	// Cache serves reads of common kinds from memory instead of the API server (none
+	// when nil).
+	Cache tools.ObjectCache
 }
 
 // NewRuleEngine returns a RuleEngine with default bounds.
@@ -171,6 +174,9 @@ func (r *RuleEngine) Investigate(ctx context.Context, s Session, t Task) (TaskRe
 	c := tools.NewClient(r.Client, tools.Scope{Namespace: s.Namespace})
 	c.SetClock(r.now)
 	c.SetLogSource(r.Logs)
+	if r.Cache != nil {
+		c.SetCache(r.Cache)
+	}
 	hop, _ := strconv.Atoi(t.Args["hop"])
 	res.Hop = hop
 	defer func() { res.APIRequests = c.Requests() }()

@@ -67,6 +67,7 @@ type Client struct {
 	requests atomic.Int64
 	now      func() time.Time
 	logs     LogSource
+	cache    ObjectCache
 }
 
 // NewClient wraps a clientset for one scope.
@@ -121,6 +122,11 @@ func (c *Client) Get(ctx context.Context, kind, name string) (runtime.Object, *K
 	ns := ""
 	if k.Namespaced {
 		ns = c.scope.Namespace
+	}
+	if c.cache != nil && ns != "" {
+		if obj, ok := c.cache.Get(ctx, k.Kind, ns, name); ok {
+			return obj, k, nil
+		}
 	}
 	c.count()
 	obj, err := k.get(ctx, c.cs, ns, name)
@@ -185,6 +191,15 @@ func (c *Client) list(ctx context.Context, k *KindInfo, ns string, opts ListOpti
 		max = HardListMax
 	}
 	var out ListResult
+	if c.cache != nil && ns != "" {
+		if items, ok := c.cache.List(ctx, k.Kind, ns, opts); ok {
+			if len(items) > max {
+				out.More, out.Remaining, items = true, int64(len(items)-max), items[:max]
+			}
+			out.Items = items
+			return out, nil
+		}
+	}
 	cont := ""
 	for pages := 0; pages < HardListMax/pageSize+1; pages++ {
 		limit := int64(max - len(out.Items))
