@@ -61,7 +61,8 @@ func NewBrains(rules agent.Brain, readSecret ReadSecret, toolServers registry.Cl
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	f := &Brains{readSecret: readSecret, defaultModel: defaultModel, redactKey: key}
-	f.env = &task.Env{Client: cs, Rules: rules, ModelSecret: f.modelSecret, ToolServers: toolServers}
+	// Steps and tasks of the sessions borrow ToolServer sessions from one pool.
+	f.env = &task.Env{Client: cs, Rules: rules, ModelSecret: f.modelSecret, ToolServers: toolServers, MCP: &registry.Pool{}}
 	if know != nil {
 		f.env.Knowledge = know
 	}

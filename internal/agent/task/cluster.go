@@ -66,7 +66,7 @@ func (e *Env) For(ctx context.Context, s agent.Session) (*Env, error) {
 		e.remote.envs = map[kubernetes.Interface]*Env{}
 	}
 	env := &Env{Client: cs, Rules: agent.NewRuleEngine(cs), ModelSecret: e.ModelSecret,
-		Knowledge: e.Knowledge, ToolServers: e.ToolServers, Pool: e.Pool}
+		Knowledge: e.Knowledge, ToolServers: e.ToolServers, Pool: e.Pool, MCP: e.MCP}
 	e.remote.envs[cs] = env
 	return env, nil
 }

@@ -76,6 +76,9 @@ type Env struct {
 	// Clusters reaches the other clusters sessions may investigate (spec.cluster); nil:
 	// such sessions' tasks fail with an error saying so.
 	Clusters Clusters
+	// MCP lends ToolServer sessions from one brain to the next (nil: each brain opens
+	// and closes its own).
+	MCP *registry.Pool
 
 	// remote holds the environments of other clusters (see For).
 	remote clusterEnvs
@@ -133,7 +136,7 @@ func (e *Env) Brain(ctx context.Context, namespace string, cfg *agent.BrainConfi
 	}
 	reg, err := registry.Open(ctx, registry.Options{
 		Namespace: namespace, Selector: cfg.ToolServers, Mode: kubagev1alpha1.Mode(mc.Mode),
-		Builtin: builtin, Cluster: e.ToolServers, Redact: red.Redact,
+		Builtin: builtin, Cluster: e.ToolServers, Redact: red.Redact, Pool: e.MCP,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the session's tools: %w", err)

@@ -93,6 +93,9 @@ type Options struct {
 	Redact func(string) string
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Pool, when set, lends server sessions opened by earlier registries and takes them
+	// back on Close (see Pool); nil opens and closes them with this registry.
+	Pool *Pool
 }
 
 func (o *Options) defaults() {

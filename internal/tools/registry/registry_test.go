@@ -416,3 +416,43 @@ func TestServerProblemsDoNotFailOpen(t *testing.T) {
 	g.Expect(errors.Is(err, registry.ErrUnknownTool)).To(BeTrue())
 	g.Expect(strings.Contains(err.Error(), "available")).To(BeFalse(), "no tools to suggest")
 }
+
+func TestPoolLendsSessionsToTheNextRegistry(t *testing.T) {
+	g := NewWithT(t)
+	srv := startFake(t, mcpfake.Options{})
+	ts := toolServer("team-a", "logs", srv.URL, true)
+	pool := &registry.Pool{}
+	defer pool.Close()
+	ctx := context.Background()
+	open := func(ts *kubagev1alpha1.ToolServer) *registry.Registry {
+		r, err := registry.Open(ctx, registry.Options{Namespace: "team-a", Cluster: cluster(t, ts), Pool: pool})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(r.Problems()).To(BeEmpty())
+		return r
+	}
+	for i := 0; i < 3; i++ {
+		r := open(ts)
+		res, err := r.Call(ctx, "echo", json.RawMessage(`{"message":"x"}`))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(res.Text).To(Equal("x"))
+		r.Close()
+		g.Expect(pool.Idle()).To(Equal(1))
+	}
+	g.Expect(srv.Lists()).To(Equal(int64(1)), "one connection and tools/list for three registries in a row")
+
+	// Another configuration gets a session of its own.
+	other := open(toolServer("team-a", "logs", srv.URL, true, func(ts *kubagev1alpha1.ToolServer) {
+		ts.Spec.Timeout = &metav1.Duration{Duration: 7 * time.Second}
+	}))
+	g.Expect(srv.Lists()).To(Equal(int64(2)))
+	other.Close()
+	g.Expect(pool.Idle()).To(Equal(2))
+
+	// A session that failed is closed, not lent again.
+	r := open(ts)
+	srv.Stop()
+	_, err := r.Call(ctx, "echo", json.RawMessage(`{"message":"x"}`))
+	g.Expect(err).To(HaveOccurred())
+	r.Close()
+	g.Expect(pool.Idle()).To(Equal(1))
+}

@@ -153,6 +153,13 @@ func (r *Registry) openServer(ctx context.Context, ts *kubagev1alpha1.ToolServer
 	srv.cfg = ConfigFor(ts, headers)
 	srv.cfg.MaxResponseBytes = r.opts.MaxResponseBytes
 	srv.cfg.Logger = r.opts.Logger
+	if srv.pool = r.opts.Pool; srv.pool != nil {
+		srv.poolKey = poolKey(srv.key, srv.cfg)
+		if sess, tools, ok := srv.pool.take(srv.poolKey); ok {
+			srv.sess, srv.tools, res.tools = sess, tools, tools
+			return res
+		}
+	}
 	sess, err := kmcp.Connect(ctx, srv.cfg)
 	if err != nil {
 		res.err = err
@@ -164,7 +171,7 @@ func (r *Registry) openServer(ctx context.Context, ts *kubagev1alpha1.ToolServer
 		res.err = err
 		return res
 	}
-	srv.sess = sess
+	srv.sess, srv.tools = sess, list.Tools
 	res.tools = list.Tools
 	return res
 }
@@ -209,8 +216,17 @@ type serverEntry struct {
 	sem  chan struct{}
 	br   *breaker.Breaker
 
+	// pool takes the session back on close (nil: it is closed); tools are what the
+	// session listed, lent along with it.
+	pool    *Pool
+	poolKey string
+	tools   []kmcp.Tool
+
 	mu   sync.Mutex
 	sess *kmcp.Session
+	// failed is set when a session was dropped: its successor is not pooled, since
+	// its tool list was not read again.
+	failed bool
 }
 
 // session returns the open session, reconnecting if a previous one was dropped.
@@ -232,17 +248,21 @@ func (s *serverEntry) drop(sess *kmcp.Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess == sess {
-		s.sess = nil
+		s.sess, s.failed = nil, true
 		go sess.Close()
 	}
 }
 
 func (s *serverEntry) close() {
 	s.mu.Lock()
-	sess := s.sess
+	sess, failed := s.sess, s.failed
 	s.sess = nil
 	s.mu.Unlock()
-	if sess != nil {
+	switch {
+	case sess == nil:
+	case s.pool != nil && !failed:
+		s.pool.put(s.poolKey, sess, s.tools)
+	default:
 		sess.Close()
 	}
 }
