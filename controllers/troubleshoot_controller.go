@@ -74,12 +74,15 @@ type TroubleshootReconciler struct {
 	Engine   *session.Engine
 	// WatchSelector selects the Troubleshoots this reconciler handles (all when nil).
 	WatchSelector labels.Selector
-	// APIReader reads the Troubleshoot uncached: a step must start from the status the
-	// previous step wrote, which the cache may not have seen yet.
+	// APIReader reads the Troubleshoot uncached when the cache cannot be trusted: a step
+	// must start from the status the previous step wrote, which the cache may not have
+	// seen yet (see written).
 	APIReader client.Reader
 
 	// outbox tells spec.notify's sinks the outcome (none when nil).
 	outbox *outbox
+	// written holds the Troubleshoots as this reconciler last wrote them.
+	written writtenSessions
 }
 
 // SetupWithManager registers the reconciler. Status writes do not retrigger it; spec
@@ -130,14 +133,11 @@ func forwardFinished(n session.Notifier, ch chan<- event.GenericEvent) manager.R
 func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	log := ctrl.LoggerFrom(ctx)
 
-	reader := r.APIReader
-	if reader == nil {
-		reader = r.Client
-	}
 	obj := &kubagev1alpha1.Troubleshoot{}
-	if err := reader.Get(ctx, req.NamespacedName, obj); err != nil {
+	if err := r.read(ctx, req.NamespacedName, obj); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			// Deleted: stop what still runs in this process; owned objects go with the GC.
+			r.written.forget(req.NamespacedName)
 			r.cleanupDeleted(ctx, req.Namespace, req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -151,13 +151,19 @@ func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	defer func() {
 		summarizeTroubleshoot(obj, run.ck, retErr)
 		if err := patchStatus(ctx, r.Client, run.persisted, obj, &run.persisted.Status, &obj.Status); err != nil {
+			r.written.forget(req.NamespacedName)
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}
-		recordPhaseTransition(r.Recorder, obj, before, run.ck)
+		r.remember(ctx, obj)
+		recordPhaseTransition(r.Recorder, obj, before, run.ck, run.entered)
 		recordFailureEvent(r.Recorder, obj, retErr)
 		recordWaitingEvent(r.Recorder, obj, before, retErr)
 		result, retErr = resultFor(result, retErr)
+		if retErr != nil || result.RequeueAfter > 0 {
+			p := phasePriority(obj.Status.Phase)
+			result.Priority = &p
+		}
 	}()
 
 	log.V(1).Info("Reconciling", "Troubleshoot", klog.KObj(obj), "phase", obj.Status.Phase)
@@ -185,6 +191,8 @@ type troubleshootRun struct {
 	ck *session.Checkpoint
 	// persisted is the object as last written, which a status patch is computed against.
 	persisted *kubagev1alpha1.Troubleshoot
+	// entered are the phases the session entered in this reconcile.
+	entered []session.Mark
 }
 
 // advanceSession runs one step of the session (see internal/session); the engine's
@@ -195,7 +203,7 @@ func (run *troubleshootRun) advanceSession(ctx context.Context, obj *kubagev1alp
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	run.ck = st.Checkpoint
+	run.ck, run.entered = st.Checkpoint, st.Entered
 	if obj.Status.Phase != phase {
 		ctrl.LoggerFrom(ctx).Info("Phase changed", "Troubleshoot", klog.KObj(obj), "from", phase, "to", obj.Status.Phase)
 	}

@@ -154,28 +154,40 @@ func remediationApproved(obj *kubagev1alpha1.Troubleshoot) *metav1.Condition {
 		Message: fmt.Sprintf("All %d action(s) have a decision", len(rem.Actions))}
 }
 
-// recordPhaseTransition emits one Event per phase change (and one when the session stalls
-// or degrades, e.g. when its model may not be used), never one per reconcile.
-func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Troubleshoot, before *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) {
+// recordPhaseTransition emits one Event per phase the session entered (and one when it
+// stalls or degrades, e.g. when its model may not be used), never one per reconcile.
+// entered is what the session engine reports; a reconcile that ran more than one step
+// entered more than one phase.
+func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Troubleshoot, before *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint, entered []session.Mark) {
 	if rec == nil {
 		return
 	}
 	if obj.Status.Phase != before.Status.Phase && obj.Status.Phase != "" {
-		eventType := "Normal"
-		if obj.Status.Phase == kubagev1alpha1.PhaseFailed {
-			eventType = "Warning"
+		if len(entered) == 0 || entered[len(entered)-1].Phase != string(obj.Status.Phase) {
+			last := session.Mark{Phase: string(obj.Status.Phase)}
+			if ck != nil && len(ck.Timeline) > 0 {
+				last.Note = ck.Timeline[len(ck.Timeline)-1].Note
+			}
+			entered = []session.Mark{last}
 		}
-		note := ""
-		if ck != nil && len(ck.Timeline) > 0 {
-			note = ck.Timeline[len(ck.Timeline)-1].Note
+		for i, m := range entered {
+			phase := kubagev1alpha1.TroubleshootPhase(m.Phase)
+			if i == 0 && phase == before.Status.Phase {
+				continue
+			}
+			eventType := "Normal"
+			if phase == kubagev1alpha1.PhaseFailed {
+				eventType = "Warning"
+			}
+			note := m.Note
+			if i == len(entered)-1 && (phase.IsTerminal() || phase == kubagev1alpha1.PhaseAwaitingApproval) {
+				_, note = session.Outcome(&obj.Status, ck)
+			}
+			if note == "" {
+				note = "Phase " + string(phase)
+			}
+			rec.Eventf(obj, nil, eventType, string(phase), "Reconcile", "%s", truncate(note, maxConditionMessage))
 		}
-		if obj.Status.Phase.IsTerminal() || obj.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval {
-			_, note = session.Outcome(&obj.Status, ck)
-		}
-		if note == "" {
-			note = "Phase " + string(obj.Status.Phase)
-		}
-		rec.Eventf(obj, nil, eventType, string(obj.Status.Phase), "Reconcile", "%s", truncate(note, maxConditionMessage))
 	}
 	for _, typ := range []string{kubagev1alpha1.StalledCondition, kubagev1alpha1.DegradedCondition} {
 		was := meta.FindStatusCondition(before.Status.Conditions, typ)

@@ -120,20 +120,20 @@ func TestPhaseEventsOnlyOnChange(t *testing.T) {
 	rec := events.NewFakeRecorder(10)
 	before := newTroubleshoot(1, kubagev1alpha1.PhaseInvestigating)
 	after := before.DeepCopy()
-	recordPhaseTransition(rec, after, before, &session.Checkpoint{})
+	recordPhaseTransition(rec, after, before, &session.Checkpoint{}, nil)
 	g.Expect(rec.Events).NotTo(Receive(), "no phase change, no Event")
 
 	after.Status.Phase = kubagev1alpha1.PhaseRegulating
-	recordPhaseTransition(rec, after, before, &session.Checkpoint{Timeline: []session.Mark{{Phase: "Regulating", Note: "1 task(s): 1 succeeded, 0 failed, 0 skipped"}}})
+	recordPhaseTransition(rec, after, before, &session.Checkpoint{Timeline: []session.Mark{{Phase: "Regulating", Note: "1 task(s): 1 succeeded, 0 failed, 0 skipped"}}}, nil)
 	g.Expect(rec.Events).To(Receive(Equal("Normal Regulating 1 task(s): 1 succeeded, 0 failed, 0 skipped")))
 
 	after.Status.Phase = kubagev1alpha1.PhaseFailed
-	recordPhaseTransition(rec, after, before, &session.Checkpoint{Stop: &session.Stop{Reason: kubagev1alpha1.TargetNotFoundReason, Message: "no such Deployment web in payments", Failed: true}})
+	recordPhaseTransition(rec, after, before, &session.Checkpoint{Stop: &session.Stop{Reason: kubagev1alpha1.TargetNotFoundReason, Message: "no such Deployment web in payments", Failed: true}}, nil)
 	g.Expect(rec.Events).To(Receive(Equal("Warning Failed no such Deployment web in payments")))
 
 	stalled := before.DeepCopy()
 	summarizeTroubleshoot(stalled, nil, serror.NewStalling(kubagev1alpha1.RunnerUnavailableReason, errors.New(`task runner "Job" is not available`)))
-	recordPhaseTransition(rec, stalled, before, nil)
+	recordPhaseTransition(rec, stalled, before, nil, nil)
 	g.Expect(rec.Events).To(Receive(HavePrefix("Warning RunnerUnavailable")))
 	g.Expect(stalled.Status.ObservedGeneration).To(BeZero())
 	g.Expect(meta.FindStatusCondition(stalled.Status.Conditions, kubagev1alpha1.ReadyCondition).Status).To(Equal(metav1.ConditionFalse))
@@ -142,9 +142,9 @@ func TestPhaseEventsOnlyOnChange(t *testing.T) {
 	degraded := before.DeepCopy()
 	forbidden := &session.Checkpoint{Degraded: &session.Degradation{Reason: kubagev1alpha1.ForbiddenReason, Message: "The model Secret ns/model cannot be used"}}
 	summarizeTroubleshoot(degraded, forbidden, nil)
-	recordPhaseTransition(rec, degraded, before, forbidden)
+	recordPhaseTransition(rec, degraded, before, forbidden, nil)
 	g.Expect(rec.Events).To(Receive(Equal("Warning Forbidden The model Secret ns/model cannot be used")))
 	again := degraded.DeepCopy()
-	recordPhaseTransition(rec, again, degraded, forbidden)
+	recordPhaseTransition(rec, again, degraded, forbidden, nil)
 	g.Expect(rec.Events).NotTo(Receive(), "no second Event while it stays degraded for the same reason")
 }

@@ -80,7 +80,10 @@ type Checkpoint struct {
 
 	resourceVersion string
 	exists          bool
-	saved           []byte
+	// saved is the checkpoint as last read or written, in this type's encoding, to tell
+	// whether a step changed it; stored is what the ConfigMap holds (redacted).
+	saved  []byte
+	stored []byte
 }
 
 // Stop is why a session stopped before the regulator concluded, or failed.
@@ -164,13 +167,25 @@ func loadCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.O
 	if !owner.Owns(cm.OwnerReferences) {
 		return ck, false, nil
 	}
-	raw := []byte(cm.Data[checkpointKey])
-	if err := json.Unmarshal(raw, ck); err != nil {
+	if err := ck.decode([]byte(cm.Data[checkpointKey])); err != nil {
 		// A corrupt checkpoint is treated as lost: the session restarts from Pending.
 		return &Checkpoint{resourceVersion: cm.ResourceVersion, exists: true}, false, nil
 	}
-	ck.saved = raw
 	return ck, true, nil
+}
+
+// decode fills ck from the stored JSON and remembers it as saved, re-encoded so that an
+// unchanged checkpoint encodes to the same bytes (the stored form has its keys sorted).
+func (ck *Checkpoint) decode(stored []byte) error {
+	if err := json.Unmarshal(stored, ck); err != nil {
+		return err
+	}
+	saved, err := json.Marshal(ck)
+	if err != nil {
+		return err
+	}
+	ck.saved, ck.stored = saved, stored
+	return nil
 }
 
 // saveCheckpoint writes ck if it changed, with optimistic concurrency.
@@ -207,7 +222,7 @@ func saveCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.O
 	if err != nil {
 		return fmt.Errorf("writing session checkpoint: %w", err)
 	}
-	ck.resourceVersion, ck.exists, ck.saved = out.ResourceVersion, true, raw
+	ck.resourceVersion, ck.exists, ck.saved, ck.stored = out.ResourceVersion, true, raw, stored
 	return nil
 }
 

@@ -51,6 +51,7 @@ import (
 	"github.com/kubage/kubage/internal/memory"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // RerunAnnotation is the rerun gesture: setting it to a value it has not had before
@@ -115,6 +116,11 @@ type Engine struct {
 	// Clusters reaches the other clusters of sessions with spec.cluster (see cluster.go);
 	// nil: such sessions wait, stalled.
 	Clusters ClusterChecker
+	// Cache serves reads of the engine's own cluster from memory where it can (none when
+	// nil); sessions investigating another cluster never read through it.
+	Cache tools.ObjectCache
+
+	checkpoints checkpointMemo
 }
 
 // Citer finds the knowledge a conclusion should cite; *knowledge.Service is one.
@@ -129,6 +135,9 @@ type Step struct {
 	RequeueAfter time.Duration
 	// Checkpoint is the session's persisted checkpoint after the step (nil on error).
 	Checkpoint *Checkpoint
+	// Entered lists the phases the session entered during this Advance, in order, with
+	// the timeline's note for each (an Advance may run more than one step).
+	Entered []Mark
 }
 
 // soon is the requeue delay between two steps that need no waiting.
@@ -145,7 +154,7 @@ const (
 // checkpoint is already saved; on error ts.Status is unchanged.
 func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (Step, error) {
 	owner := runner.Owner{Namespace: ts.Namespace, Name: ts.Name, UID: ts.UID}
-	ck, found, err := loadCheckpoint(ctx, e.Client, owner)
+	ck, found, err := e.loadCheckpoint(ctx, owner)
 	if errors.Is(err, runner.ErrNotManaged) {
 		return Step{}, serror.NewStalling(kubagev1alpha1.NameConflictReason, err)
 	}
@@ -177,10 +186,10 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 			// status write was lost is one step ahead, and the step is simply redone.
 			ck.Iteration = int(ts.Status.Iteration)
 		}
-		after, err = w.step(ctx)
+		after, err = w.steps(ctx)
 	}
 	if err == nil {
-		err = saveCheckpoint(ctx, e.Client, w.owner, ck)
+		err = e.saveCheckpoint(ctx, w.owner, ck)
 	}
 	if errors.Is(err, runner.ErrAccessConflict) {
 		return Step{}, &serror.Waiting{Reason: kubagev1alpha1.AgentAccessConflictReason, Err: err, RequeueAfter: time.Minute}
@@ -191,8 +200,12 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 	if err != nil {
 		return Step{}, err
 	}
+	if w.st.Phase.IsTerminal() {
+		// A finished session moves again only through a rerun, which reads the ConfigMap.
+		e.checkpoints.drop(owner.UID)
+	}
 	ts.Status = *w.st
-	return Step{RequeueAfter: after, Checkpoint: ck}, nil
+	return Step{RequeueAfter: after, Checkpoint: ck, Entered: w.entered}, nil
 }
 
 // cluster is the cluster under investigation of this step: the session's other cluster,
@@ -235,6 +248,10 @@ type work struct {
 	// remote is the session's other cluster (spec.cluster), checked for this step; nil for
 	// the engine's own.
 	remote kubernetes.Interface
+	// entered records the phases entered by this Advance.
+	entered []Mark
+	// results memoises the run's task results read during this Advance.
+	results map[string]agent.TaskResult
 }
 
 // closeBrain releases what the step's brain holds (an LLM brain's tool connections).
@@ -249,6 +266,7 @@ func (w *work) closeBrain() {
 func (w *work) enter(phase kubagev1alpha1.TroubleshootPhase, note string) {
 	w.st.Phase = phase
 	w.ck.mark(string(phase), w.ck.Iteration, w.now, note)
+	w.entered = append(w.entered, w.ck.Timeline[len(w.ck.Timeline)-1])
 }
 
 // restart begins a new run from Pending, removing everything of the previous runs.
@@ -288,12 +306,15 @@ func (w *work) brainAndResults(ctx context.Context) (agent.Brain, []agent.TaskRe
 		w.brain = brain
 	}
 	brain := w.brain
-	byID, err := runner.ReadResults(ctx, w.e.Client, w.owner)
-	if err != nil {
-		return nil, nil, err
+	if w.results == nil {
+		byID, err := runner.ReadResults(ctx, w.e.Client, w.owner)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.results = byID
 	}
-	results := make([]agent.TaskResult, 0, len(byID))
-	for _, r := range byID {
+	results := make([]agent.TaskResult, 0, len(w.results))
+	for _, r := range w.results {
 		results = append(results, r)
 	}
 	sort.Slice(results, func(i, j int) bool { return taskLess(results[i].TaskID, results[j].TaskID) })

@@ -31,6 +31,7 @@ import (
 	"github.com/kubage/kubage/internal/memory"
 	"github.com/kubage/kubage/internal/remediate"
 	"github.com/kubage/kubage/internal/runner"
+	"github.com/kubage/kubage/internal/tools"
 	"github.com/kubage/kubage/internal/tools/registry"
 )
 
@@ -77,11 +78,15 @@ type OperatorOptions struct {
 
 // NewOperatorEngine builds the operator's session engine: the brains (with the brain
 // configuration every task request carries), the InProcess runner running the one task
-// implementation (internal/agent/task) and the remediation executor. stop, when not nil,
-// stops the InProcess runner it added; call it when the manager stops.
+// implementation (internal/agent/task), the remediation executor and the informers the
+// rule engine reads through. stop stops the informers and the InProcess runner it added;
+// call it when the manager stops.
 func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 	cs := o.Clientset
 	ruleEngine := agent.NewRuleEngine(cs)
+	// Sessions of one namespace share its informers instead of listing on every step.
+	informers := tools.NewInformerCache(cs, 10*time.Minute)
+	ruleEngine.Cache = informers
 	brains := o.Brains
 	var investigator agent.Investigator = ruleEngine
 	var brainConfig func(context.Context, *kubagev1alpha1.Troubleshoot) *agent.BrainConfig
@@ -104,25 +109,37 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 	for name, r := range o.TaskRunners {
 		runners[name] = r
 	}
+	cacheCtx, stopCache := context.WithCancel(context.Background())
+	cacheDone := make(chan struct{})
+	go func() {
+		defer close(cacheDone)
+		_ = informers.Run(cacheCtx)
+	}()
+	stop = func() {
+		stopCache()
+		<-cacheDone
+	}
 	if _, ok := runners[kubagev1alpha1.TaskRunnerInProcess]; !ok {
 		inproc := runner.NewInProcess(cs, investigator, runner.InProcessOptions{})
 		runners[kubagev1alpha1.TaskRunnerInProcess] = inproc
-		stop = inproc.Stop
+		stop = func() {
+			inproc.Stop()
+			stopCache()
+			<-cacheDone
+		}
 	}
 	def := o.DefaultRunner
 	if def == "" {
 		def = kubagev1alpha1.TaskRunnerInProcess
 	}
 	if _, ok := runners[def]; !ok {
-		if stop != nil {
-			stop()
-		}
+		stop()
 		return nil, nil, fmt.Errorf("the default task runner %q is not configured", def)
 	}
 	e = &Engine{
 		Client: cs, Brains: brains, BrainConfig: brainConfig, Runners: runners, DefaultRunner: def,
 		Executor: &remediate.Executor{Client: cs}, PollInterval: o.PollInterval, Knowledge: o.Knowledge,
-		ApprovalsNeedDecidedBy: o.ApprovalsNeedDecidedBy,
+		ApprovalsNeedDecidedBy: o.ApprovalsNeedDecidedBy, Cache: informers,
 	}
 	if clusters != nil {
 		e.Clusters = clusters
@@ -136,6 +153,7 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 // Forget stops the in-process work of a deleted session; its Jobs and ConfigMaps carry an
 // ownerReference and go with the garbage collector.
 func (e *Engine) Forget(ctx context.Context, namespace, name string) error {
+	e.checkpoints.dropName(namespace, name)
 	var errs []error
 	for _, r := range e.Runners {
 		if err := r.Cleanup(ctx, runner.Owner{Namespace: namespace, Name: name}); err != nil {

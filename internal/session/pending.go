@@ -42,6 +42,9 @@ func pending(ctx context.Context, w *work) (time.Duration, error) {
 	if t := w.ts.Spec.Target; t != nil && t.Name != "" && !w.e.Offline {
 		if _, err := tools.ResolveKind(t.Kind); err == nil {
 			c := tools.NewClient(w.cluster(), tools.Scope{Namespace: w.ts.Namespace})
+			if w.e.Cache != nil && w.remote == nil {
+				c.SetCache(w.e.Cache)
+			}
 			if _, _, err := c.Get(ctx, t.Kind, t.Name); err != nil {
 				if tools.IsNotFound(err) {
 					return w.fail(ctx, kubagev1alpha1.TargetNotFoundReason, "The target does not exist: "+err.Error())

@@ -48,6 +48,44 @@ var phaseSteps = map[kubagev1alpha1.TroubleshootPhase]phaseStep{
 	kubagev1alpha1.PhaseRemediating:      executeApproved,
 }
 
+// steps runs the step of the session's phase and, where that is safe, the next one in
+// the same Advance, so that fewer steps are persisted and fewer reconciles are needed:
+//   - a new session is recorded as Pending and checked at once (a kill before the status
+//     write leaves it new, and the next Advance does both again);
+//   - planned tasks start in the step that planned them, once the checkpoint holding
+//     their definitions is saved (a kill before the status write leaves it Planning, and
+//     plan takes the saved tasks again instead of asking the brain anew).
+//
+// Every other phase is persisted before the next one runs, so each still shows in the
+// status. A chained step that fails is undone; the next Advance runs it alone.
+func (w *work) steps(ctx context.Context) (time.Duration, error) {
+	from := w.st.Phase
+	after, err := w.step(ctx)
+	if err != nil || after != soon {
+		return after, err
+	}
+	switch {
+	case from == "" && w.st.Phase == kubagev1alpha1.PhasePending:
+	case from == kubagev1alpha1.PhasePlanning && w.st.Phase == kubagev1alpha1.PhaseInvestigating:
+		if err := w.e.saveCheckpoint(ctx, w.owner, w.ck); err != nil {
+			return 0, err
+		}
+	default:
+		return after, nil
+	}
+	st, entered := w.st.DeepCopy(), len(w.entered)
+	saved := *w.ck
+	saved.Timeline, saved.Rounds = append([]Mark(nil), w.ck.Timeline...), append([]Round(nil), w.ck.Rounds...)
+	next, err := w.step(ctx)
+	if err != nil {
+		// The checkpoint's other slices are replaced, never changed in place, by the
+		// steps that may chain.
+		*w.st, *w.ck, w.entered = *st, saved, w.entered[:entered]
+		return soon, nil
+	}
+	return next, nil
+}
+
 // step runs the step of the session's current phase.
 func (w *work) step(ctx context.Context) (time.Duration, error) {
 	run, ok := phaseSteps[w.st.Phase]
@@ -70,8 +108,10 @@ func (w *work) step(ctx context.Context) (time.Duration, error) {
 	return after, err
 }
 
-// created records a new session as Pending.
+// created records a new session as Pending. A checkpoint found for a session that is
+// still new was written by an attempt whose status write was lost: its marks go.
 func created(_ context.Context, w *work) (time.Duration, error) {
+	w.ck.Timeline = nil
 	w.enter(kubagev1alpha1.PhasePending, "session created")
 	return soon, nil
 }
@@ -89,8 +129,12 @@ func (w *work) fail(ctx context.Context, reason, message string) (time.Duration,
 
 // finish ends the session in phase: it stops what still runs and writes the report.
 func (w *work) finish(ctx context.Context, phase kubagev1alpha1.TroubleshootPhase, note string) (time.Duration, error) {
+	// Only this run's runner has anything to stop: a rerun cleaned up after the others.
 	all := runner.Owner{Namespace: w.owner.Namespace, Name: w.owner.Name, UID: w.owner.UID}
 	for name, r := range w.e.Runners {
+		if w.ck.Runner != "" && string(name) != w.ck.Runner {
+			continue
+		}
 		if err := r.Cleanup(ctx, all); err != nil {
 			return 0, fmt.Errorf("cleaning up after the session (%s runner): %w", name, err)
 		}

@@ -30,16 +30,15 @@ func plan(ctx context.Context, w *work) (time.Duration, error) {
 	if stop := w.budgetStop(); stop != nil {
 		return w.stopLoop(stop), nil
 	}
-	brain, results, err := w.brainAndResults(ctx)
-	if err != nil {
-		return 0, err
+	tasks := w.ck.Tasks
+	if len(tasks) == 0 {
+		// Tasks in the checkpoint were planned for this round already (the status write of
+		// that step was lost, or the plan in the status was): their Jobs may be running.
+		var err error
+		if tasks, err = w.planTasks(ctx); err != nil {
+			return 0, err
+		}
 	}
-	tasks, err := brain.Plan(ctx, w.ck.Session, agent.Progress{Iteration: w.ck.Iteration, Results: results, Verdict: w.ck.Verdict})
-	w.account(brain)
-	if err != nil {
-		return 0, fmt.Errorf("planning iteration %d: %w", w.ck.Iteration, err)
-	}
-	tasks = NormalizeTasks(w.ck.Iteration, tasks)
 	if len(tasks) == 0 {
 		w.enter(kubagev1alpha1.PhaseSummarizing, "nothing left to investigate")
 		return soon, nil
@@ -53,4 +52,22 @@ func plan(ctx context.Context, w *work) (time.Duration, error) {
 	w.st.Iteration = int32(w.ck.Iteration)
 	w.enter(kubagev1alpha1.PhaseInvestigating, fmt.Sprintf("%d task(s) planned", len(tasks)))
 	return soon, nil
+}
+
+// planTasks asks the brain for this round's tasks. The first round has no results to
+// plan from, so none are read.
+func (w *work) planTasks(ctx context.Context) ([]agent.Task, error) {
+	if w.ck.Iteration <= 1 && w.results == nil {
+		w.results = map[string]agent.TaskResult{}
+	}
+	brain, results, err := w.brainAndResults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := brain.Plan(ctx, w.ck.Session, agent.Progress{Iteration: w.ck.Iteration, Results: results, Verdict: w.ck.Verdict})
+	w.account(brain)
+	if err != nil {
+		return nil, fmt.Errorf("planning iteration %d: %w", w.ck.Iteration, err)
+	}
+	return NormalizeTasks(w.ck.Iteration, tasks), nil
 }

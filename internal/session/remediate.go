@@ -127,7 +127,7 @@ func (w *work) intend(ctx context.Context, op remediate.Op, action string) (reme
 		return op, err
 	}
 	w.ck.Executing = append(w.ck.Executing, Intent{Action: action, UID: string(uid)})
-	if err := saveCheckpoint(ctx, w.e.Client, w.owner, w.ck); err != nil {
+	if err := w.e.saveCheckpoint(ctx, w.owner, w.ck); err != nil {
 		return op, err
 	}
 	op.UID = uid

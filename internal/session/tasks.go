@@ -107,6 +107,7 @@ func (w *work) failTask(ctx context.Context, t *kubagev1alpha1.PlanTask, reason 
 	if err := runner.WriteResult(ctx, w.e.Client, w.owner, res); err != nil {
 		return err
 	}
+	w.results = nil
 	w.finishTask(t, res)
 	return nil
 }
