@@ -93,7 +93,7 @@ func newManagerCommand() *cobra.Command {
 	f.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader keeps retrying a renewal before it gives up the lead (and exits).")
 	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often replicas try to acquire or renew the lead.")
 	f.StringVar(&o.watchLabelSelector, "watch-label-selector", "", "Reconcile only the Troubleshoots, KnowledgeSources and ToolServers whose labels match, e.g. \"sharding.kubage.io/key=shard1\" for a shard and \"!sharding.kubage.io/key\" for the main operator; empty reconciles all.")
-	f.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 2, "How many objects of one kind reconcile at once.")
+	f.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 8, "How many objects of one kind reconcile at once (sessions spend most of a reconcile waiting for the API server).")
 	f.StringVar(&o.defaultTaskRunner, "default-task-runner", string(kubagev1alpha1.TaskRunnerInProcess), "Task runner of sessions without spec.taskRunner: InProcess or Job.")
 	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (kubage agent task); the Job runner is available only when set.")
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
