@@ -53,7 +53,10 @@ func init() {
 }
 
 // The default keeps the section under 6 minutes; raise it (and -timeout) to see the burst end.
-var sessionsBurstWait = flag.Duration("sessions-burst-wait", 220*time.Second, "bound on the wait for the 500-session burst of the sessions section")
+var (
+	sessionsBurstWait = flag.Duration("sessions-burst-wait", 220*time.Second, "bound on the wait for the 500-session burst of the sessions section")
+	sessionsBurstOnly = flag.Bool("sessions-burst-only", false, "run only the 500-session burst of the sessions section, not the sequential sessions")
+)
 
 const (
 	// sessionsSequential is the number of sequential sessions per task runner (issue 4).
@@ -90,6 +93,10 @@ type burstReport struct {
 	// APIRequests is the rise of the manager's rest_client_requests_total during the burst.
 	APIRequests           float64 `json:"apiRequests"`
 	APIRequestsPerSession float64 `json:"apiRequestsPerSession"`
+	// ServerRequestsPerSession is the rise of the API server's apiserver_request_total
+	// during the burst by verb and resource, per session: every client's requests (the
+	// bench's own polls are the LIST of troubleshoots), to see where the manager's go.
+	ServerRequestsPerSession map[string]float64 `json:"serverRequestsPerSession,omitempty"`
 }
 
 type sessionsReport struct {
@@ -157,11 +164,15 @@ func sessionsBench(ctx context.Context, env *Env) (any, error) {
 	}
 	defer func() { _ = kubelet.Stop() }()
 
+	runners := []kubagev1alpha1.TaskRunner{kubagev1alpha1.TaskRunnerInProcess, kubagev1alpha1.TaskRunnerJob}
+	if *sessionsBurstOnly {
+		runners = nil
+	}
 	mgr, err := startBenchManager(ctx, env, bin)
 	if err != nil {
 		return rep, err
 	}
-	for _, runner := range []kubagev1alpha1.TaskRunner{kubagev1alpha1.TaskRunnerInProcess, kubagev1alpha1.TaskRunnerJob} {
+	for _, runner := range runners {
 		env.Log.Printf("sessions: %d sequential sessions with the %s runner", sessionsSequential, runner)
 		seq, err := sequentialSessions(ctx, c, ns, runner)
 		rep.Sequential = append(rep.Sequential, seq)
@@ -177,7 +188,7 @@ func sessionsBench(ctx context.Context, env *Env) (any, error) {
 		return rep, err
 	}
 	defer mgr.stop()
-	rep.Burst, err = burstSessions(ctx, c, ns, mgr)
+	rep.Burst, err = burstSessions(ctx, env, c, ns, mgr)
 	if err != nil {
 		return rep, fmt.Errorf("burst: %w (manager log: %s)", err, mgr.log)
 	}
@@ -310,12 +321,13 @@ func sequentialSessions(ctx context.Context, c client.Client, ns string, runner 
 
 // burstSessions creates sessionsBurst InProcess sessions as fast as one client can and waits
 // for all of them to end.
-func burstSessions(ctx context.Context, c client.Client, ns string, mgr *benchManager) (*burstReport, error) {
+func burstSessions(ctx context.Context, env *Env, c client.Client, ns string, mgr *benchManager) (*burstReport, error) {
 	rep := &burstReport{Phases: map[string]int{}}
 	before, err := mgr.apiRequests(ctx)
 	if err != nil {
 		return rep, err
 	}
+	serverBefore, _ := serverRequests(ctx, env)
 	start := time.Now()
 	for i := 0; i < sessionsBurst; i++ {
 		if err := c.Create(ctx, newBenchSession(ns, fmt.Sprintf("burst-%03d", i), kubagev1alpha1.TaskRunnerInProcess)); err != nil {
@@ -359,7 +371,9 @@ func burstSessions(ctx context.Context, c client.Client, ns string, mgr *benchMa
 			// Partial figures: the requests so far still say how the operator spends the API.
 			if after, err := mgr.apiRequests(ctx); err == nil {
 				rep.APIRequests = after - before
+				rep.APIRequestsPerSession = roundTenth(rep.APIRequests / float64(max(terminal, 1)))
 			}
+			rep.ServerRequestsPerSession = serverRise(ctx, env, serverBefore, max(terminal, 1))
 			return rep, fmt.Errorf("%d of %d sessions terminal after %s", terminal, sessionsBurst, time.Since(start).Round(time.Second))
 		}
 		if err := sleepCtx(ctx, 250*time.Millisecond); err != nil {
@@ -372,7 +386,57 @@ func burstSessions(ctx context.Context, c client.Client, ns string, mgr *benchMa
 	}
 	rep.APIRequests = after - before
 	rep.APIRequestsPerSession = roundTenth(rep.APIRequests / sessionsBurst)
+	rep.ServerRequestsPerSession = serverRise(ctx, env, serverBefore, sessionsBurst)
 	return rep, nil
+}
+
+// serverRise is the rise of the API server's request counts since before, per session.
+func serverRise(ctx context.Context, env *Env, before map[string]float64, sessions int) map[string]float64 {
+	after, err := serverRequests(ctx, env)
+	if err != nil || before == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for k, v := range after {
+		if d := roundTenth((v - before[k]) / float64(sessions)); d >= 0.1 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// serverRequests sums the API server's apiserver_request_total by "VERB resource".
+func serverRequests(ctx context.Context, env *Env) (map[string]float64, error) {
+	raw, err := env.Client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
+		if !ok {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			continue
+		}
+		l := map[string]string{}
+		for _, kv := range strings.Split(labels, ",") {
+			if k, val, ok := strings.Cut(kv, "="); ok {
+				l[k] = strings.Trim(val, `"`)
+			}
+		}
+		key := l["verb"] + " " + l["resource"]
+		if l["subresource"] != "" {
+			key += "/" + l["subresource"]
+		}
+		out[key] += v
+	}
+	return out, nil
 }
 
 // benchManager is `kubage manager` running as a subprocess with metrics on a loopback port.
