@@ -256,7 +256,8 @@ func (p *Processor) create(ctx context.Context, ts *kubagev1alpha1.Troubleshoot)
 	log := ctrl.LoggerFrom(ctx)
 	p.writes.Add(1)
 	apiWrites.WithLabelValues("create").Inc()
-	err := p.client.Create(ctx, ts)
+	// The object is built from typed fields: the API server need not check for unknown ones.
+	err := p.client.Create(ctx, ts, client.FieldValidation("Ignore"))
 	switch {
 	case err == nil:
 		sessionsCreated.Inc()

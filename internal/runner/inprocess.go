@@ -46,10 +46,10 @@ type InProcess struct {
 	// written holds the results this runner wrote until Check hands them over, so that
 	// collecting a task needs no read of its ConfigMap.
 	written map[string]writtenResult
-	owners map[string]*ownerScope // by owner UID
-	base   context.Context
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
+	owners  map[string]*ownerScope // by owner UID
+	base    context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // inflight is one task the runner started and has not handed over yet.
@@ -118,13 +118,16 @@ func (r *InProcess) Start(ctx context.Context, owner Owner, req agent.TaskReques
 	if r.known(key) {
 		return nil
 	}
-	// A task that already has a result is never run twice.
-	res, err := ReadResult(ctx, r.client, owner, req.Task.ID)
-	if err != nil && !errors.Is(err, ErrMalformedResult) {
-		return err
-	}
-	if res != nil {
-		return nil
+	// A task that already has a result is never run twice; a task planned by the very
+	// step that starts it cannot have one.
+	if !freshTask(ctx) {
+		res, err := ReadResult(ctx, r.client, owner, req.Task.ID)
+		if err != nil && !errors.Is(err, ErrMalformedResult) {
+			return err
+		}
+		if res != nil {
+			return nil
+		}
 	}
 
 	r.mu.Lock()

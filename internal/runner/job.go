@@ -209,7 +209,21 @@ func NewJob(cs kubernetes.Interface, opts JobOptions) *Job {
 	return &Job{client: cs, opts: opts.withDefaults(), now: time.Now, access: map[string]time.Time{}}
 }
 
-type deadlineKey struct{}
+type (
+	deadlineKey  struct{}
+	freshTaskKey struct{}
+)
+
+// WithFreshTask tells Start that the task was planned by the step that starts it, so no
+// earlier attempt can have started it or left a result: Start need not look for one.
+func WithFreshTask(ctx context.Context) context.Context {
+	return context.WithValue(ctx, freshTaskKey{}, true)
+}
+
+func freshTask(ctx context.Context) bool {
+	fresh, _ := ctx.Value(freshTaskKey{}).(bool)
+	return fresh
+}
 
 // WithTaskDeadline tells Start when the session must be done; the Job's activeDeadlineSeconds
 // follows from it (bounded). Without it Start uses the default deadline.

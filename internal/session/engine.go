@@ -121,6 +121,7 @@ type Engine struct {
 	Cache tools.ObjectCache
 
 	checkpoints checkpointMemo
+	results     resultsMemo
 }
 
 // Citer finds the knowledge a conclusion should cite; *knowledge.Service is one.
@@ -154,7 +155,7 @@ const (
 // checkpoint is already saved; on error ts.Status is unchanged.
 func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (Step, error) {
 	owner := runner.Owner{Namespace: ts.Namespace, Name: ts.Name, UID: ts.UID}
-	ck, found, err := e.loadCheckpoint(ctx, owner)
+	ck, found, err := e.loadCheckpoint(ctx, owner, ts.Status.Phase == "")
 	if errors.Is(err, runner.ErrNotManaged) {
 		return Step{}, serror.NewStalling(kubagev1alpha1.NameConflictReason, err)
 	}
@@ -201,8 +202,9 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 		return Step{}, err
 	}
 	if w.st.Phase.IsTerminal() {
-		// A finished session moves again only through a rerun, which reads the ConfigMap.
+		// A finished session moves again only through a rerun, which reads the ConfigMaps.
 		e.checkpoints.drop(owner.UID)
+		e.results.drop(owner.UID)
 	}
 	ts.Status = *w.st
 	return Step{RequeueAfter: after, Checkpoint: ck, Entered: w.entered}, nil
@@ -252,6 +254,8 @@ type work struct {
 	entered []Mark
 	// results memoises the run's task results read during this Advance.
 	results map[string]agent.TaskResult
+	// planned is set when this Advance planned the round's tasks anew.
+	planned bool
 }
 
 // closeBrain releases what the step's brain holds (an LLM brain's tool connections).
@@ -277,6 +281,8 @@ func (w *work) restart(ctx context.Context, token, why string) (time.Duration, e
 			return 0, fmt.Errorf("stopping the tasks of the previous run (%s runner): %w", name, err)
 		}
 	}
+	w.e.results.drop(w.owner.UID)
+	w.results = nil
 	if err := runner.DeleteResults(ctx, w.e.Client, all); err != nil {
 		return 0, err
 	}
@@ -293,6 +299,27 @@ func (w *work) restart(ctx context.Context, token, why string) (time.Duration, e
 	return soon, nil
 }
 
+// doneTasks lists the tasks of this run known to have a result: those that succeeded or
+// failed, in the rounds before and in the current plan.
+func (w *work) doneTasks() []string {
+	var out []string
+	for _, r := range w.ck.Rounds {
+		for _, t := range r.Tasks {
+			if t.State == string(kubagev1alpha1.TaskSucceeded) || t.State == string(kubagev1alpha1.TaskFailed) {
+				out = append(out, t.ID)
+			}
+		}
+	}
+	if w.st.Plan != nil {
+		for _, t := range w.st.Plan.Tasks {
+			if t.State == kubagev1alpha1.TaskSucceeded || t.State == kubagev1alpha1.TaskFailed {
+				out = append(out, t.ID)
+			}
+		}
+	}
+	return out
+}
+
 // brainAndResults returns the session's brain and every result of this run, in task order.
 func (w *work) brainAndResults(ctx context.Context) (agent.Brain, []agent.TaskResult, error) {
 	if w.e.Brains == nil {
@@ -307,11 +334,18 @@ func (w *work) brainAndResults(ctx context.Context) (agent.Brain, []agent.TaskRe
 	}
 	brain := w.brain
 	if w.results == nil {
-		byID, err := runner.ReadResults(ctx, w.e.Client, w.owner)
-		if err != nil {
-			return nil, nil, err
+		if byID, ok := w.e.results.get(w.owner, w.doneTasks()); ok {
+			w.results = byID
+		} else {
+			byID, err := runner.ReadResults(ctx, w.e.Client, w.owner)
+			if err != nil {
+				return nil, nil, err
+			}
+			w.results = byID
+			for _, r := range byID {
+				w.e.results.add(w.owner, r)
+			}
 		}
-		w.results = byID
 	}
 	results := make([]agent.TaskResult, 0, len(w.results))
 	for _, r := range w.results {

@@ -18,10 +18,13 @@ package session
 
 import (
 	"context"
+	"errors"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/internal/runner"
 )
 
@@ -74,10 +77,85 @@ func (c *checkpointMemo) dropName(namespace, name string) {
 	}
 }
 
+// resultsMemo remembers the task results of each session's run that this process read
+// or collected, so that later steps of the run need not list them again. Results are
+// written once per task and run and never change, so the memo only ever lacks some.
+type resultsMemo struct {
+	mu sync.Mutex
+	m  map[types.UID]runResults
+}
+
+type runResults struct {
+	namespace, name, run string
+	byID                 map[string]agent.TaskResult
+}
+
+// get returns a copy of the run's results if the memo holds every one in want.
+func (c *resultsMemo) get(owner runner.Owner, want []string) (map[string]agent.TaskResult, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rr, ok := c.m[owner.UID]
+	if !ok || rr.run != owner.Run {
+		return nil, false
+	}
+	for _, id := range want {
+		if _, ok := rr.byID[id]; !ok {
+			return nil, false
+		}
+	}
+	out := make(map[string]agent.TaskResult, len(rr.byID))
+	for id, r := range rr.byID {
+		out[id] = r
+	}
+	return out, true
+}
+
+// add records results of the owner's run.
+func (c *resultsMemo) add(owner runner.Owner, results ...agent.TaskResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[types.UID]runResults{}
+	}
+	rr, ok := c.m[owner.UID]
+	if !ok || rr.run != owner.Run {
+		rr = runResults{namespace: owner.Namespace, name: owner.Name, run: owner.Run, byID: map[string]agent.TaskResult{}}
+		c.m[owner.UID] = rr
+	}
+	for _, r := range results {
+		rr.byID[r.TaskID] = r
+	}
+}
+
+func (c *resultsMemo) drop(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, uid)
+}
+
+func (c *resultsMemo) dropName(namespace, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for uid, rr := range c.m {
+		if rr.namespace == namespace && rr.name == name {
+			delete(c.m, uid)
+		}
+	}
+}
+
 // loadCheckpoint reads owner's checkpoint from the memo when this process wrote it last,
-// else from its ConfigMap.
-func (e *Engine) loadCheckpoint(ctx context.Context, owner runner.Owner) (*Checkpoint, bool, error) {
-	if m, ok := e.checkpoints.get(owner); ok {
+// else from its ConfigMap. A session that is new (no phase yet) has none, unless a write
+// of its checkpoint found one in the way: then it is read.
+func (e *Engine) loadCheckpoint(ctx context.Context, owner runner.Owner, isNew bool) (*Checkpoint, bool, error) {
+	m, ok := e.checkpoints.get(owner)
+	if ok && m.stored == nil {
+		e.checkpoints.drop(owner.UID)
+		return loadCheckpoint(ctx, e.Client, owner)
+	}
+	if !ok && isNew {
+		return &Checkpoint{}, false, nil
+	}
+	if ok {
 		ck := &Checkpoint{resourceVersion: m.resourceVersion, exists: true}
 		if err := ck.decode(m.stored); err == nil {
 			return ck, true, nil
@@ -92,6 +170,15 @@ func (e *Engine) loadCheckpoint(ctx context.Context, owner runner.Owner) (*Check
 func (e *Engine) saveCheckpoint(ctx context.Context, owner runner.Owner, ck *Checkpoint) error {
 	if err := saveCheckpoint(ctx, e.Client, owner, ck); err != nil {
 		e.checkpoints.drop(owner.UID)
+		if apierrors.IsAlreadyExists(err) {
+			// A ConfigMap nobody knew of: not KubAge's (a stalling conflict), or a deleted
+			// namesake's checkpoint or one whose write lost its answer, which the next
+			// step reads.
+			if _, _, lerr := loadCheckpoint(ctx, e.Client, owner); errors.Is(lerr, runner.ErrNotManaged) {
+				return lerr
+			}
+			e.checkpoints.put(owner, memoEntry{namespace: owner.Namespace, name: owner.Name})
+		}
 		return err
 	}
 	e.checkpoints.put(owner, memoEntry{namespace: owner.Namespace, name: owner.Name, stored: ck.stored, resourceVersion: ck.resourceVersion})

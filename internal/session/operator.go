@@ -154,6 +154,7 @@ func NewOperatorEngine(o OperatorOptions) (e *Engine, stop func(), err error) {
 // ownerReference and go with the garbage collector.
 func (e *Engine) Forget(ctx context.Context, namespace, name string) error {
 	e.checkpoints.dropName(namespace, name)
+	e.results.dropName(namespace, name)
 	var errs []error
 	for _, r := range e.Runners {
 		if err := r.Cleanup(ctx, runner.Owner{Namespace: namespace, Name: name}); err != nil {

@@ -38,6 +38,8 @@ func plan(ctx context.Context, w *work) (time.Duration, error) {
 		if tasks, err = w.planTasks(ctx); err != nil {
 			return 0, err
 		}
+		// No checkpoint held these tasks before: none of them can have started.
+		w.planned = true
 	}
 	if len(tasks) == 0 {
 		w.enter(kubagev1alpha1.PhaseSummarizing, "nothing left to investigate")

@@ -44,7 +44,11 @@ func (w *work) taskRequest(ctx context.Context, def agent.Task) agent.TaskReques
 
 // startTask hands a task to the runner, bounded by the session's deadline.
 func (w *work) startTask(ctx context.Context, r runner.Runner, def agent.Task) error {
-	return r.Start(runner.WithTaskDeadline(ctx, w.deadline()), w.owner, w.taskRequest(ctx, def))
+	ctx = runner.WithTaskDeadline(ctx, w.deadline())
+	if w.planned {
+		ctx = runner.WithFreshTask(ctx)
+	}
+	return r.Start(ctx, w.owner, w.taskRequest(ctx, def))
 }
 
 func depsDone(deps []string, state map[string]kubagev1alpha1.TaskState) bool {
@@ -98,6 +102,10 @@ func (w *work) finishTask(t *kubagev1alpha1.PlanTask, res agent.TaskResult) {
 	t.Summary = clean(summary, 1024)
 	metrics.TasksTotal.WithLabelValues(w.ck.Runner, string(t.State)).Inc()
 	w.accountTask(res)
+	w.e.results.add(w.owner, res)
+	if w.results != nil {
+		w.results[res.TaskID] = res
+	}
 }
 
 // failTask records a task that produced no result. A result saying so is written like any
@@ -107,7 +115,6 @@ func (w *work) failTask(ctx context.Context, t *kubagev1alpha1.PlanTask, reason 
 	if err := runner.WriteResult(ctx, w.e.Client, w.owner, res); err != nil {
 		return err
 	}
-	w.results = nil
 	w.finishTask(t, res)
 	return nil
 }
