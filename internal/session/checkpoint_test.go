@@ -120,3 +120,23 @@ func (c *countingJudge) Judge(ctx context.Context, s agent.Session, p agent.Prog
 	c.calls++
 	return c.Brain.Judge(ctx, s, p)
 }
+
+func TestARestartAfterADeferredCheckpointKeepsEveryRound(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	ts := troubleshoot(webTarget)
+	h.drive(g, ts, kubagev1alpha1.PhaseRegulating)
+	// The round's record was kept in this process only; a restarted operator has none.
+	e := h.engine
+	h.engine = &Engine{Client: e.Client, Brains: e.Brains, Runners: e.Runners, DefaultRunner: e.DefaultRunner,
+		Executor: e.Executor, Now: e.Now, PollInterval: e.PollInterval}
+	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
+	step, err := h.engine.Advance(context.Background(), ts)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(step.Checkpoint.Rounds).To(HaveLen(int(ts.Status.Iteration)))
+	for i, r := range step.Checkpoint.Rounds {
+		g.Expect(r.Iteration).To(Equal(i + 1))
+		g.Expect(r.Tasks).NotTo(BeEmpty())
+		g.Expect(r.Verdict).NotTo(BeEmpty())
+	}
+}

@@ -189,7 +189,11 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 		}
 		after, err = w.steps(ctx)
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case w.deferSave && ck.exists:
+		err = e.deferCheckpoint(w.owner, ck)
+	default:
 		err = e.saveCheckpoint(ctx, w.owner, ck)
 	}
 	if errors.Is(err, runner.ErrAccessConflict) {
@@ -256,6 +260,8 @@ type work struct {
 	results map[string]agent.TaskResult
 	// planned is set when this Advance planned the round's tasks anew.
 	planned bool
+	// deferSave is set by a step whose checkpoint changes need not be written yet.
+	deferSave bool
 }
 
 // closeBrain releases what the step's brain holds (an LLM brain's tool connections).

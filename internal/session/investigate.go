@@ -141,6 +141,9 @@ func investigate(ctx context.Context, w *work) (time.Duration, error) {
 	if allDone(tasks) {
 		w.recordRound()
 		w.enter(kubagev1alpha1.PhaseRegulating, roundSummary(tasks))
+		// Nothing a resumed session needs changed in the checkpoint: the round's record
+		// is redone from the status by regulate if this process dies.
+		w.deferSave = true
 		return soon, nil
 	}
 	return w.poll(), nil

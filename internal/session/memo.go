@@ -18,13 +18,16 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/runner"
 )
 
@@ -141,6 +144,18 @@ func (c *resultsMemo) dropName(namespace, name string) {
 			delete(c.m, uid)
 		}
 	}
+}
+
+// deferCheckpoint keeps ck's changes in the memo only; the next save writes them with the
+// rest. A restart loses them, which a step that defers must allow for.
+func (e *Engine) deferCheckpoint(owner runner.Owner, ck *Checkpoint) error {
+	raw, err := json.Marshal(ck)
+	if err != nil {
+		return fmt.Errorf("encoding session checkpoint: %w", err)
+	}
+	e.checkpoints.put(owner, memoEntry{namespace: owner.Namespace, name: owner.Name,
+		stored: redact.Default().SecretsJSON(raw), resourceVersion: ck.resourceVersion})
+	return nil
 }
 
 // loadCheckpoint reads owner's checkpoint from the memo when this process wrote it last,

@@ -30,6 +30,10 @@ func regulate(ctx context.Context, w *work) (time.Duration, error) {
 	if stop := w.budgetStop(); stop != nil {
 		return w.stopLoop(stop), nil
 	}
+	if !w.roundRecorded() {
+		// The checkpoint written after the round was not saved before a restart.
+		w.recordRound()
+	}
 	brain, results, err := w.brainAndResults(ctx)
 	if err != nil {
 		return 0, err

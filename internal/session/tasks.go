@@ -125,6 +125,16 @@ func (w *work) skipTask(t *kubagev1alpha1.PlanTask, why string) {
 	metrics.TasksTotal.WithLabelValues(w.ck.Runner, string(t.State)).Inc()
 }
 
+// roundRecorded says whether the current round has its record.
+func (w *work) roundRecorded() bool {
+	for _, r := range w.ck.Rounds {
+		if r.Iteration == w.ck.Iteration {
+			return true
+		}
+	}
+	return false
+}
+
 // recordRound keeps how the current round's tasks ended, for the report.
 func (w *work) recordRound() {
 	if w.st.Plan == nil {
