@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -112,6 +113,18 @@ var invalidCases = map[string]invalidCase{
 		want:   []string{`unknown field "spec.model.namespace"`}},
 
 	// KnowledgeSource
+	"Troubleshoot with knowledge scopes and knowledgeSources": {kind: "Troubleshoot",
+		spec: "problem: p\nknowledgeSources:\n  matchLabels:\n    team: sre\nknowledge:\n- selector:\n    matchLabels:\n      team: sre",
+		want: []string{"spec.knowledge", "set knowledge (scopes per source selector) or knowledgeSources, not both"}},
+	"Troubleshoot with a knowledge scope of topK 11": {kind: "Troubleshoot",
+		spec: "problem: p\nknowledge:\n- selector: {}\n  topK: 11",
+		want: []string{"spec.knowledge[0].topK", "less than or equal to 10"}},
+	"Troubleshoot with a knowledge scope of minTrust 0": {kind: "Troubleshoot",
+		spec: "problem: p\nknowledge:\n- selector: {}\n  minTrust: 0",
+		want: []string{"spec.knowledge[0].minTrust", "greater than or equal to 1"}},
+	"KnowledgeSource with a copyright notice over 256 bytes": {kind: "KnowledgeSource",
+		spec: "inline:\n- name: a.md\n  content: x\ncopyright: " + strings.Repeat("c", 300),
+		want: []string{"spec.copyright", "256"}},
 	"KnowledgeSource with git and inline at once": {kind: "KnowledgeSource",
 		spec: "git:\n  url: https://github.com/prometheus-operator/runbooks\ninline:\n- name: a.md\n  content: hello",
 		want: []string{"spec", "set exactly one of git, http, configMapRef or inline"}},
@@ -263,6 +276,14 @@ var _ = Describe("CRD defaults", func() {
 		Expect(ts.Spec.Budget.Parallelism).To(Equal(int32(3)))
 		Expect(ts.Spec.Budget.Timeout).To(Equal(&metav1.Duration{Duration: 10 * time.Minute}))
 
+		scoped := &kubagev1alpha1.Troubleshoot{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scoped"},
+			Spec: kubagev1alpha1.TroubleshootSpec{Problem: "web is slow", Knowledge: []kubagev1alpha1.KnowledgeScope{
+				{Selector: metav1.LabelSelector{MatchLabels: map[string]string{"team": "sre"}}, MinTrust: 4}}},
+		}
+		Expect(k8sClient.Create(ctx, scoped)).To(Succeed())
+		Expect(scoped.Spec.Knowledge[0].TopK).To(Equal(int32(3)), "a knowledge scope gives 3 passages per search by default")
+
 		ks := &kubagev1alpha1.KnowledgeSource{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "minimal"},
 			Spec: kubagev1alpha1.KnowledgeSourceSpec{
@@ -275,6 +296,7 @@ var _ = Describe("CRD defaults", func() {
 		Expect(ks.Spec.RefreshInterval).To(Equal(&metav1.Duration{Duration: time.Hour}))
 		Expect(ks.Spec.Chunking).To(Equal(kubagev1alpha1.Chunking{MinTokens: 128, TargetTokens: 512, MaxTokens: 1024}))
 		Expect(ks.Spec.Store.Type).To(Equal(kubagev1alpha1.StoreEmbedded))
+		Expect(ks.Spec.Quotable).To(Equal(ptr.To(true)), "passages are quotable unless the source says otherwise")
 
 		milvus := &kubagev1alpha1.KnowledgeSource{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "milvus"},

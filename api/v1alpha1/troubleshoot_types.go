@@ -185,6 +185,7 @@ const (
 
 // TroubleshootSpec describes the problem to investigate and how far the session may go.
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Remediate' || !has(self.approvals) || size(self.approvals) == 0",message="approvals are only allowed in Remediate mode",fieldPath=".approvals"
+// +kubebuilder:validation:XValidation:rule="!has(self.knowledge) || !has(self.knowledgeSources)",message="set knowledge (scopes per source selector) or knowledgeSources, not both",fieldPath=".knowledge"
 type TroubleshootSpec struct {
 	// problem is the symptom in plain words, e.g. "checkout pods keep restarting".
 	// +required
@@ -237,6 +238,15 @@ type TroubleshootSpec struct {
 	// Unset means all KnowledgeSources in this namespace.
 	// +optional
 	KnowledgeSources *metav1.LabelSelector `json:"knowledgeSources,omitempty"`
+
+	// knowledge scopes the session's knowledge searches per source selector: which
+	// KnowledgeSources, which domain, how many passages and how trusted. Unset means one
+	// scope over knowledgeSources with the operator's defaults.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Knowledge []KnowledgeScope `json:"knowledge,omitempty"`
 
 	// budget bounds the work a session may do.
 	// +optional
@@ -929,4 +939,31 @@ type TroubleshootList struct {
 
 func init() {
 	SchemeBuilder.Register(&Troubleshoot{}, &TroubleshootList{})
+}
+
+// KnowledgeScope is one part of a session's knowledge: the passages of the
+// KnowledgeSources its selector picks, filtered by domain and trust, at most topK per search.
+type KnowledgeScope struct {
+	// selector picks KnowledgeSources by label; an empty selector picks all of this namespace.
+	// +required
+	Selector metav1.LabelSelector `json:"selector"`
+
+	// domain keeps only sources of this domain (their spec.domain).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Domain string `json:"domain,omitempty"`
+
+	// topK bounds the passages this scope contributes to one search, 1–10.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	TopK int32 `json:"topK,omitempty"`
+
+	// minTrust keeps only sources whose trustLevel is at least this, 1–5.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	MinTrust int32 `json:"minTrust,omitempty"`
 }

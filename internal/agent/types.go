@@ -26,6 +26,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 )
 
 // ObjectRef names a Kubernetes object; Namespace is empty for cluster-scoped kinds.
@@ -104,6 +106,8 @@ type BrainConfig struct {
 	// ToolServers and KnowledgeSources select what the session may use (nil: all admitted).
 	ToolServers      *metav1.LabelSelector `json:"toolServers,omitempty"`
 	KnowledgeSources *metav1.LabelSelector `json:"knowledgeSources,omitempty"`
+	// Knowledge are the session's knowledge scopes (spec.knowledge); they replace KnowledgeSources.
+	Knowledge []kubagev1alpha1.KnowledgeScope `json:"knowledge,omitempty"`
 	// RedactionKey keys the pseudonyms of redacted values. It is derived per session, so
 	// every task of a session names the same value alike and no two sessions do.
 	RedactionKey []byte `json:"redactionKey,omitempty"`

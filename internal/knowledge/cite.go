@@ -55,9 +55,9 @@ const relevanceFloor = 0.5
 
 // CiteForConclusion finds up to MaxConclusionCitations runbook sections that back a
 // root cause, one per document, from the KnowledgeSources a session may use (namespace
-// and selector as in Query). It never fails the caller: without sources, or when the
+// and selector or scopes as in Query). It never fails the caller: without sources, or when the
 // search fails, it returns nil.
-func (s *Service) CiteForConclusion(ctx context.Context, namespace string, selector *metav1.LabelSelector, summary, category string) []Citation {
+func (s *Service) CiteForConclusion(ctx context.Context, namespace string, selector *metav1.LabelSelector, scopes []Scope, summary, category string) []Citation {
 	if s == nil {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (s *Service) CiteForConclusion(ctx context.Context, namespace string, selec
 		return nil
 	}
 	ans, err := s.Search(ctx, Query{
-		Namespace: namespace, Selector: selector, Text: text,
+		Namespace: namespace, Selector: selector, Scopes: scopes, Text: text,
 		K: MaxConclusionCitations, PerDocument: 1, FollowLinks: MaxConclusionCitations,
 	})
 	if err != nil || len(ans.Snippets) == 0 {

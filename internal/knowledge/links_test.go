@@ -72,7 +72,7 @@ func TestCiteForConclusionAddsLinkedPages(t *testing.T) {
 		"runbooks/crash.md": "# Pod crash looping\n\nA container keeps restarting: CrashLoopBackOff.\n\n## See also\n\n- [Undo a bad release](../releases/undo.md)\n",
 		"releases/undo.md":  "# Undo a bad release\n\nHelm history lists revisions; helm rollback returns to the one before.\n",
 	}}})
-	cites := s.CiteForConclusion(context.Background(), "ns", nil, "container restarts", kubagev1alpha1.CategoryCrashLoop)
+	cites := s.CiteForConclusion(context.Background(), "ns", nil, nil, "container restarts", kubagev1alpha1.CategoryCrashLoop)
 	if len(cites) != 2 || cites[0].Path != "runbooks/crash.md" || cites[1].Path != "releases/undo.md" || cites[1].LinkedFrom != cites[0].String() {
 		t.Fatalf("citations = %+v", cites)
 	}

@@ -69,6 +69,9 @@ type Query struct {
 	// RerankModel, when set, lets the session's chat model reorder the best candidates
 	// (bounded, falling back to the deterministic order). It never leaves the process.
 	RerankModel *RerankModel `json:"-"`
+	// Scopes, when set, replace Selector, Domain and MinTrust: each scope is searched on
+	// its own (at most its TopK snippets) and the answers are interleaved by rank.
+	Scopes []Scope
 }
 
 // Citation points at one indexed chunk of a KnowledgeSource.
@@ -187,6 +190,9 @@ type searchGroup struct {
 func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 	if q.Namespace == "" {
 		return nil, fmt.Errorf("%w: a namespace is required", ErrInvalidQuery)
+	}
+	if len(q.Scopes) > 0 {
+		return s.searchScopes(ctx, q)
 	}
 	query := strings.TrimSpace(text.Clip(q.Text, MaxQueryBytes))
 	if query == "" {

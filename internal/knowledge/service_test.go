@@ -292,7 +292,7 @@ func TestCiteForConclusionFindsTheRunbook(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			cites := s.CiteForConclusion(ctx, "shop", nil, c.summary, c.category)
+			cites := s.CiteForConclusion(ctx, "shop", nil, nil, c.summary, c.category)
 			if len(cites) == 0 || len(cites) > MaxConclusionCitations {
 				t.Fatalf("citations = %+v", cites)
 			}
@@ -308,11 +308,11 @@ func TestCiteForConclusionFindsTheRunbook(t *testing.T) {
 			}
 		})
 	}
-	if got := s.CiteForConclusion(ctx, "other-namespace", nil, "CrashLoopBackOff", "CrashLoop"); got != nil {
+	if got := s.CiteForConclusion(ctx, "other-namespace", nil, nil, "CrashLoopBackOff", "CrashLoop"); got != nil {
 		t.Fatalf("citations across namespaces: %+v", got)
 	}
 	var nilService *Service
-	if got := nilService.CiteForConclusion(ctx, "shop", nil, "x", "CrashLoop"); got != nil {
+	if got := nilService.CiteForConclusion(ctx, "shop", nil, nil, "x", "CrashLoop"); got != nil {
 		t.Fatalf("nil service: %+v", got)
 	}
 }

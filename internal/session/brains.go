@@ -79,6 +79,7 @@ func (f *Brains) BrainConfig(ts *kubagev1alpha1.Troubleshoot) *agent.BrainConfig
 		MaxToolCalls:     int(ts.Spec.Budget.MaxToolCalls),
 		ToolServers:      ts.Spec.ToolServers,
 		KnowledgeSources: ts.Spec.KnowledgeSources,
+		Knowledge:        ts.Spec.Knowledge,
 		RedactionKey:     mac.Sum(nil),
 	}
 	switch {

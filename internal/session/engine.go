@@ -126,7 +126,7 @@ type Engine struct {
 
 // Citer finds the knowledge a conclusion should cite; *knowledge.Service is one.
 type Citer interface {
-	CiteForConclusion(ctx context.Context, namespace string, selector *metav1.LabelSelector, summary, category string) []knowledge.Citation
+	CiteForConclusion(ctx context.Context, namespace string, selector *metav1.LabelSelector, scopes []knowledge.Scope, summary, category string) []knowledge.Citation
 }
 
 // Step is the outcome of one Advance.

@@ -29,6 +29,7 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/metrics"
 )
 
@@ -103,7 +104,7 @@ func (w *work) cite(ctx context.Context, c *agent.Conclusion) map[string]kubagev
 	defer cancel()
 	at := metav1.NewTime(w.now)
 	out := map[string]kubagev1alpha1.Evidence{}
-	for i, cit := range w.e.Knowledge.CiteForConclusion(cctx, w.ts.Namespace, w.ts.Spec.KnowledgeSources, rc.Summary, rc.Category) {
+	for i, cit := range w.e.Knowledge.CiteForConclusion(cctx, w.ts.Namespace, w.ts.Spec.KnowledgeSources, knowledge.ScopesOf(w.ts.Spec.Knowledge), rc.Summary, rc.Category) {
 		if i >= maxCitations || len(c.RootCause.EvidenceIDs) >= agent.MaxEvidenceIDs {
 			break
 		}

@@ -30,7 +30,7 @@ import (
 // citer is a knowledge service that always finds the same runbook.
 type citer struct{ asked []string }
 
-func (c *citer) CiteForConclusion(_ context.Context, namespace string, _ *metav1.LabelSelector, summary, category string) []knowledge.Citation {
+func (c *citer) CiteForConclusion(_ context.Context, namespace string, _ *metav1.LabelSelector, _ []knowledge.Scope, summary, category string) []knowledge.Citation {
 	c.asked = append(c.asked, namespace+"|"+category+"|"+summary)
 	return []knowledge.Citation{{
 		Namespace: namespace, Source: "runbooks", Path: "kubernetes/KubePodCrashLooping.md",

@@ -130,7 +130,7 @@ func (e *Env) Brain(ctx context.Context, namespace string, cfg *agent.BrainConfi
 	}
 	builtin := tools.Builtin(e.Client, tools.Scope{Namespace: namespace})
 	if e.Knowledge != nil {
-		if builtin, err = tools.WithTools(builtin, tools.NewKnowledgeSearch(e.Knowledge, namespace, cfg.KnowledgeSources)); err != nil {
+		if builtin, err = tools.WithTools(builtin, tools.NewKnowledgeSearch(e.Knowledge, namespace, cfg.KnowledgeSources, knowledge.ScopesOf(cfg.Knowledge)...)); err != nil {
 			return nil, fmt.Errorf("adding knowledge_search: %w", err)
 		}
 	}
@@ -168,9 +168,9 @@ func (e *Env) degraded(ref agent.SecretRef, reason, why string) agent.Brain {
 // the session's model reorders the best candidates (the deterministic order stands when
 // it cannot).
 func sessionKnowledge(s tools.KnowledgeSearcher, namespace string, cfg *agent.BrainConfig, model *knowledge.RerankModel) llm.Knowledge {
-	sel := cfg.KnowledgeSources
+	sel, scopes := cfg.KnowledgeSources, knowledge.ScopesOf(cfg.Knowledge)
 	return llm.KnowledgeFunc(func(ctx context.Context, query string) ([]llm.Snippet, error) {
-		ans, err := s.Search(ctx, knowledge.Query{Namespace: namespace, Selector: sel, Text: query, K: 3, RerankModel: model})
+		ans, err := s.Search(ctx, knowledge.Query{Namespace: namespace, Selector: sel, Scopes: scopes, Text: query, K: 3, RerankModel: model})
 		if err != nil {
 			return nil, err
 		}

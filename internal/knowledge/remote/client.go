@@ -66,7 +66,7 @@ func TokenFrom(token, file string) func() (string, error) {
 // searches the namespace of the caller's token.
 func (c *Client) Search(ctx context.Context, q knowledge.Query) (*knowledge.Answer, error) {
 	raw, err := json.Marshal(SearchRequest{
-		Selector: q.Selector, Text: q.Text, MinTrust: q.MinTrust, Domain: q.Domain, K: q.K, PerDocument: q.PerDocument,
+		Selector: q.Selector, Text: q.Text, MinTrust: q.MinTrust, Domain: q.Domain, K: q.K, PerDocument: q.PerDocument, Scopes: q.Scopes,
 	})
 	if err != nil {
 		return nil, err

@@ -49,6 +49,8 @@ type SearchRequest struct {
 	Domain      string                `json:"domain,omitempty"`
 	K           int                   `json:"k,omitempty"`
 	PerDocument int                   `json:"perDocument,omitempty"`
+	// Scopes are the session's knowledge scopes (spec.knowledge).
+	Scopes []knowledge.Scope `json:"scopes,omitempty"`
 }
 
 // Searcher answers knowledge queries; *knowledge.Service is one.
@@ -111,7 +113,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ans, err := h.Searcher.Search(r.Context(), knowledge.Query{
 		Namespace: ns, Selector: req.Selector, Text: req.Text, MinTrust: req.MinTrust,
-		Domain: req.Domain, K: req.K, PerDocument: req.PerDocument,
+		Domain: req.Domain, K: req.K, PerDocument: req.PerDocument, Scopes: req.Scopes,
 	})
 	if errors.Is(err, knowledge.ErrInvalidQuery) {
 		httpError(w, http.StatusBadRequest, err.Error())
