@@ -28,7 +28,9 @@ import (
 func TestScopesBoundEachPartOfTheSessionsKnowledge(t *testing.T) {
 	ctx := context.Background()
 	s := NewService(Options{})
-	crash := func(n string) string { return "# Crash " + n + "\n\nPod CrashLoopBackOff: the container keeps restarting.\n" }
+	crash := func(n string) string {
+		return "# Crash " + n + "\n\nPod CrashLoopBackOff: the container keeps restarting.\n"
+	}
 	mustIndex(t, s, SourceConfig{Namespace: "ns", Name: "runbooks", Labels: map[string]string{"kind": "runbook"}, TrustLevel: 4, Domain: "kubernetes",
 		Source: docs("a.md", crash("a"), "b.md", crash("b"), "c.md", crash("c"))})
 	mustIndex(t, s, SourceConfig{Namespace: "ns", Name: "notes", Labels: map[string]string{"kind": "notes"}, TrustLevel: 1,
