@@ -23,9 +23,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
@@ -124,4 +126,23 @@ func TestServiceFollowsItsWorkloadToTheQuota(t *testing.T) {
 		}
 		t.Logf("summary: %s\nchain: %v", rc.Summary, rc.Chain)
 	}
+}
+
+// An egress policy whose DNS rule selects kube-system by a label it does not carry blocks
+// lookups; the summary names the selector that misses.
+func TestDNSRuleSelectsNoNamespace(t *testing.T) {
+	udp := corev1.ProtocolUDP
+	runDepCases(t, []depCase{{name: "port 53 to namespaces name=kube-system", problem: "the exporter keeps crashing",
+		objs: func() []runtime.Object {
+			o := app("exporter", 1, nil, crashing)
+			pol := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "exporter-egress", Namespace: ns},
+				Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "exporter"}}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+					Egress: []networkingv1.NetworkPolicyEgressRule{{
+						To:    []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"name": "kube-system"}}}},
+						Ports: []networkingv1.NetworkPolicyPort{{Protocol: &udp, Port: fx.Ptr(intstr.FromInt32(53))}},
+					}}}}
+			return append(o, pol, fx.Node("node-1"))
+		},
+		logs: logBook{"exporter-": "ERROR push failed: dial tcp: lookup metrics.example.com on 10.96.0.10:53: read udp 10.244.0.5:4000->10.96.0.10:53: i/o timeout\n"},
+		rule: "networkpolicy-deny-egress", culprit: "NetworkPolicy/exporter-egress", terms: []string{"DNS", "name=kube-system"}}})
 }

@@ -195,3 +195,19 @@ func dnsAllowed(pols []*networkingv1.NetworkPolicy, ns string, podLabels map[str
 	}
 	return len(isolating) == 0, isolating
 }
+
+// dnsNearMiss describes a rule of pol that opens port 53 to namespaces chosen by a selector
+// kube-system does not match (a "name=kube-system" label the namespace does not carry), or "".
+func dnsNearMiss(pol *networkingv1.NetworkPolicy, ns string) string {
+	for _, r := range pol.Spec.Egress {
+		if !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolUDP}) && !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolTCP}) {
+			continue
+		}
+		for _, p := range r.To {
+			if p.NamespaceSelector != nil && !peerMatches(p, ns, netPeer{Namespace: "kube-system", AnyPod: true}) {
+				return metav1.FormatLabelSelector(p.NamespaceSelector)
+			}
+		}
+	}
+	return ""
+}
