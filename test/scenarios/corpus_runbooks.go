@@ -344,5 +344,104 @@ func runbookScenarios() []*Scenario {
 				})(ctx, e)
 			},
 		},
+		{
+			// dns-debugging-resolution + network-policies: the DNS exception of an egress policy
+			// selects kube-system by a label the namespace does not carry.
+			Name: "reindex-job-dns-namespace-label", Covers: "a Job fails on 'lookup search … i/o timeout'; its egress policy allows DNS only to namespaces labelled name=kube-system, which matches none",
+			Source: srcDNS, Class: ClassProvider, Hops: 2,
+			Problem: "the reindex job keeps failing", Target: target("Job", "reindex"),
+			Want: Want{Culprit: Ref{Kind: "NetworkPolicy", Name: "reindex-egress"}, Terms: []string{"reindex-egress", "DNS"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				return steps(
+					func() error { return e.createBackend(ctx, "search", "example/search:8.2", 9200, 9200) },
+					func() error {
+						return e.createNetworkPolicy(ctx, &networkingv1.NetworkPolicy{
+							ObjectMeta: metav1.ObjectMeta{Name: "reindex-egress"},
+							Spec: networkingv1.NetworkPolicySpec{
+								PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "reindex"}},
+								PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+								Egress: []networkingv1.NetworkPolicyEgressRule{
+									{To: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "search"}}}}},
+									{
+										To:    []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"name": "kube-system"}}}},
+										Ports: []networkingv1.NetworkPolicyPort{{Protocol: ptr.To(corev1.ProtocolUDP), Port: ptr.To(intstr.FromInt32(53))}},
+									},
+								},
+							},
+						})
+					},
+					func() error {
+						msg := "reindex failed: Get \"http://search:9200/_bulk\": dial tcp: lookup search on 10.96.0.10:53: read udp 10.244.2.9:51234->10.96.0.10:53: i/o timeout"
+						j := job("reindex", 1, sim("fail", annMessage, msg))
+						j.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "SEARCH_URL", Value: "http://search:9200"}}
+						_, err := e.Client.BatchV1().Jobs(e.Namespace).Create(ctx, j, metav1.CreateOptions{})
+						return wrap("Job", j.Name, err)
+					},
+				)
+			},
+			Wait: func(ctx context.Context, e *Env) error { return jobFailed(ctx, e, "reindex", "BackoffLimitExceeded") },
+		},
+		{
+			// deployment: "the rollout gets stuck … insufficient quota, readiness probe failures,
+			// image pull errors, … application runtime misconfiguration". Revision 2 reads a key
+			// the ConfigMap lacks, while revision 1 keeps serving.
+			Name: "catalog-rollout-new-configmap-key", Covers: "a rollout stalls: the new ReplicaSet's pods wait in CreateContainerConfigError on a key revision 2 added, the old pods keep running",
+			Source: srcDeployment, Class: ClassRanking, Hops: 3,
+			Problem: "the catalog 2.0 rollout is stuck", Target: target("Deployment", "catalog"),
+			Want: Want{Culprit: Ref{Kind: "ConfigMap", Name: "catalog-settings"}, Also: []Ref{{Kind: "Deployment", Name: "catalog"}}, Terms: []string{"SEARCH_BACKEND", "catalog-settings"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				return steps(
+					func() error {
+						return e.createConfigMap(ctx, "catalog-settings", map[string]string{"LOG_LEVEL": "info", "CACHE_TTL": "60s"})
+					},
+					func() error { return e.createDeployment(ctx, deployment("catalog", "example/catalog:1.9", 2, nil)) },
+				)
+			},
+			Wait: func(ctx context.Context, e *Env) error {
+				d, err := e.Client.AppsV1().Deployments(e.Namespace).Get(ctx, "catalog", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				if e.State["v2"] == "" {
+					if d.Status.AvailableReplicas < 2 {
+						return errors.New("1.9 not available yet")
+					}
+					t := &d.Spec.Template
+					t.Spec.Containers[0].Image = "example/catalog:2.0"
+					t.Annotations = sim("create-config-error", annMessage, fmt.Sprintf("couldn't find key SEARCH_BACKEND in ConfigMap %s/catalog-settings", e.Namespace))
+					envKeyFromConfigMap(t, "SEARCH_BACKEND", "catalog-settings", "SEARCH_BACKEND")
+					if _, err := e.Client.AppsV1().Deployments(e.Namespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+					e.State["v2"] = "yes"
+					return errors.New("2.0 sent")
+				}
+				return anyPod("catalog", waiting("CreateContainerConfigError"))(ctx, e)
+			},
+		},
+		{
+			// service: "An ExternalName Service … maps a Service to a DNS name"; the name it
+			// maps to is misspelt, so every lookup through it fails.
+			Name: "payments-externalname-typo", Covers: "a consumer exits on 'lookup psp-gateway … no such host'; the ExternalName Service psp-gateway points at a misspelt external host",
+			Source: srcService, Class: ClassProvider, Hops: 2,
+			Problem: "card payments fail", Target: target("Deployment", "payments"),
+			Want: Want{Culprit: Ref{Kind: "Service", Name: "psp-gateway"}, Terms: []string{"api.paymnets-provider.example.com"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				return steps(
+					func() error {
+						_, err := e.Client.CoreV1().Services(e.Namespace).Create(ctx, &corev1.Service{
+							ObjectMeta: metav1.ObjectMeta{Name: "psp-gateway"},
+							Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "api.paymnets-provider.example.com"},
+						}, metav1.CreateOptions{})
+						return wrap("Service", "psp-gateway", err)
+					},
+					func() error {
+						msg := `charge failed: Post "https://psp-gateway/v2/charges": dial tcp: lookup psp-gateway on 10.96.0.10:53: no such host`
+						return e.createDeployment(ctx, env(deployment("payments", "example/payments:6.1", 1, crash("1", msg, "")), "PSP_URL", "https://psp-gateway/v2"))
+					},
+				)
+			},
+			Wait: anyPod("payments", crashLooping(2)),
+		},
 	}
 }
