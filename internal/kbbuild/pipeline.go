@@ -94,6 +94,9 @@ func Index(ctx context.Context, src Source, store retrieval.Store, cfg IndexConf
 	if err != nil {
 		return nil, err
 	}
+	if snap.Close != nil {
+		defer func() { _ = snap.Close() }()
+	}
 	stats := &Stats{Revision: snap.Revision, Failed: append([]DocumentError(nil), snap.Failed...)}
 	if !snap.Unchanged {
 		if err := apply(ctx, snap, store, cfg, chunking, stats); err != nil {
@@ -118,7 +121,8 @@ func apply(ctx context.Context, snap *Snapshot, store retrieval.Store, cfg Index
 	settings := settingsFingerprint(cfg, chunking)
 	// Links resolve against the source as it is now; a page added later is linked when
 	// the linking page is next re-indexed.
-	paths := make([]string, 0, len(snap.Documents))
+	paths := make([]string, 0, len(snap.Documents)+len(snap.Paths))
+	paths = append(paths, snap.Paths...)
 	for _, d := range snap.Documents {
 		paths = append(paths, d.Path)
 	}
@@ -127,38 +131,30 @@ func apply(ctx context.Context, snap *Snapshot, store retrieval.Store, cfg Index
 	}
 	links := NewLinkResolver(paths)
 	present := map[string]bool{}
-	for _, f := range snap.Failed {
-		present[f.Path] = true // keep the last good version of a document that failed to fetch
+	keepFailed := func(failed []DocumentError) {
+		for _, f := range failed {
+			present[f.Path] = true // keep the last good version of a document that failed to fetch
+		}
 	}
-	for _, doc := range snap.Documents {
+	keepFailed(snap.Failed)
+	each := func(d Document) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		present[doc.Path] = true
-		stored := storedHash(doc.Hash, settings)
-		old, had := existing[doc.Path]
-		if had && old == stored {
-			stats.Unchanged++
-			continue
+		return applyDocument(ctx, d, existing, present, store, cfg, chunking, settings, links, stats)
+	}
+	for _, doc := range snap.Documents {
+		if err := each(doc); err != nil {
+			return err
 		}
-		chunks, warnings, err := buildChunks(ctx, doc, cfg, chunking, links)
-		for _, w := range warnings {
-			stats.Warnings = append(stats.Warnings, DocumentError{Path: doc.Path, Err: w})
-		}
-		if err == nil {
-			err = store.ReplaceDocument(ctx, cfg.Source, doc.Path, stored, chunks)
-		}
+	}
+	if snap.Each != nil {
+		// Streamed documents: one in memory at a time.
+		failed, err := snap.Each(ctx, each)
+		keepFailed(failed)
+		stats.Failed = append(stats.Failed, failed...)
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			stats.Failed = append(stats.Failed, DocumentError{Path: doc.Path, Err: err.Error()})
-			continue
-		}
-		if had {
-			stats.Updated++
-		} else {
-			stats.Added++
+			return err
 		}
 	}
 	removed := make([]string, 0)
@@ -173,6 +169,39 @@ func apply(ctx context.Context, snap *Snapshot, store retrieval.Store, cfg Index
 			return fmt.Errorf("delete %s: %w", p, err)
 		}
 		stats.Removed++
+	}
+	return nil
+}
+
+// applyDocument re-chunks one document into the store unless its stored hash says it is
+// unchanged; a document that fails is recorded and skipped.
+func applyDocument(ctx context.Context, doc Document, existing map[string]string, present map[string]bool, store retrieval.Store,
+	cfg IndexConfig, chunking ChunkOptions, settings string, links *LinkResolver, stats *Stats) error {
+	present[doc.Path] = true
+	stored := storedHash(doc.Hash, settings)
+	old, had := existing[doc.Path]
+	if had && old == stored {
+		stats.Unchanged++
+		return nil
+	}
+	chunks, warnings, err := buildChunks(ctx, doc, cfg, chunking, links)
+	for _, w := range warnings {
+		stats.Warnings = append(stats.Warnings, DocumentError{Path: doc.Path, Err: w})
+	}
+	if err == nil {
+		err = store.ReplaceDocument(ctx, cfg.Source, doc.Path, stored, chunks)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		stats.Failed = append(stats.Failed, DocumentError{Path: doc.Path, Err: err.Error()})
+		return nil
+	}
+	if had {
+		stats.Updated++
+	} else {
+		stats.Added++
 	}
 	return nil
 }

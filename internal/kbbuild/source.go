@@ -46,6 +46,13 @@ type Snapshot struct {
 	// Failed lists documents that exist but could not be read (too large, binary, HTTP error);
 	// the pipeline keeps their previously indexed version.
 	Failed []DocumentError
+	// Each, when set, streams the documents instead of Documents: it reads them one at a
+	// time and returns those it could not read (as Failed does). Paths names every
+	// document Each may yield, so links resolve before the first one is read.
+	Each  func(ctx context.Context, fn func(Document) error) ([]DocumentError, error)
+	Paths []string
+	// Close, when set, releases what Each reads from (a clone on disk).
+	Close func() error
 }
 
 // Document is one file of a source.

@@ -67,7 +67,7 @@ type GitAuth struct {
 }
 
 // GitSource fetches documents from a git repository at a branch, tag or commit.
-// Branches and tags are fetched shallow (depth 1) into memory; a commit needs a
+// Branches and tags are fetched shallow (depth 1), into memory or into a Workspace on disk; a commit needs a
 // full fetch because servers rarely allow fetching an arbitrary hash. The commit
 // hash becomes the snapshot revision, and an unchanged remote ref is detected
 // with a ref listing alone, before anything is cloned.
@@ -79,6 +79,9 @@ type GitSource struct {
 	Limits Limits
 	// Timeout bounds one fetch; 5 minutes when zero.
 	Timeout time.Duration
+	// Workspace, when set, clones onto disk under its caps and streams the documents
+	// from there (the clone is removed when the snapshot is closed); nil clones into memory.
+	Workspace *GitWorkspace
 }
 
 // ErrRefNotFound is returned when the branch or tag does not exist on the remote.
@@ -107,11 +110,11 @@ func (g *GitSource) Fetch(ctx context.Context, previousRevision string) (*Snapsh
 		if strings.EqualFold(g.Ref.Commit, previousRevision) {
 			return &Snapshot{Revision: previousRevision, Unchanged: true}, nil
 		}
-		repo, err := g.clone(ctx, auth, "", 0)
+		repo, cl, err := g.clone(ctx, auth, "", 0)
 		if err != nil {
 			return nil, err
 		}
-		return g.read(ctx, repo, plumbing.NewHash(g.Ref.Commit))
+		return g.readClosing(ctx, repo, cl, plumbing.NewHash(g.Ref.Commit))
 	}
 
 	refName, head, err := g.resolveRemote(ctx, auth)
@@ -121,27 +124,45 @@ func (g *GitSource) Fetch(ctx context.Context, previousRevision string) (*Snapsh
 	if head.String() == previousRevision {
 		return &Snapshot{Revision: previousRevision, Unchanged: true}, nil
 	}
-	repo, err := g.clone(ctx, auth, refName, 1)
+	repo, cl, err := g.clone(ctx, auth, refName, 1)
 	if err != nil && strings.Contains(err.Error(), "shallow") {
 		// Servers without shallow support (e.g. go-git's own) get a full fetch.
-		repo, err = g.clone(ctx, auth, refName, 0)
+		repo, cl, err = g.clone(ctx, auth, refName, 0)
 	}
 	if err != nil {
 		return nil, err
 	}
 	ref, err := repo.Reference(refName, true)
 	if err != nil {
+		closeClone(cl)
 		return nil, fmt.Errorf("resolve %s after fetch: %w", refName, err)
 	}
 	hash := ref.Hash()
 	if tag, err := repo.TagObject(hash); err == nil {
 		c, err := tag.Commit()
 		if err != nil {
+			closeClone(cl)
 			return nil, fmt.Errorf("tag %s does not point to a commit: %w", g.Ref.Tag, err)
 		}
 		hash = c.Hash
 	}
-	return g.read(ctx, repo, hash)
+	return g.readClosing(ctx, repo, cl, hash)
+}
+
+// readClosing reads the commit and hands the clone to the snapshot, or removes it on error.
+func (g *GitSource) readClosing(ctx context.Context, repo *git.Repository, cl *clone, hash plumbing.Hash) (*Snapshot, error) {
+	snap, err := g.read(ctx, repo, cl, hash)
+	if err != nil {
+		closeClone(cl)
+		return nil, err
+	}
+	return snap, nil
+}
+
+func closeClone(cl *clone) {
+	if cl != nil {
+		_ = cl.Close()
+	}
 }
 
 func (g *GitSource) validate() error {
@@ -211,22 +232,51 @@ func (g *GitSource) resolveRemote(ctx context.Context, auth transport.AuthMethod
 	return want, ref.Hash(), nil
 }
 
-func (g *GitSource) clone(ctx context.Context, auth transport.AuthMethod, ref plumbing.ReferenceName, depth int) (*git.Repository, error) {
+// clone fetches the repository into memory, or into a new clone directory of the
+// Workspace under its cap: a clone that writes past the cap is stopped, removed and
+// reported as ErrTooLarge.
+func (g *GitSource) clone(ctx context.Context, auth transport.AuthMethod, ref plumbing.ReferenceName, depth int) (*git.Repository, *clone, error) {
 	opts := &git.CloneOptions{URL: g.URL, Auth: auth, NoCheckout: true, Depth: depth}
 	if ref != "" {
 		opts.ReferenceName = ref
 		opts.SingleBranch = true
 		opts.Tags = git.NoTags
 	}
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, opts)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", redactURL(g.URL), err)
+	if g.Workspace == nil {
+		repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("fetch %s: %w", redactURL(g.URL), err)
+		}
+		return repo, nil, nil
 	}
-	return repo, nil
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cl, err := g.Workspace.newClone(cctx, cancel)
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := git.CloneContext(cctx, cl.storage(), nil, opts)
+	switch {
+	case cl.tooLarge():
+		_ = cl.Close()
+		return nil, nil, fmt.Errorf("fetch %s: %w: the repository needs more than %d bytes on disk", redactURL(g.URL), ErrTooLarge, g.Workspace.maxSourceBytes)
+	case err != nil:
+		_ = cl.Close()
+		return nil, nil, fmt.Errorf("fetch %s: %w", redactURL(g.URL), err)
+	}
+	return repo, cl, nil
 }
 
-// read lists the commit's tree and loads matching files within the limits.
-func (g *GitSource) read(ctx context.Context, repo *git.Repository, hash plumbing.Hash) (*Snapshot, error) {
+// gitFile is one matching file of the commit's tree.
+type gitFile struct {
+	path string
+	hash plumbing.Hash
+}
+
+// read lists the commit's tree and checks the matching files against the limits. From
+// memory the documents are loaded at once; from a clone on disk they are streamed, and
+// the clone is removed when the snapshot is closed.
+func (g *GitSource) read(ctx context.Context, repo *git.Repository, cl *clone, hash plumbing.Hash) (*Snapshot, error) {
 	commit, err := repo.CommitObject(hash)
 	if err != nil {
 		return nil, fmt.Errorf("%w: commit %s in %s: %v", ErrRefNotFound, hash, redactURL(g.URL), err)
@@ -236,7 +286,11 @@ func (g *GitSource) read(ctx context.Context, repo *git.Repository, hash plumbin
 		return nil, fmt.Errorf("read tree of %s: %w", hash, err)
 	}
 	lim := g.Limits.withDefaults()
+	if g.Workspace != nil && (g.Limits.MaxTotalBytes <= 0 || g.Limits.MaxTotalBytes > g.Workspace.maxSourceBytes) {
+		lim.MaxTotalBytes = g.Workspace.maxSourceBytes
+	}
 	snap := &Snapshot{Revision: hash.String()}
+	var files []gitFile
 	var total int64
 	err = tree.Files().ForEach(func(f *object.File) error {
 		if err := ctx.Err(); err != nil {
@@ -245,36 +299,71 @@ func (g *GitSource) read(ctx context.Context, repo *git.Repository, hash plumbin
 		if !f.Mode.IsFile() || !g.Filter.Match(f.Name) {
 			return nil
 		}
-		if len(snap.Documents) >= lim.MaxFiles {
+		if len(files) >= lim.MaxFiles {
 			return fmt.Errorf("more than %d documents match", lim.MaxFiles)
 		}
+		snap.Paths = append(snap.Paths, f.Name)
 		if f.Size > lim.MaxFileBytes {
 			snap.Failed = append(snap.Failed, DocumentError{Path: f.Name, Err: fmt.Sprintf("file is %d bytes, limit %d", f.Size, lim.MaxFileBytes)})
 			return nil
 		}
 		if total += f.Size; total > lim.MaxTotalBytes {
-			return fmt.Errorf("matching files exceed %d bytes in total", lim.MaxTotalBytes)
+			return fmt.Errorf("%w: matching files exceed %d bytes in total", ErrTooLarge, lim.MaxTotalBytes)
 		}
-		r, err := f.Reader()
-		if err != nil {
-			return fmt.Errorf("read %s: %w", f.Name, err)
-		}
-		b, err := io.ReadAll(io.LimitReader(r, lim.MaxFileBytes+1))
-		_ = r.Close()
-		if err != nil {
-			return fmt.Errorf("read %s: %w", f.Name, err)
-		}
-		if looksBinary(b) {
-			snap.Failed = append(snap.Failed, DocumentError{Path: f.Name, Err: "binary file"})
-			return nil
-		}
-		snap.Documents = append(snap.Documents, newDocument(f.Name, b))
+		files = append(files, gitFile{path: f.Name, hash: f.Hash})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	each := func(ctx context.Context, fn func(Document) error) ([]DocumentError, error) {
+		var failed []DocumentError
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return failed, err
+			}
+			b, err := readBlob(repo, f.hash, lim.MaxFileBytes)
+			if err != nil {
+				return failed, fmt.Errorf("read %s: %w", f.path, err)
+			}
+			if looksBinary(b) {
+				failed = append(failed, DocumentError{Path: f.path, Err: "binary file"})
+				continue
+			}
+			if err := fn(newDocument(f.path, b)); err != nil {
+				return failed, err
+			}
+		}
+		return failed, nil
+	}
+	if cl != nil {
+		snap.Each, snap.Close = each, cl.Close
+		return snap, nil
+	}
+	snap.Paths = nil
+	failed, err := each(ctx, func(d Document) error {
+		snap.Documents = append(snap.Documents, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	snap.Failed = append(snap.Failed, failed...)
 	return snap, nil
+}
+
+// readBlob reads one blob of at most limit bytes.
+func readBlob(repo *git.Repository, hash plumbing.Hash, limit int64) ([]byte, error) {
+	blob, err := repo.BlobObject(hash)
+	if err != nil {
+		return nil, err
+	}
+	r, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = r.Close() }()
+	return io.ReadAll(io.LimitReader(r, limit+1))
 }
 
 func (g *GitSource) authMethod() (transport.AuthMethod, error) {
