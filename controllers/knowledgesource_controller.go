@@ -142,6 +142,10 @@ func (r *KnowledgeSourceReconciler) SetupWithManager(mgr ctrl.Manager, opts Opti
 	}
 	r.RequireServiceAccount = r.RequireServiceAccount || opts.SecretsNeedServiceAccount
 	r.sources = knowledge.NewSpecResolver(refReader{r.APIReader})
+	r.sources.Workspace = r.Knowledge.GitWorkspace()
+	if err := mgr.Add(&forgetDeletedSources{cache: mgr.GetCache(), knowledge: r.Knowledge}); err != nil {
+		return fmt.Errorf("adding the restored-source check: %w", err)
+	}
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
 	if err := indexer.IndexField(ctx, &kubagev1alpha1.KnowledgeSource{}, knowledgeConfigMapIndex, func(o client.Object) []string {
@@ -443,6 +447,8 @@ func indexFailureReason(err error) string {
 		return kubagev1alpha1.EgressDeniedReason
 	case errors.As(err, &se):
 		return kubagev1alpha1.StoreErrorReason
+	case errors.Is(err, knowledge.ErrTooLarge):
+		return kubagev1alpha1.TooLargeReason
 	case errors.Is(err, knowledge.ErrRefNotFound):
 		return kubagev1alpha1.RefNotFoundReason
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),

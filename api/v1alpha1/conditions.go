@@ -79,6 +79,9 @@ const (
 
 	// FetchFailedReason: a KnowledgeSource could not be fetched.
 	FetchFailedReason = "FetchFailed"
+	// TooLargeReason: a KnowledgeSource holds more than the operator's per-source cap
+	// (--knowledge-max-source-bytes); nothing of it is indexed and other sources are unaffected.
+	TooLargeReason = "TooLarge"
 
 	// IndexFailedReason: a KnowledgeSource was fetched but could not be indexed.
 	IndexFailedReason = "IndexFailed"

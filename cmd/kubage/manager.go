@@ -36,7 +36,6 @@ import (
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
-	"github.com/kubage/kubage/internal/knowledge"
 	"github.com/kubage/kubage/internal/notify"
 )
 
@@ -70,6 +69,7 @@ type managerOptions struct {
 	egress                  egressOptions
 	alerts                  alertOptions
 	agentAPI                agentAPIOptions
+	knowledge               knowledgeOptions
 	tracing                 tracingOptions
 }
 
@@ -109,6 +109,7 @@ func newManagerCommand() *cobra.Command {
 	o.egress.bindFlags(f)
 	o.alerts.bindFlags(f)
 	o.agentAPI.bindFlags(f)
+	o.knowledge.bindFlags(f)
 	o.tracing.bindFlags(f)
 	return cmd
 }
@@ -199,7 +200,11 @@ func runManager(o managerOptions) error {
 		return err
 	}
 	// One knowledge service: the KnowledgeSources index into it, sessions and agents search it.
-	know := knowledge.NewService(knowledge.Options{})
+	// Restored before anything starts: queries are answered before any source is fetched.
+	know, err := o.knowledge.service(ctx)
+	if err != nil {
+		return err
+	}
 	memoryEntries := o.memoryEntries
 	if memoryEntries == 0 {
 		memoryEntries = -1 // the flag's 0 means off; the option's 0 means the default

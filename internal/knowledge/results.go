@@ -29,3 +29,6 @@ type (
 
 // ErrRefNotFound is returned when the branch or tag does not exist on the remote.
 var ErrRefNotFound = kbbuild.ErrRefNotFound
+
+// ErrTooLarge is returned when a source exceeds its size cap.
+var ErrTooLarge = kbbuild.ErrTooLarge

@@ -66,6 +66,10 @@ type Options struct {
 	// negative disables the cache); CacheEntries bounds it (DefaultCacheEntries when zero).
 	CacheTTL     time.Duration
 	CacheEntries int
+	// SnapshotDir, when set, keeps a snapshot of each embedded source there (see Restore).
+	SnapshotDir string
+	// GitWorkspace, when set, is where git sources are cloned (on disk, under its caps).
+	GitWorkspace *kbbuild.GitWorkspace
 }
 
 // ConnectMilvus dials Milvus, ensures the collection and loads its term statistics so
@@ -155,6 +159,8 @@ type entry struct {
 	fingerprint     string
 	stats           kbbuild.Stats
 	indexedAt       time.Time
+	// restored marks an entry loaded from a snapshot and not indexed since.
+	restored bool
 }
 
 // storeHandle is one store shared by the sources that use it.
@@ -198,6 +204,9 @@ func NewService(opts Options) *Service {
 		stores:   map[string]*storeHandle{embeddedStoreKey: {key: embeddedStoreKey, store: embedded}},
 	}
 }
+
+// GitWorkspace is where git sources are cloned; nil clones into memory.
+func (s *Service) GitWorkspace() *kbbuild.GitWorkspace { return s.opts.GitWorkspace }
 
 // Embedded returns the process-wide in-memory store (for snapshots and metrics).
 func (s *Service) Embedded() *retrieval.Embedded { return s.embedded }
@@ -268,6 +277,7 @@ func (s *Service) Index(ctx context.Context, cfg SourceConfig) (*kbbuild.Stats, 
 	s.sources[key] = e
 	s.mu.Unlock()
 	s.gen.Add(1)
+	s.saveSnapshot(ctx, e, stats.RevisionUnchanged)
 	if old != nil && old.store != h {
 		s.closeIfUnused(old.store)
 	}
@@ -302,7 +312,7 @@ func (s *Service) Remove(ctx context.Context, namespace, name string, milvusCfg 
 	delete(s.sources, key)
 	s.mu.Unlock()
 	s.gen.Add(1)
-	return nil
+	return s.removeSnapshot(key)
 }
 
 // SourceInfo describes one source the Service can search.

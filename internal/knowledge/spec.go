@@ -71,6 +71,8 @@ type RefReader interface {
 // vector size is serror.Waiting; anything else is transient.
 type SpecResolver struct {
 	refs RefReader
+	// Workspace, when set, is where git sources are cloned (on disk, under its caps).
+	Workspace *kbbuild.GitWorkspace
 
 	mu   sync.Mutex
 	kept map[string]*keptSource
@@ -255,7 +257,7 @@ func (r *SpecResolver) gitSource(ctx context.Context, ks *kubagev1alpha1.Knowled
 				g.SecretRef.Name, SecretUsernameKey, SecretPasswordKey, SecretTokenKey, SecretIdentityKey))
 		}
 	}
-	base := kbbuild.GitSource{URL: g.URL, Filter: filter, Auth: auth, Timeout: GitFetchTimeout}
+	base := kbbuild.GitSource{URL: g.URL, Filter: filter, Auth: auth, Timeout: GitFetchTimeout, Workspace: r.Workspace}
 	src := &gitRefSource{}
 	ref := strings.TrimSpace(g.Ref)
 	switch {
