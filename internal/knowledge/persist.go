@@ -82,6 +82,9 @@ func (s *Service) saveSnapshot(ctx context.Context, e *entry, unchanged bool) {
 		Revision: e.revision, Fingerprint: e.fingerprint, Stats: e.stats, IndexedAt: e.indexedAt,
 	})
 	if err == nil {
+		err = os.MkdirAll(s.opts.SnapshotDir, 0o700)
+	}
+	if err == nil {
 		err = s.embedded.SaveSourceSnapshot(path, key, meta)
 	}
 	if err != nil {

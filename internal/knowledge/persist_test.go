@@ -39,7 +39,7 @@ func (c *countingSource) Fetch(ctx context.Context, prev string) (*kbbuild.Snaps
 }
 
 func TestSnapshotsServeAfterRestartAndResumeFromTheirRevision(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "snapshots") // created by the first save
 	ctx := context.Background()
 	first := NewService(Options{SnapshotDir: dir})
 	cfgs := []SourceConfig{
