@@ -414,6 +414,9 @@ func (k *Kubelet) handle(key podKey) {
 		return
 	}
 	argv[0] = k.opts.Binary
+	scratch := filepath.Join(k.opts.WorkDir, "emptydir", string(pod.UID))
+	argv = mapEmptyDirs(pod, c, argv, scratch)
+	defer func() { _ = os.RemoveAll(scratch) }()
 	run.Args = argv
 	kubeconfig, err := k.kubeconfigFor(ctx, pod)
 	if err != nil {
@@ -462,3 +465,29 @@ func isTerminal(p *corev1.Pod) bool {
 }
 
 func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
+
+// mapEmptyDirs gives each emptyDir the container mounts a directory of its own under
+// scratch (the pod's, removed when it ends) and points the arguments that name a path
+// under the mount there: the process runs on the host, where the mount path may be
+// shared with other pods or not writable.
+func mapEmptyDirs(pod *corev1.Pod, c corev1.Container, argv []string, scratch string) []string {
+	empty := map[string]bool{}
+	for _, v := range pod.Spec.Volumes {
+		if v.EmptyDir != nil {
+			empty[v.Name] = true
+		}
+	}
+	out := append([]string(nil), argv...)
+	for _, m := range c.VolumeMounts {
+		if !empty[m.Name] || m.MountPath == "/" || m.MountPath == "" {
+			continue
+		}
+		host := filepath.Join(scratch, m.Name)
+		for i, a := range out {
+			if name, v, ok := strings.Cut(a, "="); ok && (v == m.MountPath || strings.HasPrefix(v, strings.TrimSuffix(m.MountPath, "/")+"/")) {
+				out[i] = name + "=" + host + strings.TrimPrefix(v, strings.TrimSuffix(m.MountPath, "/"))
+			}
+		}
+	}
+	return out
+}

@@ -380,3 +380,21 @@ func TestWriteKubeconfigWithToken(t *testing.T) {
 		t.Errorf("token kubeconfig must carry the server, CA and token only, got host %q token %q cert %q", got.Host, got.BearerToken, got.CertData)
 	}
 }
+
+func TestMapEmptyDirs(t *testing.T) {
+	pod := &corev1.Pod{Spec: corev1.PodSpec{Volumes: []corev1.Volume{
+		{Name: "knowledge", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "x"}}},
+	}}}
+	c := corev1.Container{VolumeMounts: []corev1.VolumeMount{
+		{Name: "knowledge", MountPath: "/var/lib/kubage/knowledge"},
+		{Name: "tls", MountPath: "/var/run/tls"},
+	}}
+	got := mapEmptyDirs(pod, c, []string{"kubage", "--knowledge-dir=/var/lib/kubage/knowledge", "--x=/var/lib/kubage/knowledge/sub",
+		"--y=/var/lib/kubage/knowledgeable", "--cert=/var/run/tls/tls.crt"}, "/scratch/uid")
+	want := []string{"kubage", "--knowledge-dir=/scratch/uid/knowledge", "--x=/scratch/uid/knowledge/sub",
+		"--y=/var/lib/kubage/knowledgeable", "--cert=/var/run/tls/tls.crt"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
