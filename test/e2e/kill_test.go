@@ -121,6 +121,14 @@ type killedSession struct {
 	approvedAt      time.Time
 }
 
+// latest reads the session as it is now.
+func (s *killedSession) latest(ctx context.Context) *kubagev1alpha1.Troubleshoot {
+	GinkgoHelper()
+	ts := &kubagev1alpha1.Troubleshoot{}
+	Expect(kube.Get(ctx, s.key, ts)).To(Succeed())
+	return ts
+}
+
 // killRecord is one kill: which session's phase triggered it and the phases of all sessions.
 type killRecord struct {
 	runner  kubagev1alpha1.TaskRunner
@@ -190,11 +198,22 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		return false
 	}
 
+	// latest is the last status the watch showed of each killed session.
+	latest := map[client.ObjectKey]*kubagev1alpha1.Troubleshoot{}
+	observe := func(ts *kubagev1alpha1.Troubleshoot) { latest[client.ObjectKeyFromObject(ts)] = ts }
+
 	// killNow kills the operator, records the phase the kill landed in, checks
-	// what must hold while it is dead, and starts it again.
+	// what must hold while it is dead, and starts it again. It declines (false) while a
+	// kill would lose some in-process task for the third time: the engine fails a task
+	// lost maxTaskLosses times on purpose (a task that keeps crashing the operator must
+	// not crash it forever), which is not what this matrix is about.
 	var records []killRecord
-	killNow := func(s *killedSession, delay time.Duration) {
+	killNow := func(s *killedSession, delay time.Duration) bool {
 		GinkgoHelper()
+		if key, ok := wouldExhaustTask(latest); ok {
+			GinkgoWriter.Printf("no kill now: a task of %s was lost before and runs again\n", key)
+			return false
+		}
 		time.Sleep(delay)
 		op.Kill()
 		// The kill counts for the phase the session was in when it landed: with the
@@ -214,11 +233,13 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		// Events queued while the operator died describe steps already taken.
 		for drained := false; !drained; {
 			select {
-			case <-events:
+			case ts := <-events:
+				observe(ts)
 			default:
 				drained = true
 			}
 		}
+		return true
 	}
 	// newRound prepares the apps of a round, then creates its sessions and twins at once.
 	newRound := func(round int) {
@@ -250,6 +271,7 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 				// Pending lasts one quick step, too short to catch from a watch event.
 				killNow(s, time.Duration(rand.IntN(15))*time.Millisecond)
 			}
+			observe(s.latest(ctx))
 			createKillSession(ctx, s.control, roleControl, s.runner, controlPod)
 		}
 	}
@@ -280,22 +302,12 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 			approveWaiting(ctx, sessions, kills)
 			continue
 		}
+		observe(ts)
 		s := byKey[client.ObjectKeyFromObject(ts)]
 		if s == nil || ts.Status.Phase.IsTerminal() || !(wanted(s.runner, ts.Status.Phase) || wanted(s.runner, nextPhase(ts))) {
 			continue
 		}
-		// The event is the status write of one step; the next step runs now. Quick steps
-		// take a few API calls, so the delay before the kill is short; waiting phases get
-		// a longer one.
-		window := 10
-		if ts.Status.Phase == "" || ts.Status.Phase == kubagev1alpha1.PhasePending {
-			// Pending lasts one quick step: kill at once.
-			window = 1
-		}
-		if ts.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval || (ts.Status.Phase == kubagev1alpha1.PhaseInvestigating && s.runner == kubagev1alpha1.TaskRunnerJob) {
-			window = 400
-		}
-		killNow(s, time.Duration(rand.IntN(window))*time.Millisecond)
+		killNow(s, killDelay(ts, s.runner, kills[s.runner][ts.Status.Phase] == 0 && wanted(s.runner, ts.Status.Phase)))
 	}
 
 	By("comparing every session with its control twin")
@@ -319,6 +331,46 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		}
 	}
 	Expect(len(records)).To(BeNumerically(">=", plan.minKills))
+}
+
+// maxTaskLosses is the engine's limit of lost attempts of an in-process task (the
+// session engine's default MaxAttempts): the loss that reaches it fails the task.
+const maxTaskLosses = 3
+
+// wouldExhaustTask names a killed session whose in-process task, as last observed, is
+// running an attempt after a loss: two more kills would fail it by design. The margin of
+// one loss covers a restart of the task the watch has not shown yet.
+func wouldExhaustTask(latest map[client.ObjectKey]*kubagev1alpha1.Troubleshoot) (client.ObjectKey, bool) {
+	for key, ts := range latest {
+		if ts.Status.Phase != kubagev1alpha1.PhaseInvestigating || ts.Spec.TaskRunner == kubagev1alpha1.TaskRunnerJob {
+			continue
+		}
+		for _, t := range ts.Status.Plan.Tasks {
+			if t.State == kubagev1alpha1.TaskRunning && t.Attempts >= maxTaskLosses-1 {
+				return key, true
+			}
+		}
+	}
+	return client.ObjectKey{}, false
+}
+
+// killDelay is how long after a session's status write the kill comes. The write is the
+// end of one step; the next runs now. While the session's phase still lacks its first
+// kill (first), the kill comes at once, driven by the observed transition: quick steps
+// take a few API calls, and a random wait would let them finish. Otherwise the moment is
+// random within the step's usual length: short for quick steps, longer for waiting ones.
+func killDelay(ts *kubagev1alpha1.Troubleshoot, rn kubagev1alpha1.TaskRunner, first bool) time.Duration {
+	window := 10
+	switch {
+	case first, ts.Status.Phase == "", ts.Status.Phase == kubagev1alpha1.PhasePending:
+		return 0
+	case ts.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval && len(ts.Spec.Approvals) > 0:
+		// Approved: the operator starts remediating within a few API calls.
+		window = 20
+	case ts.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval || (ts.Status.Phase == kubagev1alpha1.PhaseInvestigating && rn == kubagev1alpha1.TaskRunnerJob):
+		window = 400
+	}
+	return time.Duration(rand.IntN(window)) * time.Millisecond
 }
 
 // createKillSession creates a session of the matrix: a killed one for the main operator or
