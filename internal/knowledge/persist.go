@@ -67,10 +67,17 @@ func (s *Service) snapshotPath(key string) string {
 // rewrites nothing unless the file is missing. A failure is logged, not returned: the
 // index in memory is good, only the next restart will have to fetch the source.
 func (s *Service) saveSnapshot(ctx context.Context, e *entry, unchanged bool) {
-	if s.opts.SnapshotDir == "" || e.store.key != embeddedStoreKey {
+	if s.opts.SnapshotDir == "" {
 		return
 	}
 	key := e.namespace + "/" + e.name
+	if e.store.key != embeddedStoreKey {
+		// Milvus keeps its own data; a snapshot from before a move there must not come back.
+		if err := s.removeSnapshot(key); err != nil {
+			logr.FromContextOrDiscard(ctx).Error(err, "Could not remove the knowledge snapshot of a source now in Milvus", "source", key)
+		}
+		return
+	}
 	path := s.snapshotPath(key)
 	if unchanged {
 		if _, err := os.Stat(path); err == nil {
