@@ -126,7 +126,7 @@ var _ = Describe("Knowledge memory", Ordered, func() {
 		AddReportEntry("manager peak RSS with a source twice its cap", mib(hwm))
 		Expect(hwm).To(BeNumerically("<", containerLimit/2), "peak RSS stays far below the container limit")
 		// The clone went to disk: the manager did not grow by the size of the repository.
-		Expect(peak.Load() - baseline).To(BeNumerically("<", sourceCap), "RSS grew by less than the cap")
+		Expect(peak.Load()-baseline).To(BeNumerically("<", sourceCap), "RSS grew by less than the cap")
 	}, SpecTimeout(6*time.Minute))
 })
 
