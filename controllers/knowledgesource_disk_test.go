@@ -49,8 +49,12 @@ import (
 // Knowledge on disk: git sources are cloned into a directory under a per-source cap, and
 // the embedded index is persisted there so that a restarted manager answers at once.
 
-// diskShard is the shard of the KnowledgeSources these specs run their own managers for.
-const diskShard = "knowledge-disk-specs"
+// The shards of the KnowledgeSources these specs run their own managers for, one per
+// spec so that no manager picks up the other spec's sources.
+const (
+	tooLargeShard = "knowledge-too-large"
+	restartShard  = "knowledge-restart"
+)
 
 // gitServer serves the repositories under one directory with git http-backend. While
 // gated, requests wait until the gate opens (or the client gives up); it counts the
@@ -140,18 +144,18 @@ func (s *gitServer) commit(r *git.Repository, dir string, files map[string][]byt
 	Expect(err).NotTo(HaveOccurred())
 }
 
-// startDiskManager runs a KnowledgeSource reconciler for diskShard over svc.
-func startDiskManager(svc *knowledge.Service) (stop func()) {
+// startDiskManager runs a KnowledgeSource reconciler for one shard over svc.
+func startDiskManager(shard string, svc *knowledge.Service) (stop func()) {
 	mgr := newManager()
 	r := &controllers.KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("kubage"), Knowledge: svc}
 	Expect(r.SetupWithManager(mgr, controllers.Options{MaxConcurrentReconciles: 2, SecretPollInterval: time.Second,
-		WatchSelector: labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: diskShard})})).To(Succeed())
+		WatchSelector: labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: shard})})).To(Succeed())
 	return runManager(mgr)
 }
 
-func diskSource(ns, name, url string) *kubagev1alpha1.KnowledgeSource {
+func diskSource(shard, ns, name, url string) *kubagev1alpha1.KnowledgeSource {
 	return &kubagev1alpha1.KnowledgeSource{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{kubagev1alpha1.ShardingKeyLabel: diskShard}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{kubagev1alpha1.ShardingKeyLabel: shard}},
 		Spec:       kubagev1alpha1.KnowledgeSourceSpec{Git: &kubagev1alpha1.GitSource{URL: url}, TrustLevel: 3},
 	}
 }
@@ -181,9 +185,9 @@ var _ = Describe("KnowledgeSource on disk", func() {
 
 		ws, err := kbbuild.NewGitWorkspace(filepath.Join(GinkgoT().TempDir(), "git"), limit, 2*limit)
 		Expect(err).NotTo(HaveOccurred())
-		startDiskManager(knowledge.NewService(knowledge.Options{GitWorkspace: ws}))
-		Expect(k8sClient.Create(ctx, diskSource(ns, "big", bigURL))).To(Succeed())
-		Expect(k8sClient.Create(ctx, diskSource(ns, "small", smallURL))).To(Succeed())
+		startDiskManager(tooLargeShard, knowledge.NewService(knowledge.Options{GitWorkspace: ws}))
+		Expect(k8sClient.Create(ctx, diskSource(tooLargeShard, ns, "big", bigURL))).To(Succeed())
+		Expect(k8sClient.Create(ctx, diskSource(tooLargeShard, ns, "small", smallURL))).To(Succeed())
 
 		tooLarge := ksExpectReason(ctx, client.ObjectKey{Namespace: ns, Name: "big"}, metav1.ConditionFalse, kubagev1alpha1.TooLargeReason)
 		ready := ksExpectReason(ctx, client.ObjectKey{Namespace: ns, Name: "small"}, metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
@@ -213,7 +217,7 @@ var _ = Describe("KnowledgeSource on disk", func() {
 		srv := newGitServer()
 		names := []string{"alpha", "bravo", "charlie"}
 		for i, n := range names {
-			Expect(k8sClient.Create(ctx, diskSource(ns, n, srv.repo(n, map[string][]byte{"runbook.md": runbookOf(i)})))).To(Succeed())
+			Expect(k8sClient.Create(ctx, diskSource(restartShard, ns, n, srv.repo(n, map[string][]byte{"runbook.md": runbookOf(i)})))).To(Succeed())
 		}
 		dir := GinkgoT().TempDir()
 		service := func() *knowledge.Service {
@@ -221,7 +225,7 @@ var _ = Describe("KnowledgeSource on disk", func() {
 			Expect(err).NotTo(HaveOccurred())
 			return knowledge.NewService(knowledge.Options{GitWorkspace: ws, SnapshotDir: filepath.Join(dir, "snapshots")})
 		}
-		stop := startDiskManager(service())
+		stop := startDiskManager(restartShard, service())
 		revisions := map[string]string{}
 		for _, n := range names {
 			ks := ksExpectReason(ctx, client.ObjectKey{Namespace: ns, Name: n}, metav1.ConditionTrue, kubagev1alpha1.IndexedReason)
@@ -237,7 +241,7 @@ var _ = Describe("KnowledgeSource on disk", func() {
 		restored, err := svc.Restore(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(restored).To(Equal(3))
-		startDiskManager(svc)
+		startDiskManager(restartShard, svc)
 		Eventually(srv.waiting.Load).Should(BeNumerically(">=", 1), "the restarted manager checks its sources")
 		ans, err := svc.Search(ctx, knowledge.Query{Namespace: ns, Text: "frobnicator overheats", K: 5})
 		firstAnswer := time.Since(start)
