@@ -239,6 +239,7 @@ var _ = Describe("KnowledgeSource on disk", func() {
 		start := time.Now()
 		svc := service()
 		restored, err := svc.Restore(ctx)
+		restoreTook := time.Since(start)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(restored).To(Equal(3))
 		startDiskManager(restartShard, svc)
@@ -252,8 +253,8 @@ var _ = Describe("KnowledgeSource on disk", func() {
 		}
 		Expect(cited).To(HaveLen(3), "every restored source answers: %+v", ans.Snippets)
 		Expect(srv.completed.Load()).To(Equal(completedBefore), "no request to the git server completed before the answer")
-		GinkgoWriter.Printf("restart: %d sources restored, first answer %s after the restart, while %d fetches waited on the git server\n",
-			restored, firstAnswer, srv.waiting.Load())
+		GinkgoWriter.Printf("restart: %d sources restored in %s, first answer %s after the restart (the manager started and its checks waiting), while %d fetches waited on the git server\n",
+			restored, restoreTook, firstAnswer, srv.waiting.Load())
 		AddReportEntry("time to first answer after restart", firstAnswer.String())
 
 		By("opening the git server: unchanged sources are checked by their refs alone")
