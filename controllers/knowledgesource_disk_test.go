@@ -38,7 +38,12 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/controllers"
@@ -145,11 +150,20 @@ func (s *gitServer) commit(r *git.Repository, dir string, files map[string][]byt
 }
 
 // startDiskManager runs a KnowledgeSource reconciler for one shard over svc.
+// Its cache holds the shard's objects only, as the manager's does in production: sources of
+// other specs must not reach it through the ConfigMap watch or the Secret poller.
 func startDiskManager(shard string, svc *knowledge.Service) (stop func()) {
-	mgr := newManager()
+	watch := labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: shard})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 k8sClient.Scheme(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:                  cache.Options{ByObject: controllers.WatchCacheOptions(watch)},
+	})
+	Expect(err).NotTo(HaveOccurred())
 	r := &controllers.KnowledgeSourceReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("kubage"), Knowledge: svc}
-	Expect(r.SetupWithManager(mgr, controllers.Options{MaxConcurrentReconciles: 2, SecretPollInterval: time.Second,
-		WatchSelector: labels.SelectorFromSet(labels.Set{kubagev1alpha1.ShardingKeyLabel: shard})})).To(Succeed())
+	Expect(r.SetupWithManager(mgr, controllers.Options{MaxConcurrentReconciles: 2, SecretPollInterval: time.Second, WatchSelector: watch})).To(Succeed())
 	return runManager(mgr)
 }
 
