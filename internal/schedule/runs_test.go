@@ -180,3 +180,18 @@ func TestNewRunIsDeterministic(t *testing.T) {
 		t.Errorf("RunOf = %+v %t", r, ok)
 	}
 }
+
+// A scheduled run reads its Secrets with the rights the template names: the account, the
+// model and the kubeconfig travel into every run together.
+func TestNewRunCarriesTheTemplatesServiceAccount(t *testing.T) {
+	s := &kubagev1alpha1.TroubleshootSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "hourly"}}
+	s.Spec.TroubleshootTemplate.Spec = kubagev1alpha1.TroubleshootSpec{Problem: "check", ServiceAccountName: "model-reader",
+		Model: &kubagev1alpha1.LocalSecretReference{Name: "team-model"},
+		Cluster: &kubagev1alpha1.ClusterReference{KubeConfig: kubagev1alpha1.KubeConfigReference{
+			SecretRef: kubagev1alpha1.KubeConfigSecretReference{Name: "cluster-b"}}}}
+	run := NewRun(s, t0)
+	if run.Spec.ServiceAccountName != "model-reader" || run.Spec.Model == nil || run.Spec.Model.Name != "team-model" ||
+		run.Spec.Cluster == nil || run.Spec.Cluster.KubeConfig.SecretRef.Name != "cluster-b" {
+		t.Errorf("the run's spec %+v", run.Spec)
+	}
+}
