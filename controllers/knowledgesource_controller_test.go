@@ -117,6 +117,29 @@ func newRunbookRepo() *runbookRepo {
 	files["hack/lint.sh"] = []byte("#!/bin/sh\nexit 0\n")
 	r.commit("runbooks", files)
 
+	r.url = serveGitRepo(gitBin, dir)
+	return r
+}
+
+// newGitRepo commits files into a new repository served over HTTP (basic auth gitUser /
+// gitPassword); it skips the spec when the git binary is missing.
+func newGitRepo(files map[string][]byte) *runbookRepo {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		Skip("the git binary is not installed; git http-backend serves the test repository")
+	}
+	dir := filepath.Join(GinkgoT().TempDir(), "docs")
+	repo, err := git.PlainInit(dir, false)
+	Expect(err).NotTo(HaveOccurred())
+	r := &runbookRepo{dir: dir, repo: repo, when: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	r.commit("docs", files)
+	r.url = serveGitRepo(gitBin, dir)
+	return r
+}
+
+// serveGitRepo serves the repository at dir with git http-backend behind basic auth and
+// returns its clone URL.
+func serveGitRepo(gitBin, dir string) string {
 	backend := &cgi.Handler{
 		Path: gitBin,
 		Args: []string{"http-backend"},
@@ -131,8 +154,7 @@ func newRunbookRepo() *runbookRepo {
 		backend.ServeHTTP(w, req)
 	}))
 	DeferCleanup(srv.Close)
-	r.url = srv.URL + "/" + filepath.Base(dir)
-	return r
+	return srv.URL + "/" + filepath.Base(dir)
 }
 
 // commit writes files (nil content deletes one) and returns the new commit hash.
