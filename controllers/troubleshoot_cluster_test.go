@@ -106,6 +106,24 @@ var _ = Describe("Troubleshoots of another cluster", func() {
 		waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
 	})
 
+	It("fails a session whose cluster stays unreachable past its timeout, with the reason", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "remote-late")
+		kubeconfigSecret(ctx, ns, "down", "value", kubeconfigFor("https://127.0.0.1:1", &clientcmdapi.AuthInfo{Token: "t"}))
+		ts := remoteSession(ns, "late", "down", func(ts *kubagev1alpha1.Troubleshoot) {
+			ts.Spec.Budget.Timeout = &metav1.Duration{Duration: 2 * time.Second}
+		})
+		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+		waitForPhase(ctx, ts, kubagev1alpha1.PhaseFailed)
+		ready := meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.ReadyCondition)
+		Expect(ready).NotTo(BeNil())
+		Expect(ready.Reason).To(Equal(kubagev1alpha1.ClusterUnreachableReason), ready.Message)
+		Expect(ready.Message).To(ContainSubstring("until its deadline"))
+		Expect(ts.Status.CompletionTime.Sub(ts.CreationTimestamp.Time)).To(BeNumerically("<", 10*time.Second), "it gives up at its deadline, not at the next 15 s retry")
+		Eventually(func(g Gomega) {
+			g.Expect(eventReasons(ctx, ns, ts.Name)).To(ContainElements(kubagev1alpha1.ClusterUnreachableReason, string(kubagev1alpha1.PhaseFailed)))
+		}).Should(Succeed())
+	})
+
 	It("validates the reference at the API", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "remote-api")
 		ts := remoteSession(ns, "bad-name", "Not_A_Secret", nil)

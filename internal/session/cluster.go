@@ -183,5 +183,39 @@ func (w *work) sessionCluster(ctx context.Context) (kubernetes.Interface, error)
 	if reason == kubagev1alpha1.ClusterUnreachableReason {
 		after = unreachableRetry
 	}
+	switch w.st.Phase {
+	case kubagev1alpha1.PhaseAwaitingApproval, kubagev1alpha1.PhaseRemediating:
+		// Waiting for people, not for time: an approval may come after the deadline.
+	default:
+		left := w.waitDeadline().Sub(w.now)
+		if left <= 0 {
+			return nil, &clusterDeadline{reason: reason, err: err}
+		}
+		after = min(after, left+time.Second)
+	}
 	return nil, &serror.Waiting{Reason: reason, Err: err, RequeueAfter: after}
+}
+
+// waitDeadline is when a session stops waiting for its cluster: its budget.timeout after it
+// started, or after it was created when it never could.
+func (w *work) waitDeadline() time.Time {
+	if w.st.StartTime == nil && !w.ts.CreationTimestamp.IsZero() {
+		timeout := defaultTimeout
+		if t := w.ts.Spec.Budget.Timeout; t != nil && t.Duration > 0 {
+			timeout = t.Duration
+		}
+		return w.ts.CreationTimestamp.Add(timeout)
+	}
+	return w.deadline()
+}
+
+// clusterDeadline ends a session whose cluster stayed unusable past its budget.timeout: it
+// fails with the cluster's reason instead of waiting forever.
+type clusterDeadline struct {
+	reason string
+	err    error
+}
+
+func (e *clusterDeadline) Error() string {
+	return "the session's cluster stayed unusable until its deadline: " + e.err.Error()
 }

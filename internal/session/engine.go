@@ -178,16 +178,22 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 		after, err = w.restart(ctx, token, "session checkpoint lost; starting over")
 	default:
 		if !ts.Status.Phase.IsTerminal() {
-			if w.remote, err = w.sessionCluster(ctx); err != nil {
-				return Step{}, err
+			w.remote, err = w.sessionCluster(ctx)
+		}
+		var late *clusterDeadline
+		switch {
+		case errors.As(err, &late):
+			after, err = w.fail(ctx, late.reason, late.Error())
+		case err != nil:
+			return Step{}, err
+		default:
+			if ts.Status.Iteration > 0 {
+				// The status is the authority on the round: a checkpoint saved by a step whose
+				// status write was lost is one step ahead, and the step is simply redone.
+				ck.Iteration = int(ts.Status.Iteration)
 			}
+			after, err = w.steps(ctx)
 		}
-		if ts.Status.Iteration > 0 {
-			// The status is the authority on the round: a checkpoint saved by a step whose
-			// status write was lost is one step ahead, and the step is simply redone.
-			ck.Iteration = int(ts.Status.Iteration)
-		}
-		after, err = w.steps(ctx)
 	}
 	switch {
 	case err != nil:
