@@ -56,22 +56,30 @@ func (e *Embedded) WriteSnapshot(w io.Writer) error {
 	e.mu.RLock()
 	snap := snapshotFile{Version: snapshotVersion}
 	for _, src := range e.sources() {
-		paths := make([]string, 0, len(e.docs[src]))
-		for p := range e.docs[src] {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			d := e.docs[src][p]
-			sd := snapshotDoc{Source: src, Path: p, Hash: d.hash, Chunks: make([]Chunk, len(d.slots))}
-			for i, s := range d.slots {
-				sd.Chunks[i] = *e.slots[s]
-			}
-			snap.Docs = append(snap.Docs, sd)
-		}
+		snap.Docs = append(snap.Docs, e.sourceDocsLocked(src)...)
 	}
 	e.mu.RUnlock()
 	return gob.NewEncoder(w).Encode(&snap)
+}
+
+// sourceDocsLocked copies one source's documents and chunks, in path order, for a
+// snapshot. The caller holds e.mu (read).
+func (e *Embedded) sourceDocsLocked(src string) []snapshotDoc {
+	paths := make([]string, 0, len(e.docs[src]))
+	for p := range e.docs[src] {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]snapshotDoc, 0, len(paths))
+	for _, p := range paths {
+		d := e.docs[src][p]
+		sd := snapshotDoc{Source: src, Path: p, Hash: d.hash, Chunks: make([]Chunk, len(d.slots))}
+		for i, s := range d.slots {
+			sd.Chunks[i] = *e.slots[s]
+		}
+		out = append(out, sd)
+	}
+	return out
 }
 
 // ReadSnapshot replaces the store's content with a snapshot read from r.

@@ -26,7 +26,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 // A source snapshot holds one source's documents and chunks, so a restarted process
@@ -53,19 +52,7 @@ type sourceSnapshot struct {
 func (e *Embedded) SaveSourceSnapshot(path, source string, meta []byte) (err error) {
 	snap := sourceSnapshot{Version: snapshotVersion, Source: source, Meta: meta}
 	e.mu.RLock()
-	paths := make([]string, 0, len(e.docs[source]))
-	for p := range e.docs[source] {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		d := e.docs[source][p]
-		sd := snapshotDoc{Source: source, Path: p, Hash: d.hash, Chunks: make([]Chunk, len(d.slots))}
-		for i, s := range d.slots {
-			sd.Chunks[i] = *e.slots[s]
-		}
-		snap.Docs = append(snap.Docs, sd)
-	}
+	snap.Docs = e.sourceDocsLocked(source)
 	e.mu.RUnlock()
 
 	dir := filepath.Dir(path)

@@ -36,9 +36,30 @@ import (
 // one process at a time advances a session (leader election, disjoint shards) and every
 // write is conflict-checked by resourceVersion: a memo that went stale makes the write fail,
 // which drops the memo, and the retry reads the ConfigMap. A restart starts with none.
-type checkpointMemo struct {
+type checkpointMemo struct{ byUID[memoEntry] }
+
+// byUID is what both memos share: entries per session UID, each knowing the session's
+// namespace and name, so a deleted session (UID unknown) can be forgotten by name.
+type byUID[V interface{ sessionName() (string, string) }] struct {
 	mu sync.Mutex
-	m  map[types.UID]memoEntry
+	m  map[types.UID]V
+}
+
+func (c *byUID[V]) drop(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, uid)
+}
+
+// dropName forgets every session of a namespace and name (a deleted one, UID unknown).
+func (c *byUID[V]) dropName(namespace, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for uid, v := range c.m {
+		if ns, n := v.sessionName(); ns == namespace && n == name {
+			delete(c.m, uid)
+		}
+	}
 }
 
 type memoEntry struct {
@@ -46,6 +67,8 @@ type memoEntry struct {
 	stored          []byte
 	resourceVersion string
 }
+
+func (e memoEntry) sessionName() (string, string) { return e.namespace, e.name }
 
 func (c *checkpointMemo) get(owner runner.Owner) (memoEntry, bool) {
 	c.mu.Lock()
@@ -63,35 +86,17 @@ func (c *checkpointMemo) put(owner runner.Owner, e memoEntry) {
 	c.m[owner.UID] = e
 }
 
-func (c *checkpointMemo) drop(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, uid)
-}
-
-// dropName forgets every session of a namespace and name (a deleted one, UID unknown).
-func (c *checkpointMemo) dropName(namespace, name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for uid, e := range c.m {
-		if e.namespace == namespace && e.name == name {
-			delete(c.m, uid)
-		}
-	}
-}
-
 // resultsMemo remembers the task results of each session's run that this process read
 // or collected, so that later steps of the run need not list them again. Results are
 // written once per task and run and never change, so the memo only ever lacks some.
-type resultsMemo struct {
-	mu sync.Mutex
-	m  map[types.UID]runResults
-}
+type resultsMemo struct{ byUID[runResults] }
 
 type runResults struct {
 	namespace, name, run string
 	byID                 map[string]agent.TaskResult
 }
+
+func (r runResults) sessionName() (string, string) { return r.namespace, r.name }
 
 // get returns a copy of the run's results if the memo holds every one in want.
 func (c *resultsMemo) get(owner runner.Owner, want []string) (map[string]agent.TaskResult, bool) {
@@ -127,22 +132,6 @@ func (c *resultsMemo) add(owner runner.Owner, results ...agent.TaskResult) {
 	}
 	for _, r := range results {
 		rr.byID[r.TaskID] = r
-	}
-}
-
-func (c *resultsMemo) drop(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, uid)
-}
-
-func (c *resultsMemo) dropName(namespace, name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for uid, rr := range c.m {
-		if rr.namespace == namespace && rr.name == name {
-			delete(c.m, uid)
-		}
 	}
 }
 
