@@ -101,20 +101,30 @@ func TestAdvanceSessionStepKeepsTheCheckpointOrTheError(t *testing.T) {
 	g := NewWithT(t)
 	run := &troubleshootRun{r: stepReconciler(&idleRunner{}, "")}
 	ts := newTroubleshoot(1, "")
-	ts.Spec.Problem = "web restarts"
+	ts.UID, ts.Spec.Problem = "uid-1", "web restarts"
 
 	res, err := run.advanceSession(context.Background(), ts)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhasePending))
+	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhasePlanning), "a new session is recorded Pending and checked in one step")
+	g.Expect(run.entered).NotTo(BeEmpty(), "the phases it entered are kept for their Events")
 	g.Expect(res.RequeueAfter).To(BeNumerically(">", 0), "the next step follows at once")
 	g.Expect(run.ck).NotTo(BeNil())
 
+	// A new session asking for a runner this operator lacks.
+	ts = newTroubleshoot(1, "")
+	ts.Name, ts.UID, ts.Spec.Problem = "t2", "uid-2", "web restarts"
 	ts.Spec.TaskRunner = kubagev1alpha1.TaskRunnerJob
+	run = &troubleshootRun{r: run.r}
+	_, err = run.advanceSession(context.Background(), ts)
+	g.Expect(err).NotTo(HaveOccurred(), "the check chained to recording the session waits for the next step")
+	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhasePending))
+
+	before := ts.Status.DeepCopy()
 	run = &troubleshootRun{r: run.r}
 	_, err = run.advanceSession(context.Background(), ts)
 	var stalling *serror.Stalling
 	g.Expect(errors.As(err, &stalling)).To(BeTrue())
 	g.Expect(stalling.Reason).To(Equal(kubagev1alpha1.RunnerUnavailableReason))
 	g.Expect(run.ck).To(BeNil(), "a failed step has no checkpoint to derive conditions from")
-	g.Expect(ts.Status.Phase).To(Equal(kubagev1alpha1.PhasePending), "a failed step leaves the status as it was")
+	g.Expect(ts.Status).To(Equal(*before), "a failed step leaves the status as it was")
 }
