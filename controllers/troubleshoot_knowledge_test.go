@@ -17,6 +17,7 @@ limitations under the License.
 package controllers_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"time"
@@ -107,49 +108,7 @@ var _ = Describe("Troubleshoot sessions with knowledge", func() {
 			Spec:       kubagev1alpha1.KnowledgeSourceSpec{Inline: docs, TrustLevel: 4},
 		}
 		Expect(k8sClient.Create(ctx, ks)).To(Succeed())
-		Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ks), ks)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(ks.Status.Conditions, kubagev1alpha1.ReadyCondition)).To(BeTrue(), "conditions: %v", ks.Status.Conditions)
-			g.Expect(ks.Status.DocumentCount).To(BeNumerically("==", len(docs)))
-		}).Should(Succeed())
-		By("the linked page alone does not match the problem")
-		ans := ksSearch(ctx, ns, "CrashLoopBackOff container restarts")
-		for _, sn := range ans.Snippets {
-			Expect(sn.Citation.Path).NotTo(Equal("releases/undo.md"))
-		}
-
-		By("running a session on the operator's knowledge service")
-		cs, err := kubernetes.NewForConfig(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		startManager(ctx, controllers.Options{Clientset: cs, Knowledge: knowledgeService, TaskPollInterval: 200 * time.Millisecond})
-		ts := newSession(ns, "web-restarts", func(ts *kubagev1alpha1.Troubleshoot) {
-			ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "web"}
-		})
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
-		waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
-		Expect(ts.Status.RootCause).NotTo(BeNil())
-		Expect(ts.Status.RootCause.Category).To(Equal("CrashLoopBackOff"))
-
-		By("citing the runbook, then the page it links to, as Knowledge evidence")
-		var cited []string
-		var linked *kubagev1alpha1.Evidence
-		for i, ev := range ts.Status.Evidence {
-			if ev.Source.Kind == kubagev1alpha1.EvidenceFromKnowledge {
-				cited = append(cited, ev.Source.Knowledge.Document)
-				if ev.Source.Knowledge.Document == "releases/undo.md" {
-					linked = &ts.Status.Evidence[i]
-				}
-			}
-		}
-		Expect(cited).To(HaveLen(2), "evidence: %v", ts.Status.Evidence)
-		Expect(cited[0]).To(Equal("runbooks/crash-loop.md"))
-		Expect(linked).NotTo(BeNil())
-		Expect(linked.Summary).To(ContainSubstring("linked from runbooks:runbooks/crash-loop.md"))
-		Expect(ts.Status.RootCause.EvidenceIDs).To(ContainElement(linked.ID))
-
-		report := &corev1.ConfigMap{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: ts.Status.ReportRef.Name}, report)).To(Succeed())
-		Expect(report.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("runbooks:releases/undo.md"))
+		expectLinkedPageCited(ctx, ns, ks, len(docs))
 	})
 
 	It("cite the page a runbook in a git repository links to, though the problem matches only the runbook", func(ctx SpecContext) {
@@ -167,46 +126,55 @@ var _ = Describe("Troubleshoot sessions with knowledge", func() {
 		ksGitCredentials(ctx, ns, "git-creds", gitPassword)
 		ks := gitKnowledgeSource(ns, "runbooks", repo.url, "", "git-creds")
 		Expect(k8sClient.Create(ctx, ks)).To(Succeed())
-		Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ks), ks)).To(Succeed())
-			g.Expect(meta.IsStatusConditionTrue(ks.Status.Conditions, kubagev1alpha1.ReadyCondition)).To(BeTrue(), "conditions: %v", ks.Status.Conditions)
-			g.Expect(ks.Status.DocumentCount).To(BeNumerically("==", 4))
-		}).Should(Succeed())
-		By("the linked page alone does not match the problem")
-		for _, sn := range ksSearch(ctx, ns, "CrashLoopBackOff container restarts").Snippets {
-			Expect(sn.Citation.Path).NotTo(Equal("releases/undo.md"))
-		}
-
-		By("running a session on the operator's knowledge service")
-		cs, err := kubernetes.NewForConfig(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		startManager(ctx, controllers.Options{Clientset: cs, Knowledge: knowledgeService, TaskPollInterval: 200 * time.Millisecond})
-		ts := newSession(ns, "web-restarts", func(ts *kubagev1alpha1.Troubleshoot) {
-			ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "web"}
-		})
-		Expect(k8sClient.Create(ctx, ts)).To(Succeed())
-		waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
-		Expect(ts.Status.RootCause).NotTo(BeNil())
-		Expect(ts.Status.RootCause.Category).To(Equal("CrashLoopBackOff"))
-
-		By("citing the runbook, then the page it links to, in the status and the report")
-		var cited []string
-		var linked *kubagev1alpha1.Evidence
-		for i, ev := range ts.Status.Evidence {
-			if ev.Source.Kind == kubagev1alpha1.EvidenceFromKnowledge {
-				cited = append(cited, ev.Source.Knowledge.Document)
-				if ev.Source.Knowledge.Document == "releases/undo.md" {
-					linked = &ts.Status.Evidence[i]
-				}
-			}
-		}
-		Expect(cited).To(HaveLen(2), "evidence: %v", ts.Status.Evidence)
-		Expect(cited[0]).To(Equal("runbooks/crash-loop.md"))
-		Expect(linked).NotTo(BeNil())
-		Expect(linked.Summary).To(ContainSubstring("linked from runbooks:runbooks/crash-loop.md"))
-		Expect(ts.Status.RootCause.EvidenceIDs).To(ContainElement(linked.ID))
-		report := &corev1.ConfigMap{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: ts.Status.ReportRef.Name}, report)).To(Succeed())
-		Expect(report.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("runbooks:releases/undo.md"))
+		expectLinkedPageCited(ctx, ns, ks, 4)
 	})
 })
+
+// expectLinkedPageCited waits for ks (holding runbooks/crash-loop.md, which links to
+// releases/undo.md) to be Ready with want documents, checks that the linked page alone
+// does not match the problem, runs a session on the crash-looping app of ns and expects
+// the runbook, then the linked page, cited in the status and the report.
+func expectLinkedPageCited(ctx context.Context, ns string, ks *kubagev1alpha1.KnowledgeSource, want int) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(ks), ks)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(ks.Status.Conditions, kubagev1alpha1.ReadyCondition)).To(BeTrue(), "conditions: %v", ks.Status.Conditions)
+		g.Expect(ks.Status.DocumentCount).To(BeNumerically("==", want))
+	}).Should(Succeed())
+	By("the linked page alone does not match the problem")
+	for _, sn := range ksSearch(ctx, ns, "CrashLoopBackOff container restarts").Snippets {
+		Expect(sn.Citation.Path).NotTo(Equal("releases/undo.md"))
+	}
+
+	By("running a session on the operator's knowledge service")
+	cs, err := kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	startManager(ctx, controllers.Options{Clientset: cs, Knowledge: knowledgeService, TaskPollInterval: 200 * time.Millisecond})
+	ts := newSession(ns, "web-restarts", func(ts *kubagev1alpha1.Troubleshoot) {
+		ts.Spec.Target = &kubagev1alpha1.TroubleshootTarget{Kind: "Deployment", Name: "web"}
+	})
+	Expect(k8sClient.Create(ctx, ts)).To(Succeed())
+	waitForPhase(ctx, ts, kubagev1alpha1.PhaseCompleted)
+	Expect(ts.Status.RootCause).NotTo(BeNil())
+	Expect(ts.Status.RootCause.Category).To(Equal("CrashLoopBackOff"))
+
+	By("citing the runbook, then the page it links to, as Knowledge evidence in the status and the report")
+	var cited []string
+	var linked *kubagev1alpha1.Evidence
+	for i, ev := range ts.Status.Evidence {
+		if ev.Source.Kind == kubagev1alpha1.EvidenceFromKnowledge {
+			cited = append(cited, ev.Source.Knowledge.Document)
+			if ev.Source.Knowledge.Document == "releases/undo.md" {
+				linked = &ts.Status.Evidence[i]
+			}
+		}
+	}
+	Expect(cited).To(HaveLen(2), "evidence: %v", ts.Status.Evidence)
+	Expect(cited[0]).To(Equal("runbooks/crash-loop.md"))
+	Expect(linked).NotTo(BeNil())
+	Expect(linked.Summary).To(ContainSubstring("linked from runbooks:runbooks/crash-loop.md"))
+	Expect(ts.Status.RootCause.EvidenceIDs).To(ContainElement(linked.ID))
+	report := &corev1.ConfigMap{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: ts.Status.ReportRef.Name}, report)).To(Succeed())
+	Expect(report.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("runbooks:releases/undo.md"))
+}
