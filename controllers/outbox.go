@@ -125,3 +125,12 @@ func notifiedCondition(configured bool, list []kubagev1alpha1.NotificationDelive
 	return &metav1.Condition{Type: kubagev1alpha1.NotifiedCondition, Status: status, Reason: reason,
 		Message: truncate(msg, maxConditionMessage), ObservedGeneration: generation}
 }
+
+// notifyBackoff is the retry schedule of failed notifications: Options.NotifyBackoff, or
+// notify.DefaultBackoff when it is zero. Schedules and Troubleshoots share it.
+func (o Options) notifyBackoff() notify.Backoff {
+	if o.NotifyBackoff == (notify.Backoff{}) {
+		return notify.DefaultBackoff
+	}
+	return o.NotifyBackoff
+}

@@ -81,10 +81,6 @@ func sessionOutcome(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) (s
 // newTroubleshootOutbox is the outbox of Troubleshoots' spec.notify, sharing the manager's
 // sender (and so each sink's rate limit) with the schedules.
 func newTroubleshootOutbox(mgr ctrl.Manager, opts Options, sender *notify.Sender) *outbox {
-	b := opts.NotifyBackoff
-	if b == (notify.Backoff{}) {
-		b = notify.DefaultBackoff
-	}
-	return &outbox{sinks: newSinkResolver(mgr, opts), sender: sender, backoff: b,
+	return &outbox{sinks: newSinkResolver(mgr, opts), sender: sender, backoff: opts.notifyBackoff(),
 		recorder: redactingRecorder{mgr.GetEventRecorder(eventRecorderName)}, clock: time.Now}
 }

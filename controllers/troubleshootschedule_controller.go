@@ -98,10 +98,7 @@ func (r *TroubleshootScheduleReconciler) SetupWithManager(mgr ctrl.Manager, opts
 		r.Sender = &notify.Sender{}
 	}
 	if r.Backoff == (notify.Backoff{}) {
-		r.Backoff = opts.NotifyBackoff
-	}
-	if r.Backoff == (notify.Backoff{}) {
-		r.Backoff = notify.DefaultBackoff
+		r.Backoff = opts.notifyBackoff()
 	}
 	r.sinks = newSinkResolver(mgr, opts)
 	return ctrl.NewControllerManagedBy(mgr).
