@@ -268,6 +268,10 @@ type work struct {
 	planned bool
 	// deferSave is set by a step whose checkpoint changes need not be written yet.
 	deferSave bool
+	// taskBrain is the brain this Advance's task requests carry, built once (it may read
+	// the model Secret); taskBrainBuilt says it was.
+	taskBrain      *agent.BrainConfig
+	taskBrainBuilt bool
 }
 
 // closeBrain releases what the step's brain holds (an LLM brain's tool connections).

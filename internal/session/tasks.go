@@ -36,7 +36,11 @@ import (
 func (w *work) taskRequest(ctx context.Context, def agent.Task) agent.TaskRequest {
 	s := w.ck.Session
 	if w.e.BrainConfig != nil {
-		s.Brain = w.e.BrainConfig(ctx, w.ts)
+		// Every task of the step carries the same brain: build it once, not per task.
+		if !w.taskBrainBuilt {
+			w.taskBrain, w.taskBrainBuilt = w.e.BrainConfig(ctx, w.ts), true
+		}
+		s.Brain = w.taskBrain
 	}
 	s.TraceParent = telemetry.TraceParent(ctx)
 	return agent.TaskRequest{Session: s, Task: def}
