@@ -205,10 +205,7 @@ func (e *Embedded) DeleteDocument(_ context.Context, source, path string) error 
 func (e *Embedded) DeleteSource(_ context.Context, source string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, d := range e.docs[source] {
-		e.removeSlots(d.slots)
-	}
-	delete(e.docs, source)
+	e.deleteSourceLocked(source)
 	return nil
 }
 
