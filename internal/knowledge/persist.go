@@ -32,6 +32,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/kubage/kubage/internal/kbbuild"
+	"github.com/kubage/kubage/internal/retrieval"
 )
 
 // Persistence of the embedded index: with Options.SnapshotDir set, every indexing run that
@@ -39,10 +40,7 @@ import (
 // a restarted manager answers queries before any source is fetched again; the first run
 // of each source then starts from the snapshot's revision and re-reads only what changed.
 
-const (
-	snapshotExt    = ".snap"
-	snapshotTmpPre = ".kb-snapshot-"
-)
+const snapshotExt = ".snap"
 
 // snapshotMeta is what a snapshot records of its source besides the chunks.
 type snapshotMeta struct {
@@ -131,7 +129,7 @@ func (s *Service) Restore(ctx context.Context) (int, error) {
 	for _, f := range files {
 		path := filepath.Join(s.opts.SnapshotDir, f.Name())
 		switch {
-		case strings.HasPrefix(f.Name(), snapshotTmpPre):
+		case strings.HasPrefix(f.Name(), retrieval.SnapshotTempPrefix):
 			_ = os.Remove(path)
 			continue
 		case f.IsDir() || !strings.HasSuffix(f.Name(), snapshotExt):

@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	"github.com/kubage/kubage/internal/kbbuild"
+	"github.com/kubage/kubage/internal/retrieval"
 )
 
 // countingSource counts fetches and reports the revision it was asked about as unchanged.
@@ -59,7 +60,7 @@ func TestSnapshotsServeAfterRestartAndResumeFromTheirRevision(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "0123456789abcdef01234567"+snapshotExt), []byte("half-written"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, snapshotTmpPre+"123"), []byte("partial"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, retrieval.SnapshotTempPrefix+"123"), []byte("partial"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 

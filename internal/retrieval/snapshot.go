@@ -105,30 +105,56 @@ func (e *Embedded) ReadSnapshot(r io.Reader) error {
 	return nil
 }
 
-// SaveSnapshot writes the snapshot to path atomically (temporary file, then rename).
-func (e *Embedded) SaveSnapshot(path string) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kb-snapshot-*")
+// SaveSnapshot writes the snapshot to path atomically.
+func (e *Embedded) SaveSnapshot(path string) error {
+	return writeFileAtomic(path, e.WriteSnapshot)
+}
+
+// SnapshotTempPrefix begins the names of the temporary files that snapshot saves write
+// next to their target; a save cut short by a crash leaves one behind to be removed.
+const SnapshotTempPrefix = ".kb-snapshot-"
+
+// writeFileAtomic writes path through write: into a temporary file of the same
+// directory, fsynced, renamed over path, and the directory fsynced, so a crash leaves
+// the old file or the new one, never a mix.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, SnapshotTempPrefix+"*")
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
+			_ = tmp.Close()
 			_ = os.Remove(tmp.Name())
 		}
 	}()
 	bw := bufio.NewWriter(tmp)
-	if err = e.WriteSnapshot(bw); err != nil {
-		_ = tmp.Close()
+	if err = write(bw); err != nil {
 		return err
 	}
 	if err = bw.Flush(); err != nil {
-		_ = tmp.Close()
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
 		return err
 	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = d.Close() }()
+	return d.Sync()
 }
 
 // LoadSnapshot restores the store from path. A missing file returns an error

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // A source snapshot holds one source's documents and chunks, so a restarted process
@@ -47,58 +46,25 @@ type sourceSnapshot struct {
 }
 
 // SaveSourceSnapshot writes one source's documents and chunks, with meta, to path
-// atomically: a temporary file in the same directory, fsynced, renamed over path, and
-// the directory fsynced, so a crash leaves the old file or the new one, never a mix.
-func (e *Embedded) SaveSourceSnapshot(path, source string, meta []byte) (err error) {
+// atomically (see writeFileAtomic), followed by the checksum of what precedes it.
+func (e *Embedded) SaveSourceSnapshot(path, source string, meta []byte) error {
 	snap := sourceSnapshot{Version: snapshotVersion, Source: source, Meta: meta}
 	e.mu.RLock()
 	snap.Docs = e.sourceDocsLocked(source)
 	e.mu.RUnlock()
 
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".kb-snapshot-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
+	return writeFileAtomic(path, func(w io.Writer) error {
+		sum := sha256.New()
+		mw := io.MultiWriter(w, sum)
+		if _, err := io.WriteString(mw, sourceSnapshotMagic); err != nil {
+			return err
 		}
-	}()
-	sum := sha256.New()
-	bw := bufio.NewWriter(io.MultiWriter(tmp, sum))
-	if _, err = bw.WriteString(sourceSnapshotMagic); err != nil {
+		if err := gob.NewEncoder(mw).Encode(&snap); err != nil {
+			return err
+		}
+		_, err := w.Write(sum.Sum(nil))
 		return err
-	}
-	if err = gob.NewEncoder(bw).Encode(&snap); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(sum.Sum(nil)); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = d.Close() }()
-	return d.Sync()
+	})
 }
 
 // LoadSourceSnapshot verifies the file at path and replaces its source's documents in
