@@ -110,8 +110,6 @@ func (w *GitWorkspace) Clones() ([]string, error) {
 
 // clone is one clone directory with its byte budget; release removes it.
 type clone struct {
-	ws      *GitWorkspace
-	path    string
 	fs      *cappedFS
 	once    sync.Once
 	release func()
@@ -128,7 +126,7 @@ func (w *GitWorkspace) newClone(ctx context.Context, cancel context.CancelFunc) 
 		w.sem.Release(w.maxSourceBytes)
 		return nil, fmt.Errorf("git workspace: %w", err)
 	}
-	c := &clone{ws: w, path: dir, fs: &cappedFS{Filesystem: osfs.New(dir), budget: &byteBudget{limit: w.maxSourceBytes, exceeded: cancel}}}
+	c := &clone{fs: &cappedFS{Filesystem: osfs.New(dir), budget: &byteBudget{limit: w.maxSourceBytes, exceeded: cancel}}}
 	c.release = func() {
 		_ = os.RemoveAll(dir)
 		w.sem.Release(w.maxSourceBytes)
