@@ -73,18 +73,17 @@ func NewGitWorkspace(dir string, maxSourceBytes, maxTotalBytes int64) (*GitWorks
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("git workspace: %w", err)
 	}
-	entries, err := os.ReadDir(dir)
+	w := &GitWorkspace{dir: dir, maxSourceBytes: maxSourceBytes, maxTotalBytes: maxTotalBytes, sem: semaphore.NewWeighted(maxTotalBytes)}
+	stale, err := w.Clones()
 	if err != nil {
 		return nil, fmt.Errorf("git workspace: %w", err)
 	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), clonePrefix) {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				return nil, fmt.Errorf("removing the stale clone %s: %w", e.Name(), err)
-			}
+	for _, name := range stale {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return nil, fmt.Errorf("removing the stale clone %s: %w", name, err)
 		}
 	}
-	return &GitWorkspace{dir: dir, maxSourceBytes: maxSourceBytes, maxTotalBytes: maxTotalBytes, sem: semaphore.NewWeighted(maxTotalBytes)}, nil
+	return w, nil
 }
 
 // Dir is the workspace directory.
