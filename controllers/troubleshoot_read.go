@@ -18,11 +18,11 @@ package controllers
 
 import (
 	"context"
-	"strconv"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
@@ -48,29 +48,17 @@ func (r *TroubleshootReconciler) read(ctx context.Context, key types.NamespacedN
 	if w == nil || w.UID != obj.UID {
 		return nil
 	}
-	older, ok := olderVersion(obj.ResourceVersion, w.ResourceVersion)
+	cmp, err := resourceversion.CompareResourceVersion(obj.ResourceVersion, w.ResourceVersion)
 	switch {
-	case !ok:
+	case err != nil:
 		return r.APIReader.Get(ctx, key, obj)
-	case older:
+	case cmp < 0:
 		w.DeepCopyInto(obj)
 	default:
 		// The cache has seen the write: the memo is no longer needed.
 		r.written.forgetVersion(key, w.ResourceVersion)
 	}
 	return nil
-}
-
-// olderVersion says whether resourceVersion a is older than b. Resource versions are
-// opaque to clients in general; etcd's are increasing integers, and anything else is
-// reported as not comparable.
-func olderVersion(a, b string) (older, ok bool) {
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	if err1 != nil || err2 != nil {
-		return false, false
-	}
-	return x < y, true
 }
 
 // remember keeps obj as written. When many copies are held, those the cache has caught up
@@ -101,8 +89,8 @@ func (r *TroubleshootReconciler) remember(ctx context.Context, obj *kubagev1alph
 const minPruneAt = 256
 
 func isOlder(a, b string) bool {
-	older, ok := olderVersion(a, b)
-	return ok && older
+	cmp, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && cmp < 0
 }
 
 // writtenSessions holds the Troubleshoots as the reconciler last wrote them, until the

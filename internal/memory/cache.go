@@ -18,13 +18,13 @@ package memory
 
 import (
 	"context"
-	"strconv"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
@@ -88,9 +88,8 @@ func (m *nsMemory) read(ctx context.Context, s *Store, namespace string) (*corev
 // olderThan says whether resourceVersion a is known to be older than b (etcd's are
 // increasing integers; anything else is not ordered).
 func olderThan(a, b string) bool {
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	return err1 == nil && err2 == nil && x < y
+	cmp, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil && cmp < 0
 }
 
 // base is where a write starts: a copy of what this Store wrote or read last, or the
