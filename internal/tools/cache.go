@@ -178,12 +178,17 @@ func (c *InformerCache) informer(ctx context.Context, kind, namespace string) ca
 	if inf.HasSynced() {
 		return inf
 	}
-	wctx, cancel := context.WithTimeout(ctx, c.syncWait)
-	defer cancel()
-	if !cache.WaitForCacheSync(wctx.Done(), inf.HasSynced) {
-		return nil
+	// Wait on the informer's own signal: cache.WaitForCacheSync polls every 100 ms, and
+	// a session's first reads in a new namespace paid that once per kind, in sequence.
+	t := time.NewTimer(c.syncWait)
+	defer t.Stop()
+	select {
+	case <-inf.HasSyncedChecker().Done():
+		return inf
+	case <-t.C:
+	case <-ctx.Done():
 	}
-	return inf
+	return nil
 }
 
 // Get implements ObjectCache.
