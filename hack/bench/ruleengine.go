@@ -94,6 +94,9 @@ type corpusReport struct {
 	SessionP50Ms float64 `json:"sessionP50Ms"`
 	// NotDeployed names scenarios whose failure never showed (excluded from the figures).
 	NotDeployed []string `json:"notDeployed,omitempty"`
+	// TuneMisses names the tune-split runs that missed, with the variant and why, so
+	// the tuning set's misses can be worked on; held-out misses are never listed.
+	TuneMisses []string `json:"tuneMisses,omitempty"`
 	// Operator is the same corpus through the operator: one target-less Troubleshoot per
 	// scenario, created one after another, judged on the status the operator writes.
 	Operator *operatorCorpusReport `json:"operator,omitempty"`
@@ -239,6 +242,9 @@ func corpus(ctx context.Context, env *Env, ds []*scenarios.Deployed) (*corpusRep
 			}
 			results = append(results, r)
 			durs = append(durs, float64(r.Duration.Microseconds())/1000)
+			if r.Split == scenarios.Tune && !r.Hit() {
+				rep.TuneMisses = append(rep.TuneMisses, fmt.Sprintf("%s (%s): %s; got %s on %s", r.Scenario, r.Variant, r.Miss, r.Rule, r.Culprit))
+			}
 		}
 	}
 	rep.Accuracy = scenarios.Accuracy(results)
@@ -248,6 +254,9 @@ func corpus(ctx context.Context, env *Env, ds []*scenarios.Deployed) (*corpusRep
 	}
 	for _, c := range rep.Accuracy {
 		env.Log.Printf("corpus %-7s %-11s %3d/%3d = %3d %%  p50 %.0f ms", c.Split, c.Variant, c.Hits, c.Runs, c.Percent, c.P50Ms)
+	}
+	for _, m := range rep.TuneMisses {
+		env.Log.Printf("tune miss: %s", m)
 	}
 	if *reOperator {
 		if rep.Operator, err = corpusThroughOperator(ctx, env, ds); err != nil {
