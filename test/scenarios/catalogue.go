@@ -61,6 +61,7 @@ func All() []*Scenario {
 	out = append(out, outsideScenarios()...)
 	out = append(out, noiseScenarios()...)
 	out = append(out, runbookScenarios()...)
+	out = append(out, independentScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
