@@ -102,3 +102,37 @@ func TestDeterministicRerankerTitleAndDocumentCoverage(t *testing.T) {
 		t.Fatalf("order = %v, want the page named after the question and covering all of it first", got)
 	}
 }
+
+func TestDeterministicRerankerSubject(t *testing.T) {
+	// Both pages hold the query's words; one is named after what was asked, the other only
+	// mentions it.
+	hits := []Hit{
+		{Chunk: Chunk{ID: "quota", Source: "s", Path: "quotas.md", DocTitle: "Resource Quotas", Text: "A secret object counts against the quota when the object is too large."}, Score: 1},
+		{Chunk: Chunk{ID: "secret", Source: "s", Path: "secret.md", DocTitle: "Secrets", Text: "A secret object is limited in size."}, Score: 0.9},
+		{Chunk: Chunk{ID: "nodes", Source: "s", Path: "nodes.md", DocTitle: "Nodes", Text: "A node object that is too large."}, Score: 0.8},
+	}
+	rr := &DeterministicReranker{Weights: RerankWeights{Fused: 1, Subject: 1}, Blend: -1}
+	out, err := rr.Rerank(context.Background(), "secret object too large", hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(out); got[0] != "secret" {
+		t.Fatalf("order = %v, want the page named after the subject first", got)
+	}
+	// A title word every candidate holds names nothing: here all three hold "object".
+	hits[1].Chunk.DocTitle = "Objects"
+	out, _ = rr.Rerank(context.Background(), "object too large", hits)
+	if got := ids(out); got[0] != "quota" {
+		t.Fatalf("order = %v, want the fused order kept", got)
+	}
+	// A camelCase title is named by its parts.
+	alert := []Hit{
+		{Chunk: Chunk{ID: "other", Source: "s", Path: "x.md", DocTitle: "Cluster health", Text: "etcd members down after a reboot"}, Score: 1},
+		{Chunk: Chunk{ID: "alert", Source: "s", Path: "etcdMembersDown.md", DocTitle: "etcdMembersDown", Text: "etcd members down after a reboot"}, Score: 0.9},
+		{Chunk: Chunk{ID: "unrelated", Source: "s", Path: "y.md", DocTitle: "Volumes", Text: "a reboot"}, Score: 0.5},
+	}
+	out, _ = rr.Rerank(context.Background(), "etcd members down after reboot", alert)
+	if got := ids(out); got[0] != "alert" {
+		t.Fatalf("order = %v, want the alert named by its parts first", got)
+	}
+}

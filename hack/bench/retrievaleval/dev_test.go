@@ -71,11 +71,12 @@ func TestDevQualityFloor(t *testing.T) {
 }
 
 // rerankFloor sits under what the rerank stage reaches with the tuned defaults (all dev
-// queries: Recall@5 0.94, MRR@10 0.833, nDCG@10 0.836; the holdout half alone: Recall@5
-// 0.917, MRR@10 0.917, nDCG@10 0.877), so a regression in links or reranking fails here.
+// queries: Recall@5 0.94, MRR@10 0.871, nDCG@10 0.863; the holdout half alone: Recall@5
+// 0.917, MRR@10 0.944, nDCG@10 0.889), so a regression in links or reranking fails here.
+// MRR@10 0.85 is the target with no model.
 var (
-	rerankFloor  = Metrics{Recall5: 0.92, Recall10: 0.92, MRR10: 0.81, NDCG10: 0.81}
-	holdoutFloor = Metrics{Recall5: 0.90, Recall10: 0.90, MRR10: 0.90, NDCG10: 0.86}
+	rerankFloor  = Metrics{Recall5: 0.92, Recall10: 0.92, MRR10: 0.85, NDCG10: 0.84}
+	holdoutFloor = Metrics{Recall5: 0.90, Recall10: 0.90, MRR10: 0.92, NDCG10: 0.87}
 )
 
 func TestStagesQualityFloor(t *testing.T) {
