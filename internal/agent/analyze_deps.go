@@ -90,6 +90,10 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	if pc.followText(ctx, d) {
 		return true
 	}
+	// No text at all: configuration that fails silently comes first (analyze_quiet.go).
+	if pc.quietConfig(ctx, d) {
+		return true
+	}
 	// The text names nothing the cluster knows (or there is no text): what the container is
 	// configured to call may still be down.
 	if !d.clue.IsError() || networkClass(d.clue.Class) || d.clue.Class == ErrGeneric {

@@ -143,12 +143,12 @@ func init() {
 		Validation: []string{"kubectl get node {node}"}})
 	rule(Rule{ID: "config-value-missing", Category: "ConfigValueMissing", Confidence: 86,
 		Title:      "the application needs a setting its environment does not provide",
-		Signals:    "'X is not set' / missing key in the container's error line; the container's env, and the ConfigMaps and Secrets it loads with envFrom",
+		Signals:    "'X is not set' / missing key in the container's error line; the container's env, and the ConfigMaps and Secrets it loads with envFrom; without error text, an optional env or envFrom reference whose object or key does not exist",
 		Actions:    []ActionTemplate{{Description: "Add {key} to {sourceResource}, then restart the workload (env is read at start)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "config-file-missing", Category: "ConfigFileMissing", Confidence: 86,
 		Title:      "the application reads a file that the volume mounted there does not provide",
-		Signals:    "'open PATH: no such file' in the container's error line; the container's volumeMounts, the ConfigMap or Secret keys behind them",
+		Signals:    "'open PATH: no such file' in the container's error line, or a quiet failure (exit 127, 126, 2, 1) whose command or arguments name a file in a mounted volume; the container's volumeMounts, the ConfigMap or Secret keys behind them",
 		Actions:    []ActionTemplate{{Description: "Add the key for {path} to {sourceResource} (or fix the path / items)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "volume-full", Category: "VolumeFull", Confidence: 82,

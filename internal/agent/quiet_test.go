@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubage/kubage/internal/agent"
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// quietRun diagnoses objs target-less with container logs unreachable.
+func quietRun(t *testing.T, objs []runtime.Object) agent.RootCause {
+	t.Helper()
+	e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook(nil).source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "web keeps failing", Namespace: ns}).RootCause
+	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+	return rc
+}
+
+// Exit 127 without a word, and the script the command runs is not in the ConfigMap mounted
+// where the command looks for it: that ConfigMap is the culprit.
+func TestQuietCrashCommandFileMissingFromVolume(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].Command = []string{"/bin/sh", "/opt/scripts/start.sh"}
+		s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "scripts", MountPath: "/opt/scripts"}}
+		s.Volumes = []corev1.Volume{{Name: "scripts", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-scripts"}}}}}
+	}, func(p *corev1.Pod) { fx.CrashLoop(p, 127, "Error", 5) })
+	objs = append(objs, cmWith("web-scripts", "start-v2.sh", "exec web"))
+	rc := quietRun(t, objs)
+	if rc.Rule != "config-file-missing" || rc.Culprit.Kind != "ConfigMap" || rc.Culprit.Name != "web-scripts" {
+		t.Fatalf("want config-file-missing on ConfigMap web-scripts, got %s on %s/%s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name)
+	}
+	for _, w := range []string{"start.sh", "start-v2.sh", "127"} {
+		if !strings.Contains(rc.Summary, w) {
+			t.Errorf("summary lacks %q", w)
+		}
+	}
+}
+
+// A password from an optional Secret key that was renamed: the kubelet starts the container
+// with the variable unset, and it exits 1 without a message.
+func TestQuietCrashOptionalSecretKeyMissing(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].Env = []corev1.EnvVar{{Name: "DB_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "web-db"}, Key: "password", Optional: ptr.To(true)}}}}
+	}, crashing)
+	objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-db", Namespace: ns}, Data: map[string][]byte{"pass": []byte("HUSH-HUSH")}})
+	rc := quietRun(t, objs)
+	if rc.Rule != "config-value-missing" || rc.Culprit.Kind != "Secret" || rc.Culprit.Name != "web-db" {
+		t.Fatalf("want config-value-missing on Secret web-db, got %s on %s/%s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name)
+	}
+	if !strings.Contains(rc.Summary, "password") || !strings.Contains(rc.Summary, "optional") || strings.Contains(rc.Summary, "HUSH") {
+		t.Errorf("summary: %s", rc.Summary)
+	}
+}
+
+// Settings loaded with envFrom from an optional ConfigMap that does not exist.
+func TestQuietCrashOptionalConfigMapAbsent(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "web-settings"}, Optional: ptr.To(true)}}}
+	}, crashing)
+	rc := quietRun(t, objs)
+	if rc.Rule != "config-value-missing" || rc.Culprit.Kind != "ConfigMap" || rc.Culprit.Name != "web-settings" {
+		t.Fatalf("want config-value-missing on ConfigMap web-settings, got %s on %s/%s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name)
+	}
+}
+
+// An optional reference that resolves is no suspect: the generic crash stays.
+func TestQuietCrashOptionalReferencePresentIsNoCulprit(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "web-settings"}, Optional: ptr.To(true)}}}
+	}, crashing)
+	objs = append(objs, cmWith("web-settings", "MODE", "prod"))
+	rc := quietRun(t, objs)
+	if rc.Culprit.Kind == "ConfigMap" {
+		t.Fatalf("a ConfigMap that exists was blamed: %s", rc.Summary)
+	}
+}
