@@ -378,6 +378,9 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	if pc.policyBlocks(ctx, d, svc, ready[0], h) {
 		return true
 	}
+	if pc.unstableProvider(ctx, d, sref, head, pods, facts) {
+		return true
+	}
 	// The path looks open: the provider answers but fails. That only explains a network
 	// error; an application error that merely mentions the Service is not its fault.
 	if !networkClass(d.clue.Class) || d.via != "" {

@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubage/kubage/internal/agent"
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// A client that is not ready, pointed at the target: the Service it is configured to call
+// has a ready endpoint right now, but that backend is killed by its liveness probe every
+// few seconds. The provider's restarts are the cause, with or without the client's log.
+func TestClientOfARestartingProviderFollowsIt(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].Env = []corev1.EnvVar{{Name: "RENDERER_URL", Value: "http://renderer"}}
+		s.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5}
+	}, func(p *corev1.Pod) {
+		fx.SetNotReady(p)
+		p.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(10 * time.Minute)}}
+	})
+	var renderer []runtime.Object
+	renderer = append(renderer, app("renderer", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].LivenessProbe = &corev1.Probe{TimeoutSeconds: 1, PeriodSeconds: 5, FailureThreshold: 1}
+	}, func(p *corev1.Pod) {
+		cs := &p.Status.ContainerStatuses[0]
+		cs.RestartCount = 7
+		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(4 * time.Second)}}
+		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", StartedAt: fx.Ago(12 * time.Second), FinishedAt: fx.Ago(5 * time.Second)}}
+	})...)
+	for _, o := range renderer {
+		if p, ok := o.(*corev1.Pod); ok {
+			renderer = append(renderer, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", `Liveness probe failed: Get "http://10.244.2.4:8080/livez": context deadline exceeded`, 9, time.Minute))
+			break
+		}
+	}
+	objs = append(objs, renderer...)
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok && p.Labels["app"] == "web" {
+			objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 30, time.Minute))
+			break
+		}
+	}
+	objs = append(objs, svcAt("renderer", "10.96.0.31", map[string]string{"app": "renderer"}, 80), fx.Node("node-1"))
+	for _, logs := range []logBook{nil, {"web-": "E0302 render statement 88214: Post \"http://renderer/render\": read: connection reset by peer\n"}} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logs.source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: "web is not ready", Namespace: ns, Target: deploy("web")}).RootCause
+		t.Logf("logs %v: %s on %s/%s: %s", logs != nil, rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+		if rc.Culprit.Kind != "Deployment" || rc.Culprit.Name != "renderer" {
+			t.Errorf("logs %v: want the renderer Deployment as culprit, got %s on %s/%s", logs != nil, rc.Rule, rc.Culprit.Kind, rc.Culprit.Name)
+		}
+	}
+}
