@@ -168,10 +168,14 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 		}
 		var envFromCMs []*corev1.ConfigMap
 		var envFromSecrets []string
+		var absent []ObjectRef // envFrom sources that do not exist (possible only when optional)
 		for _, ef := range c.EnvFrom {
 			switch {
 			case ef.ConfigMapRef != nil:
 				m, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", ef.ConfigMapRef.Name)
+				if tools.IsNotFound(err) {
+					absent = append(absent, e.ref("ConfigMap", ef.ConfigMapRef.Name))
+				}
 				if err != nil {
 					continue
 				}
@@ -181,7 +185,11 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 				envFromCMs = append(envFromCMs, m)
 			case ef.SecretRef != nil:
 				envFromSecrets = append(envFromSecrets, ef.SecretRef.Name)
-				if s, err := getAs[*corev1.Secret](ctx, e, "Secret", ef.SecretRef.Name); err == nil && containsStr(tools.SecretKeys(s), strings.TrimPrefix(key, ef.Prefix)) {
+				s, err := getAs[*corev1.Secret](ctx, e, "Secret", ef.SecretRef.Name)
+				if tools.IsNotFound(err) {
+					absent = append(absent, e.ref("Secret", ef.SecretRef.Name))
+				}
+				if err == nil && containsStr(tools.SecretKeys(s), strings.TrimPrefix(key, ef.Prefix)) {
 					defined = true
 				}
 			}
@@ -194,6 +202,14 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 			return true
 		case defined:
 			continue
+		case len(absent) > 0:
+			// The container loads its settings from an object that does not exist (allowed
+			// only with optional: true): that object, not a missing key, is the fault.
+			ref := absent[0]
+			facts["sourceResource"], facts["missing"] = kubectlResource(ref), ref.Name
+			d.report(ctx, "config-value-missing", 0, ref, fmt.Sprintf("%s: the setting %s is in none of its env entries; container %s loads its settings with envFrom from %s %s, marked optional, which does not exist. Create %s %s with %s, or fix the name in %s %s.",
+				d.opening(), key, c.Name, ref.Kind, ref.Name, ref.Kind, ref.Name, key, wl.Kind, wl.Name), nil, []ObjectRef{ref}, facts)
+			return true
 		case len(envFromCMs) > 0:
 			m := envFromCMs[0]
 			ref := e.ref("ConfigMap", m.Name)

@@ -103,3 +103,20 @@ func TestQuietCrashOptionalReferencePresentIsNoCulprit(t *testing.T) {
 		t.Fatalf("a ConfigMap that exists was blamed: %s", rc.Summary)
 	}
 }
+
+// The log names the missing setting, and the container loads its settings from an optional
+// ConfigMap that does not exist: that ConfigMap is the fault, not the workload's env.
+func TestMissingSettingFromAbsentOptionalConfigMap(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "web-settings"}, Optional: ptr.To(true)}}}
+	}, crashing)
+	e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"web-": "boot: reading settings\nFATAL: required setting MAPS_TILE_URL is not set\n"}.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "web crashes", Namespace: ns, Target: deploy("web")}).RootCause
+	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+	if rc.Rule != "config-value-missing" || rc.Culprit.Kind != "ConfigMap" || rc.Culprit.Name != "web-settings" || !strings.Contains(rc.Summary, "MAPS_TILE_URL") {
+		t.Fatalf("want config-value-missing on ConfigMap web-settings naming MAPS_TILE_URL")
+	}
+}
