@@ -131,6 +131,40 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 				addValue("arg", a, "argument "+clipString(a, 80))
 			}
 		}
+		for i, p := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe, c.StartupProbe} {
+			if p != nil && p.Exec != nil {
+				for _, h := range commandHosts(p.Exec.Command) {
+					addValue("host", h, []string{"readiness", "liveness", "startup"}[i]+" probe command of container "+c.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// hostFlags are the options command-line clients take a server's address in.
+var hostFlags = map[string]bool{"-h": true, "--host": true, "-host": true, "--hostname": true, "--server": true, "--addr": true, "--address": true, "-H": true}
+
+// commandHosts reads the addresses a command line names: after a host option
+// (pg_isready -h db, redis-cli -h cache), or written as a URL or host:port (at most 3).
+func commandHosts(cmd []string) []string {
+	var out []string
+	var words []string
+	for _, a := range cmd {
+		words = append(words, strings.Fields(clipBytes(a, 1024))...)
+	}
+	for i, w := range words {
+		if len(out) >= 3 {
+			break
+		}
+		switch {
+		case hostFlags[w] && i+1 < len(words):
+			out = append(out, words[i+1])
+		case strings.Contains(w, "=") && hostFlags[w[:strings.IndexByte(w, '=')]]:
+			out = append(out, w[strings.IndexByte(w, '=')+1:])
+		case strings.Contains(w, "://") || hostPortRe.MatchString(" "+w):
+			out = append(out, w)
+		}
 	}
 	return out
 }

@@ -58,6 +58,13 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		previous := rule == "liveness-probe-failing" && cs.LastTerminationState.Terminated != nil
 		lr := pc.e.logs(ctx, pc.pod.Name, cs.Name, previous)
 		clue, evIDs := pc.textClue(ctx, cs.Name, "", lr)
+		if !clue.IsError() && probe != nil && probe.Exec != nil {
+			// An exec probe's failure message is the command's own output ("could not
+			// connect to server at db:5432"): without a log it is the application's words.
+			if c := ExtractClues([]string{g.Message}); c.IsError() {
+				clue = c
+			}
+		}
 		symptom := fmt.Sprintf("fails its %s probe (x%d: %s)", kind, g.Count, tools.Sanitize(g.Message, 160, true))
 		if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
 			return true

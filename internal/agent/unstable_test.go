@@ -73,3 +73,34 @@ func TestClientOfARestartingProviderFollowsIt(t *testing.T) {
 		}
 	}
 }
+
+// An exec readiness probe checks the database the application needs; without a log the
+// probe's failure output, or failing that its command, names the provider, whose selector
+// matches nothing.
+func TestExecProbeCommandNamesTheProvider(t *testing.T) {
+	for _, msg := range []string{"Readiness probe failed: orders-db:5432 - no response", "Readiness probe failed: "} {
+		objs := app("web", 1, func(s *corev1.PodSpec) {
+			s.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5, ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{
+				Command: []string{"sh", "-c", "pg_isready -h orders-db -p 5432 -U app"}}}}
+		}, func(p *corev1.Pod) {
+			fx.SetNotReady(p)
+			p.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(10 * time.Minute)}}
+		})
+		for _, o := range objs {
+			if p, ok := o.(*corev1.Pod); ok {
+				objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", msg, 30, time.Minute))
+				break
+			}
+		}
+		objs = append(objs, app("postgres", 1, nil, nil)...)
+		objs = append(objs, svcAt("orders-db", "10.96.0.40", map[string]string{"app": "orders-postgres"}, 5432), fx.Node("node-1"))
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook(nil).source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: "web is not ready", Namespace: ns, Target: deploy("web")}).RootCause
+		t.Logf("%q: %s on %s/%s: %s", msg, rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+		if rc.Culprit.Kind != "Service" || rc.Culprit.Name != "orders-db" {
+			t.Errorf("%q: want Service orders-db as culprit, got %s on %s/%s", msg, rc.Rule, rc.Culprit.Kind, rc.Culprit.Name)
+		}
+	}
+}
