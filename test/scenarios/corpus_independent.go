@@ -106,7 +106,8 @@ func (e *Env) createPDB(ctx context.Context, name string, minAvailable int, lbl 
 
 func independentScenarios() []*Scenario {
 	out := independentProviderScenarios()
-	return append(out, independentConfigScenarios()...)
+	out = append(out, independentConfigScenarios()...)
+	return append(out, independentMoreScenarios()...)
 }
 
 // Consumers whose provider is at fault, with competing symptoms.
