@@ -127,12 +127,11 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	}
 	switch d.clue.Class {
 	case ErrConfig, ErrPermission, ErrGeneric, ErrDisk, ErrTLS:
-		if pc.missingSettings(ctx, d) {
+		if pc.missingSettings(ctx, d) || pc.missingFiles(ctx, d) {
 			return true
 		}
-		return pc.missingFiles(ctx, d)
 	}
-	return false
+	return pc.invalidConfigFiles(ctx, d)
 }
 
 // networkClass reports errors of the connection itself.

@@ -43,7 +43,7 @@ func (pc *podCheck) quietConfig(ctx context.Context, d *depCheck) bool {
 	}
 	dd := *d
 	if t := lastTermination(d.cs); t != nil {
-		dd.symptom += fmt.Sprintf(" without any error text (exit code %d: %s)", t.ExitCode, ExitMeaning(t.ExitCode))
+		dd.symptom += fmt.Sprintf(" with no error in its termination message or log (exit code %d: %s)", t.ExitCode, ExitMeaning(t.ExitCode))
 	}
 	if paths := commandPaths(d.spec, pc.pod); len(paths) > 0 {
 		df := dd
@@ -52,7 +52,7 @@ func (pc *podCheck) quietConfig(ctx context.Context, d *depCheck) bool {
 			return true
 		}
 	}
-	return pc.optionalRefsMissing(ctx, &dd)
+	return pc.optionalRefsMissing(ctx, &dd) || pc.invalidConfigFiles(ctx, &dd)
 }
 
 // commandPaths are the absolute paths the container's command and arguments name that lie

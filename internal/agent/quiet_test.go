@@ -120,3 +120,40 @@ func TestMissingSettingFromAbsentOptionalConfigMap(t *testing.T) {
 		t.Fatalf("want config-value-missing on ConfigMap web-settings naming MAPS_TILE_URL")
 	}
 }
+
+// mountCM mounts ConfigMap name at dir in the first container.
+func mountCM(name, dir string) func(*corev1.PodSpec) {
+	return func(s *corev1.PodSpec) {
+		s.Volumes = []corev1.Volume{{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}}}}
+		s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "conf", MountPath: dir}}
+	}
+}
+
+// A parse error naming a file its ConfigMap provides blames that ConfigMap, with where the
+// content breaks; the same file is blamed when the container says nothing at all.
+func TestConfigFileThatDoesNotParse(t *testing.T) {
+	for _, msg := range []string{"", "load config: parse /etc/web/config.json: invalid character '}' looking for beginning of object key string"} {
+		objs := app("web", 1, mountCM("web-config", "/etc/web"), func(p *corev1.Pod) {
+			crashing(p)
+			p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = msg
+		})
+		objs = append(objs, cmWith("web-config", "config.json", "{\"smtp\": {\"host\": \"mail\",\n \"port\": 25,}}", "notes.txt", "{not json but not meant to be"))
+		rc := quietRun(t, objs)
+		if rc.Rule != "config-file-invalid" || rc.Culprit.Name != "web-config" || !strings.Contains(rc.Summary, "config.json") || !strings.Contains(rc.Summary, "line 2") {
+			t.Errorf("message %q: want config-file-invalid on ConfigMap web-config naming config.json and line 2", msg)
+		}
+	}
+}
+
+// Valid files, and an error about something else, leave the ConfigMap alone.
+func TestConfigFileThatParsesIsNoCulprit(t *testing.T) {
+	objs := app("web", 1, mountCM("web-config", "/etc/web"), crashing)
+	objs = append(objs, cmWith("web-config", "config.yaml", "smtp:\n  host: mail\n  port: 25\n", "broken.json", "{,}"))
+	e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"web-": "FATAL: dial tcp 10.96.0.9:25: connect: connection refused\n"}.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "web crashes", Namespace: ns, Target: deploy("web")}).RootCause
+	if rc.Rule == "config-file-invalid" {
+		t.Fatalf("a connection error blamed the ConfigMap's syntax: %s", rc.Summary)
+	}
+}

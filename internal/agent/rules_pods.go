@@ -151,6 +151,11 @@ func init() {
 		Signals:    "'open PATH: no such file' in the container's error line, or a quiet failure (exit 127, 126, 2, 1) whose command or arguments name a file in a mounted volume; the container's volumeMounts, the ConfigMap or Secret keys behind them",
 		Actions:    []ActionTemplate{{Description: "Add the key for {path} to {sourceResource} (or fix the path / items)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "config-file-invalid", Category: "ConfigFileInvalid", Confidence: 85,
+		Title:      "a configuration file the application reads from a ConfigMap does not parse",
+		Signals:    "a parse or syntax error (or a quiet failure) of a container that mounts a ConfigMap; its JSON and YAML keys parsed with the error's line and byte",
+		Actions:    []ActionTemplate{{Description: "Fix the content of key {key} in {sourceResource} ({parseError})", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "volume-full", Category: "VolumeFull", Confidence: 82,
 		Title:      "the volume the application writes to is full",
 		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path",
