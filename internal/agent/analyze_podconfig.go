@@ -144,6 +144,12 @@ func (pc *podCheck) mounts(ctx context.Context, container string) error {
 				return pc.configError(ctx, container, g.Message)
 			}
 			ev := pc.e.eventEvidence(pc.ref, g)
+			// Messages this parser does not know ("references non-existent secret key: K")
+			// still fail on a reference: one that really misses its object or key is named.
+			if r, ok := pc.brokenReference(ctx); ok {
+				pc.configFinding(ctx, container, r, []string{ev})
+				return nil
+			}
 			pc.find(ctx, "volume-mount-failed", container, fmt.Sprintf("Pod %s is stuck creating containers: %s (x%d): %s", pc.pod.Name, g.Reason, g.Count, g.Message),
 				ObjectRef{}, []string{ev}, map[string]string{"message": tools.Sanitize(g.Message, 200, true)})
 			return nil
@@ -166,4 +172,19 @@ func (pc *podCheck) mounts(ctx context.Context, container string) error {
 		}
 	}
 	return nil
+}
+
+// brokenReference is the first required ConfigMap or Secret reference of the pod whose
+// object or key is really missing.
+func (pc *podCheck) brokenReference(ctx context.Context) (tools.ConfigRef, bool) {
+	refs, err := pc.e.resolveConfig(ctx, &pc.pod.Spec)
+	if err != nil {
+		return tools.ConfigRef{}, false
+	}
+	for _, r := range refs {
+		if !r.Optional && r.Checked && (!r.Exists || len(r.MissingKeys) > 0) {
+			return r, true
+		}
+	}
+	return tools.ConfigRef{}, false
 }

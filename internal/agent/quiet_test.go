@@ -157,3 +157,27 @@ func TestConfigFileThatParsesIsNoCulprit(t *testing.T) {
 		t.Fatalf("a connection error blamed the ConfigMap's syntax: %s", rc.Summary)
 	}
 }
+
+// A FailedMount message the parser does not know still fails on a reference: the Secret
+// whose projected key is really missing is named.
+func TestFailedMountOnAMissingProjectedKey(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Volumes = []corev1.Volume{{Name: "smtp", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: "smtp-creds", Items: []corev1.KeyToPath{{Key: "password", Path: "pass"}}}}}}
+		s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "smtp", MountPath: "/var/run/smtp"}}
+	}, func(p *corev1.Pod) { fx.Waiting(p, "ContainerCreating", "") })
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "FailedMount", `MountVolume.SetUp failed for volume "smtp" : references non-existent secret key: password`, 8, time.Minute))
+			break
+		}
+	}
+	objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "smtp-creds", Namespace: ns}, Data: map[string][]byte{"smtp-password": []byte("x")}}, fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "web pods stay in ContainerCreating", Namespace: ns, Target: deploy("web")}).RootCause
+	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+	if rc.Rule != "secret-key-missing" || rc.Culprit.Kind != "Secret" || rc.Culprit.Name != "smtp-creds" || !strings.Contains(rc.Summary, "password") {
+		t.Fatalf("want secret-key-missing on Secret smtp-creds")
+	}
+}
