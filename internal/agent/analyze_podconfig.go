@@ -65,6 +65,10 @@ func (pc *podCheck) configError(ctx context.Context, container, msg string) erro
 			return nil
 		}
 	}
+	if r, ok := pc.subPathKeyMissing(ctx); ok {
+		pc.configFinding(ctx, container, r, evIDs)
+		return nil
+	}
 	if msg != "" {
 		pc.find(ctx, "create-container-error", container, fmt.Sprintf("Container %s of pod %s has a configuration error: %s", container, pc.pod.Name, tools.Sanitize(msg, 300, true)),
 			ObjectRef{}, evIDs, map[string]string{"message": tools.Sanitize(msg, 200, true)})
@@ -183,6 +187,45 @@ func (pc *podCheck) brokenReference(ctx context.Context) (tools.ConfigRef, bool)
 	}
 	for _, r := range refs {
 		if !r.Optional && r.Checked && (!r.Exists || len(r.MissingKeys) > 0) {
+			return r, true
+		}
+	}
+	return tools.ConfigRef{}, false
+}
+
+// subPathKeyMissing finds a subPath mount of a whole ConfigMap or Secret volume whose key
+// the object does not have: the kubelet cannot prepare the file ("failed to prepare subPath").
+func (pc *podCheck) subPathKeyMissing(ctx context.Context) (tools.ConfigRef, bool) {
+	vols := map[string]corev1.Volume{}
+	for _, v := range pc.pod.Spec.Volumes {
+		vols[v.Name] = v
+	}
+	for _, c := range append(append([]corev1.Container(nil), pc.pod.Spec.InitContainers...), pc.pod.Spec.Containers...) {
+		for _, m := range c.VolumeMounts {
+			v, ok := vols[m.Name]
+			if m.SubPath == "" || !ok {
+				continue
+			}
+			key, _, _ := strings.Cut(m.SubPath, "/")
+			var r tools.ConfigRef
+			switch {
+			case v.ConfigMap != nil && len(v.ConfigMap.Items) == 0 && (v.ConfigMap.Optional == nil || !*v.ConfigMap.Optional):
+				r = tools.ConfigRef{Kind: "ConfigMap", Name: v.ConfigMap.Name}
+			case v.Secret != nil && len(v.Secret.Items) == 0 && (v.Secret.Optional == nil || !*v.Secret.Optional):
+				r = tools.ConfigRef{Kind: "Secret", Name: v.Secret.SecretName}
+			default:
+				continue
+			}
+			obj, err := pc.e.get(ctx, r.Kind, r.Name)
+			if err != nil {
+				continue // a missing object is reported by the reference check
+			}
+			have := objectKeys(obj)
+			if containsStr(have, key) {
+				continue
+			}
+			r.Checked, r.Exists, r.Keys, r.KeysPresent, r.MissingKeys = true, true, []string{key}, have, []string{key}
+			r.UsedBy = []string{fmt.Sprintf("subPath %s of volume %s mounted at %s in container %s", m.SubPath, m.Name, m.MountPath, c.Name)}
 			return r, true
 		}
 	}

@@ -181,3 +181,22 @@ func TestFailedMountOnAMissingProjectedKey(t *testing.T) {
 		t.Fatalf("want secret-key-missing on Secret smtp-creds")
 	}
 }
+
+// A subPath into a ConfigMap volume whose key was renamed: the kubelet cannot prepare the
+// file, and the ConfigMap without that key is named.
+func TestSubPathOnARenamedConfigMapKey(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		mountCM("proxy-conf", "/etc/nginx/conf.d/default.conf")(s)
+		s.Containers[0].VolumeMounts[0].SubPath = "default.conf"
+	}, func(p *corev1.Pod) {
+		fx.Waiting(p, "CreateContainerConfigError", `failed to prepare subPath for volumeMount "conf" of container "app"`)
+	})
+	objs = append(objs, cmWith("proxy-conf", "site.conf", "server {}"), fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "web cannot start", Namespace: ns, Target: deploy("web")}).RootCause
+	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+	if rc.Rule != "configmap-key-missing" || rc.Culprit.Name != "proxy-conf" || !strings.Contains(rc.Summary, "default.conf") {
+		t.Fatalf("want configmap-key-missing on ConfigMap proxy-conf naming default.conf")
+	}
+}
