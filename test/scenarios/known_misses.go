@@ -20,10 +20,4 @@ package scenarios
 // written, each with why in a line (pruned after three tune-split e2e runs of 2026-11-27 03:10–03:30 UTC). The e2e spec reports them and
 // skips their assertion; delete a line once the engine hits, and the spec asserts it again.
 // Held-out scenarios never appear here (TestCorpusShape checks it).
-var knownMisses = map[string]string{
-	// Class 1: no "explains" relation between findings.
-	"postgres-oom-takes-down-consumers": "target-less depends on timing (missed in 1 of 4 runs: which pod is between crashes when the scan runs); keep reported until stable",
-	// Independent scenarios (corpus_independent*.go), as first measured.
-	"statement-renderer-liveness-sigkill": "targeted: the walk stops at the client's readiness failure because the liveness-killed renderer has a ready endpoint between kills",
-	"geo-api-optional-configmap-absent":   "with its log, the unset setting is blamed on the workload's env, not on the absent optional ConfigMap it loads",
-}
+var knownMisses = map[string]string{}
