@@ -345,6 +345,9 @@ func corpusThroughOperator(ctx context.Context, env *Env, ds []*scenarios.Deploy
 			}
 		}
 		results = append(results, res)
+		if res.Split == scenarios.Tune && res.Miss != "" {
+			env.Log.Printf("tune miss (operator): %s: %s", d.Name, res.Miss)
+		}
 	}
 	sort.Float64s(ms)
 	if len(ms) > 0 {
