@@ -18,19 +18,26 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 )
 
 // A second batch of independently written scenarios: configuration files and mounts, a
 // probe aimed at the wrong port, and a quota that refuses pods behind an Ingress.
 
 const (
-	srcIndSecret    = "k8s-docs/concepts/configuration/secret.md"
-	srcIndConfigMap = "k8s-docs/concepts/configuration/configmap.md"
+	srcIndSecret      = "k8s-docs/concepts/configuration/secret.md"
+	srcIndConfigMap   = "k8s-docs/concepts/configuration/configmap.md"
+	srcIndDNS         = "k8s-docs/tasks/administer-cluster/dns-debugging-resolution.md"
+	srcIndDeployment  = "k8s-docs/concepts/workloads/controllers/deployment.md"
+	srcIndStatefulSet = "k8s-docs/concepts/workloads/controllers/statefulset.md"
 )
 
 func independentMoreScenarios() []*Scenario {
@@ -128,6 +135,104 @@ func independentMoreScenarios() []*Scenario {
 				)
 			},
 			Wait: anyPod("notifier", crashLooping(2)),
+		},
+		{
+			Name: "worker-dns-egress-tcp-only", Covers: "ingest workers crash on DNS timeouts: their egress policy admits port 53 to kube-system over TCP only, and lookups go over UDP",
+			Source: srcIndDNS, Class: ClassProvider, Hops: 2,
+			Problem: "ingest workers crash with DNS timeouts",
+			Want:    Want{Culprit: Ref{Kind: "NetworkPolicy", Name: "ingest-worker-egress"}, Terms: []string{"UDP"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				worker := map[string]string{"app.kubernetes.io/name": "ingest-worker"}
+				return steps(
+					func() error { return e.createBackend(ctx, "queue", "rabbitmq:3.13", 5672, 5672) },
+					func() error {
+						d := labelledDeployment("ingest-worker", "registry.example/data/ingest-worker:6.0.2", worker, crash("1",
+							"dial tcp: lookup queue on 10.96.0.10:53: read udp 10.244.1.9:45871->10.96.0.10:53: i/o timeout", ""))
+						return e.createDeployment(ctx, env(d, "QUEUE_ADDR", "queue:5672"))
+					},
+					func() error {
+						return e.createNetworkPolicy(ctx, &networkingv1.NetworkPolicy{
+							ObjectMeta: metav1.ObjectMeta{Name: "ingest-worker-egress"},
+							Spec: networkingv1.NetworkPolicySpec{
+								PodSelector: metav1.LabelSelector{MatchLabels: worker},
+								PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+								Egress: []networkingv1.NetworkPolicyEgressRule{
+									{To: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "queue"}}}},
+										Ports: []networkingv1.NetworkPolicyPort{{Port: ptr.To(intstr.FromInt(5672))}}},
+									{To: []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "kube-system"}}}},
+										Ports: []networkingv1.NetworkPolicyPort{{Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromInt(53))}}},
+								},
+							},
+						})
+					},
+				)
+			},
+			Wait: podsWith(map[string]string{"app.kubernetes.io/name": "ingest-worker"}, crashLooping(2)),
+		},
+		{
+			Name: "checkout-rollout-left-paused", Covers: "a new checkout version never rolls out: the Deployment was paused during an earlier change and never resumed",
+			Source: srcIndDeployment, Class: ClassOutside, Hops: 0,
+			Problem: "checkout still serves 1.4 although we deployed 1.5",
+			Want:    Want{Culprit: Ref{Kind: "Deployment", Name: "checkout"}, Terms: []string{"paused"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				return steps(
+					func() error {
+						return e.createDeployment(ctx, deployment("checkout", "registry.example/shop/checkout:1.4.0", 2, nil))
+					},
+					func() error { return e.createServiceOn(ctx, "checkout", "checkout", 80, intstr.FromString("http")) },
+					// Noise: a cleanup CronJob someone suspended, and a PDB on checkout.
+					func() error { return e.createCronJob(ctx, "cart-cleanup", "0 3 * * *", true, nil) },
+					func() error { return e.createPDB(ctx, "checkout", 2, map[string]string{"app": "checkout"}) },
+				)
+			},
+			Wait: func(ctx context.Context, e *Env) error {
+				d, err := e.Client.AppsV1().Deployments(e.Namespace).Get(ctx, "checkout", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				if e.State["paused"] == "" {
+					if d.Status.AvailableReplicas < 2 {
+						return errors.New("1.4 not available yet")
+					}
+					d.Spec.Paused = true
+					d.Spec.Template.Spec.Containers[0].Image = "registry.example/shop/checkout:1.5.0"
+					if _, err := e.Client.AppsV1().Deployments(e.Namespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+						return err
+					}
+					e.State["paused"] = "yes"
+					return errors.New("paused with 1.5 in the template")
+				}
+				if d.Status.ObservedGeneration < d.Generation {
+					return errors.New("the controller has not seen the paused template yet")
+				}
+				return nil
+			},
+		},
+		{
+			Name: "ledger-replica-dns-ordinal-out-of-range", Covers: "ledger-reader crash-loops on a replica host that does not resolve: its ConfigMap names ordinal 2 of a StatefulSet that runs 2 replicas (0 and 1)",
+			Source: srcIndStatefulSet, Class: ClassClue, Hops: 2,
+			Problem: "ledger-reader keeps crashing", Target: target("Deployment", "ledger-reader"),
+			Want: Want{Culprit: Ref{Kind: "ConfigMap", Name: "ledger-reader-config"}, Terms: []string{"ledger-db-2"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				return steps(
+					func() error {
+						st := plainStatefulSet("ledger-db", "postgres:16.2", 2, nil)
+						return e.createStatefulSet(ctx, st)
+					},
+					func() error { return e.createService(ctx, headless("ledger-db")) },
+					func() error {
+						return e.createConfigMap(ctx, "ledger-reader-config", map[string]string{
+							"PRIMARY_HOST": "ledger-db-0.ledger-db", "REPLICA_HOST": "ledger-db-2.ledger-db", "POOL": "8"})
+					},
+					func() error {
+						d := deployment("ledger-reader", "registry.example/fin/ledger-reader:2.0.0", 1, crash("1",
+							"replica pool: dial tcp: lookup ledger-db-2.ledger-db on 10.96.0.10:53: no such host", ""))
+						envFromConfigMap(&d.Spec.Template, "ledger-reader-config")
+						return e.createDeployment(ctx, d)
+					},
+				)
+			},
+			Wait: all(anyPod("ledger-db", runningReady), anyPod("ledger-reader", crashLooping(2))),
 		},
 		{
 			Name: "search-ingress-quota-needs-limits", Covers: "an Ingress answers 503: its Service has no endpoints because a ResourceQuota on limits refuses the search pods, which set none",
