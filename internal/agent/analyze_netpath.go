@@ -127,8 +127,8 @@ func (pc *podCheck) egressBlocked(ctx context.Context, d *depCheck, h HostPort, 
 	if net.ParseIP(h.Host) == nil {
 		if ok, isolating := dnsAllowed(pols, e.s.Namespace, pc.pod.Labels); !ok {
 			what := "DNS (port 53 to kube-system): the name " + h.Host + " cannot even be resolved"
-			if sel := dnsNearMiss(isolating[0], e.s.Namespace); sel != "" {
-				what += "; its port-53 rule selects namespaces " + sel + ", which does not select kube-system by its kubernetes.io/metadata.name label"
+			if near := dnsNearMiss(isolating[0], e.s.Namespace); near != "" {
+				what += "; " + near
 			}
 			return report(isolating[0], what)
 		}

@@ -146,3 +146,21 @@ func TestDNSRuleSelectsNoNamespace(t *testing.T) {
 		logs: logBook{"exporter-": "ERROR push failed: dial tcp: lookup metrics.example.com on 10.96.0.10:53: read udp 10.244.0.5:4000->10.96.0.10:53: i/o timeout\n"},
 		rule: "networkpolicy-deny-egress", culprit: "NetworkPolicy/exporter-egress", terms: []string{"DNS", "name=kube-system"}}})
 }
+
+// A DNS rule without a protocol opens port 53 over TCP only; lookups go over UDP, so the
+// policy still blocks them, and the summary says so.
+func TestDNSRuleAdmitsTCPOnly(t *testing.T) {
+	runDepCases(t, []depCase{{name: "port 53 without protocol", problem: "the exporter keeps crashing",
+		objs: func() []runtime.Object {
+			o := app("exporter", 1, nil, crashing)
+			pol := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "exporter-egress", Namespace: ns},
+				Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "exporter"}}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeEgress},
+					Egress: []networkingv1.NetworkPolicyEgressRule{{
+						To:    []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": "kube-system"}}}},
+						Ports: []networkingv1.NetworkPolicyPort{{Port: fx.Ptr(intstr.FromInt32(53))}},
+					}}}}
+			return append(o, pol, fx.Node("node-1"))
+		},
+		logs: logBook{"exporter-": "ERROR push failed: dial tcp: lookup metrics.example.com on 10.96.0.10:53: read udp 10.244.0.5:4000->10.96.0.10:53: i/o timeout\n"},
+		rule: "networkpolicy-deny-egress", culprit: "NetworkPolicy/exporter-egress", terms: []string{"DNS", "UDP"}}})
+}

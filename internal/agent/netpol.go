@@ -180,7 +180,9 @@ func dnsAllowed(pols []*networkingv1.NetworkPolicy, ns string, podLabels map[str
 		}
 		isolating = append(isolating, pol)
 		for _, r := range pol.Spec.Egress {
-			if !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolUDP}) && !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolTCP}) {
+			// Lookups go over UDP (TCP only for truncated answers): a rule that opens port 53
+			// over TCP alone, as a port without protocol does, does not let them through.
+			if !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolUDP}) {
 				continue
 			}
 			if len(r.To) == 0 {
@@ -196,17 +198,22 @@ func dnsAllowed(pols []*networkingv1.NetworkPolicy, ns string, podLabels map[str
 	return len(isolating) == 0, isolating
 }
 
-// dnsNearMiss describes a rule of pol that opens port 53 to namespaces chosen by a selector
-// kube-system does not match (a "name=kube-system" label the namespace does not carry), or "".
+// dnsNearMiss describes a rule of pol that almost opens DNS, or "": port 53 to namespaces
+// chosen by a selector kube-system does not match (a "name=kube-system" label the namespace
+// does not carry), or port 53 over TCP only.
 func dnsNearMiss(pol *networkingv1.NetworkPolicy, ns string) string {
 	for _, r := range pol.Spec.Egress {
-		if !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolUDP}) && !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolTCP}) {
+		udp := portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolUDP})
+		if !udp && !portMatches(r.Ports, netPort{Number: 53, Protocol: corev1.ProtocolTCP}) {
 			continue
 		}
 		for _, p := range r.To {
 			if p.NamespaceSelector != nil && !peerMatches(p, ns, netPeer{Namespace: "kube-system", AnyPod: true}) {
-				return metav1.FormatLabelSelector(p.NamespaceSelector)
+				return "its port-53 rule selects namespaces " + metav1.FormatLabelSelector(p.NamespaceSelector) + ", which does not select kube-system by its kubernetes.io/metadata.name label"
 			}
+		}
+		if !udp {
+			return "its port-53 rule admits TCP only (a port without protocol is TCP), and lookups go over UDP: add protocol UDP port 53"
 		}
 	}
 	return ""
