@@ -133,7 +133,8 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 			break
 		}
 		want := replicasOf(d.Spec.Replicas)
-		bad := d.Status.Replicas < want
+		// A paused Deployment holding back a template change fails nothing, visibly.
+		bad := d.Status.Replicas < want || d.Spec.Paused && d.Status.UpdatedReplicas < want
 		for _, c := range d.Status.Conditions {
 			if (c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue) ||
 				(c.Type == appsv1.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded") {

@@ -120,6 +120,9 @@ func analyzeDeployment(ctx context.Context, e *env, ref ObjectRef) error {
 				evIDs = append(evIDs, e.objEvidence(dref, "Latest rollout changed "+ch))
 			}
 		}
+		e.pausedRollout(d, newest, evIDs)
+	} else {
+		e.pausedRollout(d, nil, evIDs)
 	}
 	return e.workloadPods(ctx, dref, d.Spec.Selector, replicasOf(d.Spec.Replicas), stuck, evIDs)
 }

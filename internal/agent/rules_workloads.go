@@ -19,6 +19,11 @@ package agent
 // Rules about workloads, Jobs and CronJobs.
 func init() {
 	// --- Workloads ---
+	rule(Rule{ID: "deployment-paused", Category: "RolloutPaused", Confidence: 80,
+		Title:      "the Deployment is paused, so its latest template change is not rolled out",
+		Signals:    "spec.paused=true while the template differs from the newest ReplicaSet's (images) or status.updatedReplicas is below spec.replicas",
+		Actions:    []ActionTemplate{{Description: "Resume the rollout ({change})", Command: "kubectl -n {ns} rollout resume deployment/{name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} rollout status deployment/{name}"}})
 	rule(Rule{ID: "rollout-stuck", Category: "RolloutStuck", Confidence: 70,
 		Title:   "the Deployment's rollout exceeded its progress deadline",
 		Signals: "Deployment condition Progressing=False reason ProgressDeadlineExceeded, new ReplicaSet not available",

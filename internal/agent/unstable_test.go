@@ -17,9 +17,11 @@ limitations under the License.
 package agent_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -102,5 +104,26 @@ func TestExecProbeCommandNamesTheProvider(t *testing.T) {
 		if rc.Culprit.Kind != "Service" || rc.Culprit.Name != "orders-db" {
 			t.Errorf("%q: want Service orders-db as culprit, got %s on %s/%s", msg, rc.Rule, rc.Culprit.Kind, rc.Culprit.Name)
 		}
+	}
+}
+
+// A Deployment paused with a template change: its healthy pods run the old image, and
+// the target-less scan names the pause.
+func TestPausedDeploymentHoldsBackItsChange(t *testing.T) {
+	objs := app("web", 2, nil, nil)
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			d.Spec.Paused = true
+			d.Spec.Template.Spec.Containers[0].Image = "registry.example/web:2"
+			d.Generation, d.Status.ObservedGeneration = 3, 3
+			d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.ReadyReplicas, d.Status.AvailableReplicas = 2, 0, 2, 2
+		}
+	}
+	e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
+	e.Now = func() time.Time { return fx.Now }
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "web still serves the old version after the deploy", Namespace: ns}).RootCause
+	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+	if rc.Rule != "deployment-paused" || rc.Culprit.Name != "web" || !strings.Contains(rc.Summary, "registry.example/web:2") {
+		t.Fatalf("want deployment-paused on Deployment web naming the held-back image")
 	}
 }
