@@ -192,6 +192,9 @@ func (pc *podCheck) followConfigured(ctx context.Context, d *depCheck) bool {
 		}
 		name, hns, scope := classifyHost(ch.host.Host, e.s.Namespace)
 		if scope == hostOtherNS && byName[hns] != nil {
+			if (d.clue.Class == ErrDNS || !d.clue.IsError()) && pc.podDNSMissing(ctx, d, ch.host, name, byName[hns]) {
+				return true
+			}
 			name, scope = hns, hostInNamespace // pod.service of a StatefulSet
 		}
 		if scope != hostInNamespace {

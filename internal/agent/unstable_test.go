@@ -17,12 +17,14 @@ limitations under the License.
 package agent_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -125,5 +127,34 @@ func TestPausedDeploymentHoldsBackItsChange(t *testing.T) {
 	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
 	if rc.Rule != "deployment-paused" || rc.Culprit.Name != "web" || !strings.Contains(rc.Summary, "registry.example/web:2") {
 		t.Fatalf("want deployment-paused on Deployment web naming the held-back image")
+	}
+}
+
+// A client configured with ordinal 2 of a StatefulSet that runs two replicas: the
+// headless Service is healthy, the pod name does not resolve, and the ConfigMap holding it
+// is the fault.
+func TestStatefulSetOrdinalBeyondReplicas(t *testing.T) {
+	objs := app("reader", 1, envFrom("reader-config"), func(p *corev1.Pod) {
+		crashing(p)
+		p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = "replica pool: dial tcp: lookup ledger-db-2.ledger-db on 10.96.0.10:53: no such host"
+	})
+	objs = append(objs, cmWith("reader-config", "PRIMARY_HOST", "ledger-db-0.ledger-db", "REPLICA_HOST", "ledger-db-2.ledger-db"))
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "ledger-db", Namespace: ns}, Spec: appsv1.StatefulSetSpec{
+		Replicas: fx.Ptr(int32(2)), ServiceName: "ledger-db", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "ledger-db"}}}}
+	objs = append(objs, sts)
+	for i := 0; i < 2; i++ {
+		objs = append(objs, fx.Pod(ns, fmt.Sprintf("ledger-db-%d", i), map[string]string{"app": "ledger-db"}, corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "postgres:16", Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 5432}}}}}, sts, "StatefulSet"))
+	}
+	h := svcAt("ledger-db", "None", map[string]string{"app": "ledger-db"}, 5432)
+	objs = append(objs, h, fx.Node("node-1"))
+	for _, target := range []*agent.Target{deploy("reader"), nil} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook(nil).source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: "reader keeps crashing", Namespace: ns, Target: target}).RootCause
+		t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+		if rc.Culprit.Kind != "ConfigMap" || rc.Culprit.Name != "reader-config" || !strings.Contains(rc.Summary, "ledger-db-0 to ledger-db-1") {
+			t.Errorf("target %v: want ConfigMap reader-config naming the StatefulSet's pods", target)
+		}
 	}
 }

@@ -1,0 +1,81 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// pod.service names resolve only for pods that exist: ledger-db-2.ledger-db of a
+// StatefulSet that runs two replicas (ledger-db-0 and -1) does not resolve, although the
+// headless Service is there and healthy. The name's source is the fault.
+
+// podDNSMissing reports a pod.service host whose pod does not exist under headless Service svc.
+func (pc *podCheck) podDNSMissing(ctx context.Context, d *depCheck, h HostPort, podName string, svc *corev1.Service) bool {
+	e := pc.e
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		return false
+	}
+	if _, err := e.get(ctx, "Pod", podName); !tools.IsNotFound(err) {
+		return false
+	}
+	// Only a StatefulSet's pods get such names; without one governing the Service, the walk
+	// goes on to its pods as for any provider.
+	stss, err := listOnce[*appsv1.StatefulSet](ctx, e, "StatefulSet", scanMaxObjects)
+	if err != nil {
+		return false
+	}
+	var sts *appsv1.StatefulSet
+	for _, s := range stss {
+		if s.Spec.ServiceName == svc.Name {
+			sts = s
+			break
+		}
+	}
+	if sts == nil {
+		return false
+	}
+	sref := e.ref("Service", svc.Name)
+	facts := map[string]string{"host": h.Host, "service": svc.Name, "pod": podName, "statefulset": sts.Name}
+	extra := []ObjectRef{sref, e.ref("StatefulSet", sts.Name)}
+	n := replicasOf(sts.Spec.Replicas)
+	owner := fmt.Sprintf(" StatefulSet %s governed by it runs %d replica(s), so its pods are %s-0 to %s-%d.", sts.Name, n, sts.Name, sts.Name, max(n-1, 0))
+	if n == 0 {
+		owner = fmt.Sprintf(" StatefulSet %s governed by it is scaled to 0.", sts.Name)
+	}
+	summary := fmt.Sprintf("%s: it calls %s, the DNS name of pod %s under headless Service %s, and no such pod exists, so the name does not resolve.%s",
+		d.opening(), h.String(), podName, svc.Name, owner)
+	culprit := ObjectRef{}
+	if src := pc.findValue(ctx, d, h.Host); src != nil {
+		summary += fmt.Sprintf(" The name comes from %s; fix it there.", src.where)
+		culprit = src.ref
+		extra = append([]ObjectRef{src.ref}, extra...)
+		facts["source"], facts["sourceResource"], facts["key"] = src.where, kubectlResource(src.ref), src.key
+		d.evIDs = append(d.evIDs, e.objEvidence(src.ref, fmt.Sprintf("%s: %s", src.where, src.value)))
+	} else {
+		facts["sourceResource"] = kubectlResource(e.workloadOf(ctx, pc.pod))
+	}
+	facts["closest"] = svc.Name
+	d.report(ctx, "dependency-host-unknown", 0, culprit, summary, nil, extra, facts)
+	return true
+}
