@@ -18,6 +18,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -146,7 +147,7 @@ func independentProviderScenarios() []*Scenario {
 					func() error { return e.createPDB(ctx, "edge-gateway", 1, gateway) },
 				)
 			},
-			Wait: podsWith(gateway, runningNotReady),
+			Wait: all(podsWith(gateway, runningNotReady), podEvent("Unhealthy", "Readiness probe failed")),
 		},
 		{
 			Name: "etl-warehouse-ingress-allowlist", Covers: "a nightly ETL Job times out connecting to the warehouse; the warehouse's ingress NetworkPolicy admits only the BI dashboard",
@@ -243,7 +244,7 @@ func independentProviderScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: podsWith(orders, runningNotReady),
+			Wait: all(podsWith(orders, runningNotReady), podEvent("Unhealthy", "Readiness probe failed")),
 		},
 		{
 			Name: "statement-renderer-liveness-sigkill", Covers: "statement-api is not ready because its renderer is killed (exit 137, not OOM) by a 1 s liveness timeout while it warms up",
@@ -274,7 +275,14 @@ func independentProviderScenarios() []*Scenario {
 				)
 			},
 			Wait: all(podsWith(map[string]string{"app.kubernetes.io/name": "statement-renderer"}, restartedWith("Error", 137)),
-				podsWith(map[string]string{"app.kubernetes.io/name": "statement-api"}, runningNotReady)),
+				podsWith(map[string]string{"app.kubernetes.io/name": "statement-renderer"}, func(p *corev1.Pod) error {
+					if p.Status.ContainerStatuses[0].RestartCount < 2 {
+						return errors.New("killed fewer than twice")
+					}
+					return nil
+				}),
+				podsWith(map[string]string{"app.kubernetes.io/name": "statement-api"}, runningNotReady),
+				podEvent("Unhealthy", "Liveness probe failed"), podEvent("Unhealthy", "HTTP probe failed with statuscode: 503")),
 		},
 		{
 			Name: "tileserver-pvc-class-retired", Covers: "tileserver crash-loops on a cache host that does not resolve; the cache StatefulSet's pod is Pending on a claim whose StorageClass was retired",
@@ -296,7 +304,7 @@ func independentProviderScenarios() []*Scenario {
 					func() error { return e.createHPA(ctx, "tileserver", "tileserver", 1, 4) },
 				)
 			},
-			Wait: all(pvcPending("data-tile-cache-0"), anyPod("tileserver", crashLooping(2))),
+			Wait: all(pvcPending("data-tile-cache-0"), anyPod("tileserver", crashLooping(3))),
 		},
 	}
 }

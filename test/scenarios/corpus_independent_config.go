@@ -106,7 +106,7 @@ func independentConfigScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: podsWith(map[string]string{"component": "billing-api"}, crashLooping(2)),
+			Wait: podsWith(map[string]string{"component": "billing-api"}, crashLooping(3)),
 		},
 		{
 			Name: "geo-api-optional-configmap-absent", Covers: "dispatch is not ready because geo-api crash-loops (exit 1, empty message); geo-api loads its settings from an optional ConfigMap that does not exist",
@@ -133,7 +133,7 @@ func independentConfigScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: all(anyPod("geo-api", crashLooping(2)), anyPod("dispatch", runningNotReady)),
+			Wait: all(anyPod("geo-api", crashLooping(3)), anyPod("dispatch", runningNotReady), podEvent("Unhealthy", "Readiness probe failed")),
 		},
 		{
 			Name: "search-limitrange-default-oom", Covers: "storefront is not ready because search-api is OOMKilled; search-api sets no limit and the namespace LimitRange gives it a 128Mi default",
@@ -191,7 +191,7 @@ func independentConfigScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: all(anyPod("api", crashLooping(2)), anyPod("frontend", runningNotReady)),
+			Wait: all(anyPod("api", crashLooping(3)), anyPod("frontend", runningNotReady), podEvent("Unhealthy", "Readiness probe failed")),
 		},
 		{
 			Name: "thumbnailer-hpa-sidecar-no-cpu-request", Covers: "an HPA on CPU utilization never scales: the log-shipper sidecar of its pods sets no CPU request",

@@ -113,7 +113,7 @@ func independentMoreScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: all(anyPod("backend", runningNotReady), anyPod("frontend", runningNotReady)),
+			Wait: all(anyPod("backend", runningNotReady), anyPod("frontend", runningNotReady), podEvent("Unhealthy", "8081")),
 		},
 		{
 			Name: "notifier-config-json-malformed", Covers: "notifier crash-loops on a parse error in the config file its ConfigMap provides",
@@ -128,13 +128,13 @@ func independentMoreScenarios() []*Scenario {
 					},
 					func() error {
 						d := deployment("notifier", "registry.example/comms/notifier:1.4.0", 1, crash("1",
-							"load config: parse /etc/notifier/config.json: invalid character '}' looking for beginning of object key string", ""))
+							"load config: parse /etc/notifier/config.json: invalid character '}' looking for beginning of object key string", "notifier-config"))
 						mountConfigMap(&d.Spec.Template, "notifier-config", "/etc/notifier")
 						return e.createDeployment(ctx, d)
 					},
 				)
 			},
-			Wait: anyPod("notifier", crashLooping(2)),
+			Wait: anyPod("notifier", crashLooping(3)),
 		},
 		{
 			Name: "worker-dns-egress-tcp-only", Covers: "ingest workers crash on DNS timeouts: their egress policy admits port 53 to kube-system over TCP only, and lookups go over UDP",
@@ -147,7 +147,7 @@ func independentMoreScenarios() []*Scenario {
 					func() error { return e.createBackend(ctx, "queue", "rabbitmq:3.13", 5672, 5672) },
 					func() error {
 						d := labelledDeployment("ingest-worker", "registry.example/data/ingest-worker:6.0.2", worker, crash("1",
-							"dial tcp: lookup queue on 10.96.0.10:53: read udp 10.244.1.9:45871->10.96.0.10:53: i/o timeout", ""))
+							"dial tcp: lookup queue on 10.96.0.10:53: read udp 10.244.1.9:45871->10.96.0.10:53: i/o timeout", "ingest-worker-dns"))
 						return e.createDeployment(ctx, env(d, "QUEUE_ADDR", "queue:5672"))
 					},
 					func() error {
@@ -167,7 +167,7 @@ func independentMoreScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: podsWith(map[string]string{"app.kubernetes.io/name": "ingest-worker"}, crashLooping(2)),
+			Wait: podsWith(map[string]string{"app.kubernetes.io/name": "ingest-worker"}, crashLooping(3)),
 		},
 		{
 			Name: "checkout-rollout-left-paused", Covers: "a new checkout version never rolls out: the Deployment was paused during an earlier change and never resumed",
@@ -226,13 +226,13 @@ func independentMoreScenarios() []*Scenario {
 					},
 					func() error {
 						d := deployment("ledger-reader", "registry.example/fin/ledger-reader:2.0.0", 1, crash("1",
-							"replica pool: dial tcp: lookup ledger-db-2.ledger-db on 10.96.0.10:53: no such host", ""))
+							"replica pool: dial tcp: lookup ledger-db-2.ledger-db on 10.96.0.10:53: no such host", "ledger-reader-dns"))
 						envFromConfigMap(&d.Spec.Template, "ledger-reader-config")
 						return e.createDeployment(ctx, d)
 					},
 				)
 			},
-			Wait: all(anyPod("ledger-db", runningReady), anyPod("ledger-reader", crashLooping(2))),
+			Wait: all(anyPod("ledger-db", runningReady), anyPod("ledger-reader", crashLooping(3))),
 		},
 		{
 			Name: "search-ingress-quota-needs-limits", Covers: "an Ingress answers 503: its Service has no endpoints because a ResourceQuota on limits refuses the search pods, which set none",
