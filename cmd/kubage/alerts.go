@@ -25,9 +25,9 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
@@ -51,6 +51,8 @@ type alertOptions struct {
 	taskRunner       string
 	model            string
 	cooldown         time.Duration
+	journalDir       string
+	workers          int
 	maxBodyBytes     int64
 	maxAlerts        int
 	rateLimit        float64
@@ -73,6 +75,8 @@ func (o *alertOptions) bindFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.taskRunner, "alerts-task-runner", "", "Task runner of sessions opened for alerts; empty means the operator default.")
 	f.StringVar(&o.model, "alerts-model", "", "Model Secret name (in the session's namespace) of sessions opened for alerts; empty means the operator default.")
 	f.DurationVar(&o.cooldown, "alerts-cooldown", 30*time.Minute, "After a session for an alert, new occurrences of the same alert within this time are skipped.")
+	f.StringVar(&o.journalDir, "alerts-journal-dir", "", "Directory (on a volume that outlives the process) of the receiver's journal: new sessions are fsynced there and acknowledged, then created by workers, so a storm is not held back by the API server; empty creates each session before answering.")
+	f.IntVar(&o.workers, "alerts-workers", alerts.DefaultIntakeWorkers, "Workers creating the sessions of the receiver's journal.")
 	f.Int64Var(&o.maxBodyBytes, "alerts-max-body-bytes", alerts.DefaultMaxBodyBytes, "Largest request body accepted; larger ones get 413.")
 	f.IntVar(&o.maxAlerts, "alerts-max-alerts", alerts.DefaultMaxAlerts, "Most alerts accepted in one payload.")
 	f.Float64Var(&o.rateLimit, "alerts-rate-limit", 20, "Requests per second allowed per client address; 0 disables the limit.")
@@ -80,7 +84,7 @@ func (o *alertOptions) bindFlags(f *pflag.FlagSet) {
 }
 
 // setup adds the receiver to the manager when it is enabled.
-func (o *alertOptions) setup(ctx context.Context, mgr manager.Manager, watch labels.Selector) error {
+func (o *alertOptions) setup(ctx context.Context, mgr manager.Manager) error {
 	if o.bindAddress == "" || o.bindAddress == "0" {
 		return nil
 	}
@@ -133,17 +137,26 @@ func (o *alertOptions) setup(ctx context.Context, mgr manager.Manager, watch lab
 		return errors.New("the alert receiver needs --alerts-token-secret or --alerts-token-file")
 	}
 
-	// The cooldown is looked up among the sessions in the cluster: from the manager's cache,
-	// indexed by fingerprint, when it holds every session; from the API server when this
-	// manager is a shard and the session may belong to another.
-	popts := alerts.ProcessorOptions{Sessions: mgr.GetAPIReader()}
-	if watch.Empty() {
-		if err := mgr.GetFieldIndexer().IndexField(ctx, &kubagev1alpha1.Troubleshoot{}, alerts.FingerprintIndex, alerts.IndexFingerprint); err != nil {
-			return fmt.Errorf("indexing Troubleshoots by alert fingerprint: %w", err)
+	// The cooldown is looked up among the sessions in the cluster, in a cache of their
+	// metadata of its own: it holds every shard's alert sessions (a shard's manager cache
+	// holds its own only), and the manager syncs it before the receiver serves.
+	sessions, err := alerts.NewSessionCache(ctx, mgr.GetConfig(), mgr.GetScheme())
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(syncedCache{sessions}); err != nil {
+		return err
+	}
+	popts := alerts.ProcessorOptions{Sessions: sessions, SessionsIndexed: true, Workers: o.workers}
+	if o.journalDir != "" {
+		if popts.Journal, err = alerts.OpenJournal(o.journalDir); err != nil {
+			return err
 		}
-		popts = alerts.ProcessorOptions{Sessions: mgr.GetClient(), SessionsIndexed: true}
 	}
 	proc := alerts.NewProcessor(mgr.GetClient(), mgr.GetAPIReader(), policy, popts)
+	if err := mgr.Add(proc); err != nil {
+		return err
+	}
 	handler := alerts.NewHandler(proc, token, alerts.HandlerOptions{
 		MaxBodyBytes: o.maxBodyBytes,
 		MaxAlerts:    o.maxAlerts,
@@ -151,6 +164,12 @@ func (o *alertOptions) setup(ctx context.Context, mgr manager.Manager, watch lab
 	})
 	return mgr.Add(alerts.NewServer(handler, alerts.ServerOptions{Address: o.bindAddress, CertFile: o.certFile, KeyFile: o.keyFile}))
 }
+
+// syncedCache makes the manager start a cache with its own and wait for it to sync
+// before the runnables that read it, on every replica.
+type syncedCache struct{ cache.Cache }
+
+func (c syncedCache) GetCache() cache.Cache { return c.Cache }
 
 // namespacedName parses a <namespace>/<name> flag value.
 func namespacedName(flag, v string) (types.NamespacedName, error) {

@@ -226,7 +226,7 @@ func runManager(o managerOptions) error {
 	}); err != nil {
 		return err
 	}
-	if err := o.alerts.setup(context.Background(), mgr, watch); err != nil {
+	if err := o.alerts.setup(context.Background(), mgr); err != nil {
 		return err
 	}
 	if err := o.agentAPI.setup(mgr, cs, know, o.agentServiceAccount); err != nil {

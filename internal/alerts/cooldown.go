@@ -21,6 +21,12 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
@@ -43,14 +49,14 @@ func IndexFingerprint(o client.Object) []string {
 // and creation time), so it holds across restarts and replicas. The in-memory seen cache
 // only spares this lookup for fingerprints the replica has already met.
 func (p *Processor) latestSession(ctx context.Context, ns, fp string) (name string, created time.Time, found bool, err error) {
-	var list kubagev1alpha1.TroubleshootList
+	list := sessionMetadataList()
 	opts := []client.ListOption{client.InNamespace(ns)}
 	if p.opts.SessionsIndexed {
 		opts = append(opts, client.MatchingFields{FingerprintIndex: fp})
 	} else {
 		opts = append(opts, client.MatchingLabels{LabelAlertFingerprint: fp})
 	}
-	if err := p.opts.Sessions.List(ctx, &list, opts...); err != nil {
+	if err := p.opts.Sessions.List(ctx, list, opts...); err != nil {
 		return "", time.Time{}, false, fmt.Errorf("looking up the sessions of fingerprint %s: %w", fp, err)
 	}
 	for i := range list.Items {
@@ -60,4 +66,38 @@ func (p *Processor) latestSession(ctx context.Context, ns, fp string) (name stri
 		}
 	}
 	return name, created, found, nil
+}
+
+// sessionMetadataList is a list of Troubleshoots' metadata: the cooldown needs labels and
+// creation times only.
+func sessionMetadataList() *metav1.PartialObjectMetadataList {
+	l := &metav1.PartialObjectMetadataList{}
+	l.SetGroupVersionKind(kubagev1alpha1.GroupVersion.WithKind("TroubleshootList"))
+	return l
+}
+
+// NewSessionCache builds the Sessions reader of ProcessorOptions (SessionsIndexed): an
+// informer cache of the metadata of the sessions opened for alerts (those with a
+// fingerprint label) in every namespace and every shard, indexed by fingerprint, so the
+// cooldown lookup of a fingerprint costs no API call. Start it (a manager Runnable)
+// before the receiver serves.
+func NewSessionCache(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (cache.Cache, error) {
+	fromAlert, err := labels.NewRequirement(LabelAlertFingerprint, selection.Exists, nil)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cache.New(cfg, cache.Options{
+		Scheme:               scheme,
+		DefaultLabelSelector: labels.NewSelector().Add(*fromAlert),
+		DefaultTransform:     cache.TransformStripManagedFields(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("alert session cache: %w", err)
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(kubagev1alpha1.GroupVersion.WithKind("Troubleshoot"))
+	if err := c.IndexField(ctx, meta, FingerprintIndex, IndexFingerprint); err != nil {
+		return nil, fmt.Errorf("indexing alert sessions by fingerprint: %w", err)
+	}
+	return c, nil
 }

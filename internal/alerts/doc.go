@@ -23,5 +23,7 @@ limitations under the License.
 // The pieces are small and testable alone: ParsePayload (untrusted input, fuzzed),
 // Policy (which alerts to investigate and with what defaults), BuildSession (alert →
 // Troubleshoot, pure), Processor (API writes with de-duplication and cooldown),
-// RateLimiter, Handler (HTTP: auth, limits, JSON errors) and Server (a manager Runnable).
+// Journal (optional: sessions acknowledged once fsynced, created by the Processor's
+// workers, replayed after a kill), RateLimiter, Handler (HTTP: auth, limits, JSON errors)
+// and Server (a manager Runnable).
 package alerts

@@ -61,6 +61,19 @@ var (
 		Name: "kubage_alerts_api_writes_total",
 		Help: "Kubernetes API writes made by the alert receiver, by verb.",
 	}, []string{"verb"})
+	sessionsPending = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "kubage_alerts_sessions_pending",
+		Help: "Sessions accepted into the receiver's journal and not created yet.",
+	})
+	journalSyncSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "kubage_alerts_journal_sync_seconds",
+		Help:    "Time to write and fsync one group of journal records; acknowledged alerts wait for it.",
+		Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
+	})
+	sessionsDropped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kubage_alerts_sessions_dropped_total",
+		Help: "Journaled sessions the API server refused for good (namespace gone, forbidden, invalid), by reason.",
+	}, []string{"reason"})
 	policyReloadErrors = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "kubage_alerts_policy_reload_errors_total",
 		Help: "Failed reloads of the alert policy ConfigMap; the previous policy stays in force.",
@@ -69,5 +82,5 @@ var (
 
 func init() {
 	metrics.Registry.MustRegister(alertsReceived, sessionsCreated, duplicatesSuppressed, alertsResolved,
-		alertsSkipped, alertsRejected, requestsTotal, requestDuration, apiWrites, policyReloadErrors)
+		alertsSkipped, alertsRejected, requestsTotal, requestDuration, apiWrites, sessionsPending, sessionsDropped, journalSyncSeconds, policyReloadErrors)
 }

@@ -62,8 +62,11 @@ type AlertResult struct {
 
 // Summary is the answer to one payload: counts, then one result per alert in order.
 type Summary struct {
-	Received          int           `json:"received"`
-	Created           int           `json:"created"`
+	Received int `json:"received"`
+	Created  int `json:"created"`
+	// Queued counts the created alerts whose session is accepted into the journal and
+	// not stored by the API server yet (journaled intake only).
+	Queued            int           `json:"queued,omitempty"`
 	Duplicates        int           `json:"duplicates"`
 	Resolved          int           `json:"resolved"`
 	ResolvedNoSession int           `json:"resolvedNoSession"`
@@ -93,6 +96,13 @@ type ProcessorOptions struct {
 	// FingerprintIndex (SessionsIndexed) keeps the lookup cheap during a storm.
 	Sessions        client.Reader
 	SessionsIndexed bool
+	// Journal, when set, makes the receiver answer once a new session is fsynced into
+	// it; workers (Start) then create the sessions. Nil creates them before answering.
+	Journal *Journal
+	// Workers creating journaled sessions (default DefaultIntakeWorkers), and how many
+	// may wait before the receiver answers 503 (default DefaultMaxPending).
+	Workers    int
+	MaxPending int
 }
 
 // Processor turns parsed payloads into API writes: one create per new occurrence, one
@@ -105,6 +115,7 @@ type Processor struct {
 
 	seen       *seenCache
 	namespaces *namespaceCache
+	intake     *intake
 	creates    singleflight.Group
 	writes     atomic.Int64
 }
@@ -118,12 +129,37 @@ func NewProcessor(c client.Client, r client.Reader, policy PolicySource, opts Pr
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Processor{
+	p := &Processor{
 		client: c, reader: r, policy: policy, opts: opts,
 		// Remember fingerprints for a day at most: Alertmanager repeats every 4h by default.
 		seen:       newSeenCache(opts.SeenCacheSize, 24*time.Hour),
 		namespaces: newNamespaceCache(r),
 	}
+	if opts.Journal != nil {
+		p.intake = newIntake(p, opts.Journal, opts.Workers, opts.MaxPending)
+	}
+	return p
+}
+
+// Start runs the workers that create journaled sessions until ctx ends (a manager
+// Runnable, on every replica); without a journal it only waits.
+func (p *Processor) Start(ctx context.Context) error {
+	if p.intake == nil {
+		<-ctx.Done()
+		return nil
+	}
+	return p.intake.run(ctx)
+}
+
+// NeedLeaderElection is false: every replica creates what its own receiver accepted.
+func (p *Processor) NeedLeaderElection() bool { return false }
+
+// Pending is the number of accepted sessions not created yet (0 without a journal).
+func (p *Processor) Pending() int {
+	if p.intake == nil {
+		return 0
+	}
+	return p.intake.journal.Len()
 }
 
 // Writes is the number of API writes (creates and patches) made so far.
@@ -165,6 +201,9 @@ func (p *Processor) Process(ctx context.Context, payload *Payload) (*Summary, er
 		switch r.Outcome {
 		case OutcomeCreated:
 			s.Created++
+			if p.intake != nil && p.intake.pending(r.Namespace, r.Session) {
+				s.Queued++
+			}
 		case OutcomeDuplicate:
 			s.Duplicates++
 		case OutcomeResolved:
@@ -228,6 +267,9 @@ func (p *Processor) firing(ctx context.Context, pol *CompiledPolicy, a *Alert, r
 	ran := false
 	v, err, _ := p.creates.Do(ts.Namespace+"/"+ts.Name, func() (any, error) {
 		ran = true
+		if p.intake != nil {
+			return p.intake.accept(ts, now)
+		}
 		return p.create(ctx, ts)
 	})
 	if err != nil {
@@ -304,6 +346,12 @@ func (p *Processor) resolved(ctx context.Context, pol *CompiledPolicy, a *Alert,
 	}})
 	if err != nil {
 		return AlertResult{}, err
+	}
+	if p.intake != nil {
+		// A session still in the journal is created first, so the resolution lands on it.
+		if err := p.intake.ensure(ctx, ns, name); err != nil {
+			return AlertResult{}, err
+		}
 	}
 	ts := &kubagev1alpha1.Troubleshoot{}
 	ts.Namespace, ts.Name = ns, name

@@ -130,7 +130,9 @@ var _ = Describe("Kill matrix, intake", Ordered, Label("kill"), func() {
 		ns := newNamespace(ctx)
 		recv, url := receiverArgs()
 		// The storm's sessions go to a shard no operator runs: the receiver is what is tested.
-		args := append(recv, "--watch-label-selector=!"+kubagev1alpha1.ShardingKeyLabel, `--alerts-shard=storm-sink:alertname="StormAlert"`)
+		// It answers once a session is in its journal, which the restart reads back.
+		args := append(recv, "--watch-label-selector=!"+kubagev1alpha1.ShardingKeyLabel, `--alerts-shard=storm-sink:alertname="StormAlert"`,
+			"--alerts-journal-dir="+GinkgoT().TempDir())
 		op := startManager(args...)
 		storm := alerts.StormOptions{URL: url, Token: e2eAlertToken, Namespace: ns, Alerts: 1500, Fingerprints: 150, Clients: 4, AlertsPerRequest: 5}
 		Eventually(func() error {
@@ -154,18 +156,27 @@ var _ = Describe("Kill matrix, intake", Ordered, Label("kill"), func() {
 		first := <-done
 		GinkgoWriter.Printf("storm with a kill: %d requests, %d answered, %d transport errors, %d created\n", first.Requests, first.Answered, first.TransportErrors, first.Created)
 
-		By("restarting the operator and letting the senders retry the whole storm")
+		By("restarting the operator: every session acknowledged before the kill is created, then the senders retry the whole storm")
 		startManager(args...)
 		Eventually(func() error {
 			_, err := http.Get(url)
 			return err
 		}).WithContext(ctx).Should(Succeed(), "the receiver listens again")
+		Eventually(func(g Gomega) {
+			list := &kubagev1alpha1.TroubleshootList{}
+			g.Expect(kube.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			g.Expect(len(list.Items)).To(BeNumerically(">=", first.Created), "acknowledged before the kill")
+		}).WithContext(ctx).Should(Succeed())
 		again, err := alerts.RunStorm(ctx, storm)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again.Codes).To(HaveKeyWithValue(http.StatusOK, again.Requests), "every retried payload is accepted: %v", again.Codes)
 
+		// The retry was answered from the journal; its workers may still be creating.
 		list := &kubagev1alpha1.TroubleshootList{}
-		Expect(kube.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(kube.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			g.Expect(len(list.Items)).To(BeNumerically(">=", storm.Fingerprints))
+		}).WithContext(ctx).Should(Succeed())
 		perFingerprint := map[string]int{}
 		for _, ts := range list.Items {
 			perFingerprint[ts.Labels[alerts.LabelAlertFingerprint]]++
