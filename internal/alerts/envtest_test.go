@@ -19,6 +19,7 @@ package alerts
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -273,34 +274,38 @@ func TestEnvtestDefaultNamespaceAndPolicy(t *testing.T) {
 
 func TestEnvtestStorm(t *testing.T) {
 	cfg, _ := apiServer(t)
-	created0, dup0 := testutil.ToFloat64(sessionsCreated), testutil.ToFloat64(duplicatesSuppressed)
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
-	defer cancel()
-	res, err := BenchIntake(ctx, cfg, StormOptions{Alerts: 5000, Fingerprints: 200, Clients: 20, AlertsPerRequest: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Storm
-	t.Logf("storm: %d alerts, %d fingerprints, %d clients: %d sessions, %d/%d requests answered (%v), %.0f alerts/s, p50 %s p95 %s p99 %s max %s, %d API writes (%.3f per alert)",
-		res.Options.Alerts, res.Options.Fingerprints, res.Options.Clients, res.Sessions, s.Answered, s.Requests, s.Codes,
-		s.AlertsPerSecond, s.P50, s.P95, s.P99, s.Max, res.APIWrites, res.WritesPerAlert)
-	if res.Sessions != 200 || s.Created != 200 {
-		t.Errorf("%d sessions (%d reported created), want exactly 200", res.Sessions, s.Created)
-	}
-	if s.Answered != 5000 || s.Codes[http.StatusOK] != 5000 || s.TransportErrors != 0 {
-		t.Errorf("answered %d of 5000: codes %v, transport errors %d", s.Answered, s.Codes, s.TransportErrors)
-	}
-	if s.Created+s.Duplicates != 5000 {
-		t.Errorf("created %d + duplicates %d != 5000", s.Created, s.Duplicates)
-	}
-	if got := testutil.ToFloat64(sessionsCreated) - created0; got != 200 {
-		t.Errorf("sessions metric grew by %v", got)
-	}
-	if got := testutil.ToFloat64(duplicatesSuppressed) - dup0; got != 4800 {
-		t.Errorf("duplicates metric grew by %v", got)
-	}
-	if res.APIWrites > 400 {
-		t.Errorf("%d API writes for 200 distinct alerts: repeats should be answered from the cache", res.APIWrites)
+	for _, intake := range []IntakeOptions{{}, {Journal: true}} {
+		t.Run(fmt.Sprintf("journal=%v", intake.Journal), func(t *testing.T) {
+			created0, dup0 := testutil.ToFloat64(sessionsCreated), testutil.ToFloat64(duplicatesSuppressed)
+			ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+			defer cancel()
+			res, err := BenchIntake(ctx, cfg, StormOptions{Alerts: 5000, Fingerprints: 200, Clients: 20, AlertsPerRequest: 1}, intake)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Storm
+			t.Logf("storm: %d alerts, %d fingerprints, %d clients: %d sessions, %d/%d requests answered (%v), %.0f alerts/s, p50 %s p95 %s p99 %s max %s, all sessions after %.2fs, %d API writes (%.3f per alert)",
+				res.Options.Alerts, res.Options.Fingerprints, res.Options.Clients, res.Sessions, s.Answered, s.Requests, s.Codes,
+				s.AlertsPerSecond, s.P50, s.P95, s.P99, s.Max, res.AllSessionsSeconds, res.APIWrites, res.WritesPerAlert)
+			if res.Sessions != 200 || s.Created != 200 || !res.ExactlyOnePerFingerprint {
+				t.Errorf("%d sessions for %d fingerprints (%d reported created), want exactly 200, one each", res.Sessions, res.FingerprintsWithSessions, s.Created)
+			}
+			if s.Answered != 5000 || s.Codes[http.StatusOK] != 5000 || s.TransportErrors != 0 {
+				t.Errorf("answered %d of 5000: codes %v, transport errors %d", s.Answered, s.Codes, s.TransportErrors)
+			}
+			if s.Created+s.Duplicates != 5000 {
+				t.Errorf("created %d + duplicates %d != 5000", s.Created, s.Duplicates)
+			}
+			if got := testutil.ToFloat64(sessionsCreated) - created0; got != 200 {
+				t.Errorf("sessions metric grew by %v", got)
+			}
+			if got := testutil.ToFloat64(duplicatesSuppressed) - dup0; got != 4800 {
+				t.Errorf("duplicates metric grew by %v", got)
+			}
+			if res.APIWrites > 400 {
+				t.Errorf("%d API writes for 200 distinct alerts: repeats should be answered from the cache", res.APIWrites)
+			}
+		})
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -216,20 +217,38 @@ func RunStorm(ctx context.Context, o StormOptions) (StormResult, error) {
 	return r, ctx.Err()
 }
 
+// IntakeOptions choose how the benchmarked receiver stores sessions.
+type IntakeOptions struct {
+	// Journal makes the receiver answer once a session is in its journal (a temporary
+	// directory), with Workers creating the sessions; otherwise it creates them first.
+	Journal bool `json:"journal"`
+	Workers int  `json:"workers,omitempty"`
+}
+
 // BenchResult is one storm against a receiver running in this process.
 type BenchResult struct {
-	Options        StormOptions `json:"options"`
-	Storm          StormResult  `json:"storm"`
-	Sessions       int          `json:"sessions"`
-	APIWrites      int64        `json:"apiWrites"`
-	WritesPerAlert float64      `json:"writesPerAlert"`
+	Options        StormOptions  `json:"options"`
+	Intake         IntakeOptions `json:"intake"`
+	Storm          StormResult   `json:"storm"`
+	Sessions       int           `json:"sessions"`
+	APIWrites      int64         `json:"apiWrites"`
+	WritesPerAlert float64       `json:"writesPerAlert"`
+	// AllSessionsSeconds is the time from the storm's first request until every accepted
+	// session existed in the API server.
+	AllSessionsSeconds float64 `json:"allSessionsSeconds"`
+	// FingerprintsWithSessions counts the fingerprints with at least one session, and
+	// DuplicateSessions the sessions beyond the first of a fingerprint: after a storm of
+	// one occurrence per fingerprint they are Fingerprints and 0.
+	FingerprintsWithSessions int  `json:"fingerprintsWithSessions"`
+	DuplicateSessions        int  `json:"duplicateSessions"`
+	ExactlyOnePerFingerprint bool `json:"exactlyOnePerFingerprint"`
 }
 
 // BenchIntake starts a receiver on loopback against the API server of cfg (envtest or a
 // real cluster with the CRDs installed), sends a storm into a fresh namespace, and counts
 // the sessions it created. For `make bench`: vary Fingerprints to vary the ratio of
 // distinct alerts.
-func BenchIntake(ctx context.Context, cfg *rest.Config, o StormOptions) (BenchResult, error) {
+func BenchIntake(ctx context.Context, cfg *rest.Config, o StormOptions, iopts IntakeOptions) (BenchResult, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return BenchResult{}, err
@@ -252,27 +271,66 @@ func BenchIntake(ctx context.Context, cfg *rest.Config, o StormOptions) (BenchRe
 	if err != nil {
 		return BenchResult{}, err
 	}
-	proc := NewProcessor(c, c, StaticPolicy{P: pol}, ProcessorOptions{})
-	srv := NewServer(NewHandler(proc, StaticToken(token), HandlerOptions{}), ServerOptions{Address: "127.0.0.1:0"})
 	srvCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- srv.Start(srvCtx) }()
-	defer func() { stop(); <-done }()
+	var wg sync.WaitGroup
+	defer func() { stop(); wg.Wait() }()
+	// The receiver is wired as the manager wires it: the cooldown read from a metadata
+	// cache of the alert sessions, and optionally the journal.
+	sessions, err := NewSessionCache(ctx, cfg, scheme)
+	if err != nil {
+		return BenchResult{}, err
+	}
+	wg.Go(func() { _ = sessions.Start(srvCtx) })
+	if !sessions.WaitForCacheSync(ctx) {
+		return BenchResult{}, errors.New("the alert session cache did not sync")
+	}
+	popts := ProcessorOptions{Sessions: sessions, SessionsIndexed: true, Workers: iopts.Workers}
+	if iopts.Journal {
+		dir, err := os.MkdirTemp("", "kubage-alert-journal-")
+		if err != nil {
+			return BenchResult{}, err
+		}
+		defer func() { _ = os.RemoveAll(dir) }()
+		if popts.Journal, err = OpenJournal(dir); err != nil {
+			return BenchResult{}, err
+		}
+	}
+	proc := NewProcessor(c, c, StaticPolicy{P: pol}, popts)
+	wg.Go(func() { _ = proc.Start(srvCtx) })
+	srv := NewServer(NewHandler(proc, StaticToken(token), HandlerOptions{}), ServerOptions{Address: "127.0.0.1:0"})
+	wg.Go(func() { _ = srv.Start(srvCtx) })
 	addr := srv.Addr(ctx)
 	if addr == nil {
 		return BenchResult{}, errors.New("receiver did not start")
 	}
 	o.URL, o.Token = "http://"+addr.String()+Path, token
+	start := time.Now()
 	storm, err := RunStorm(ctx, o)
 	if err != nil {
 		return BenchResult{}, err
 	}
-	var list kubagev1alpha1.TroubleshootList
-	if err := c.List(ctx, &list, client.InNamespace(o.Namespace)); err != nil {
+	for proc.Pending() > 0 {
+		select {
+		case <-ctx.Done():
+			return BenchResult{}, fmt.Errorf("%d sessions still pending: %w", proc.Pending(), ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	allSessions := time.Since(start)
+	list := sessionMetadataList()
+	if err := c.List(ctx, list, client.InNamespace(o.Namespace)); err != nil {
 		return BenchResult{}, err
 	}
 	o.defaults()
-	res := BenchResult{Options: o, Storm: storm, Sessions: len(list.Items), APIWrites: proc.Writes()}
+	res := BenchResult{Options: o, Intake: iopts, Storm: storm, Sessions: len(list.Items), APIWrites: proc.Writes(),
+		AllSessionsSeconds: allSessions.Seconds()}
 	res.WritesPerAlert = float64(res.APIWrites) / float64(o.Alerts)
+	perFingerprint := map[string]int{}
+	for _, ts := range list.Items {
+		perFingerprint[ts.Labels[LabelAlertFingerprint]]++
+	}
+	res.FingerprintsWithSessions = len(perFingerprint)
+	res.DuplicateSessions = len(list.Items) - len(perFingerprint)
+	res.ExactlyOnePerFingerprint = res.FingerprintsWithSessions == o.Fingerprints && res.DuplicateSessions == 0
 	return res, nil
 }
