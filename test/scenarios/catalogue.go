@@ -62,6 +62,7 @@ func All() []*Scenario {
 	out = append(out, noiseScenarios()...)
 	out = append(out, runbookScenarios()...)
 	out = append(out, independentScenarios()...)
+	out = append(out, logScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
