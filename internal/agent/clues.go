@@ -44,6 +44,7 @@ const (
 	ErrDisk       ErrClass = "disk"        // no space left
 	ErrFiles      ErrClass = "files"       // too many open files
 	ErrMemory     ErrClass = "memory"      // out of memory
+	ErrLimit      ErrClass = "limit"       // a server's connection limit is reached
 	ErrConfig     ErrClass = "config"      // a setting, key or file is missing
 	ErrSchema     ErrClass = "schema"      // database schema or migration
 	ErrAuth       ErrClass = "auth"        // credentials rejected
@@ -56,18 +57,19 @@ var errFamilies = []struct {
 	needles []string
 }{
 	{ErrForbidden, []string{"is forbidden: user", "cannot list resource", "cannot get resource", "cannot watch resource", "cannot create resource", "cannot update resource", "cannot patch resource", "cannot delete resource"}},
-	{ErrDNS, []string{"no such host", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname"}},
+	{ErrDNS, []string{"no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname"}},
 	{ErrRefused, []string{"connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
 	{ErrTLS, []string{"x509:", "certificate has expired", "certificate is not yet valid", "unknown authority", "certificate verify failed", "tls: bad certificate", "ssl handshake", "certificate is valid for"}},
 	{ErrTimeout, []string{"i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
 	{ErrUnavail, []string{"503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "connection reset by peer"}},
 	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
 	{ErrFiles, []string{"too many open files", "emfile"}},
+	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
 	{ErrMemory, []string{"out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
 	{ErrAuth, []string{"authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
 	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version"}},
 	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm"}},
-	{ErrConfig, []string{"no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "config"}},
+	{ErrConfig, []string{"no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "config"}},
 }
 
 // Clue is what the text says went wrong.
@@ -118,7 +120,7 @@ const (
 func (c Clue) IsError() bool { return c.Score > 0 && c.Class != ErrNone }
 
 var (
-	stackFrame   = regexp.MustCompile(`^\s*(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ more|Caused by: \.\.\.)`)
+	stackFrame   = regexp.MustCompile(`^\s*(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ (?:more|common frames omitted)|Caused by: \.\.\.)`)
 	usageLine    = regexp.MustCompile(`(?i)^\s*(usage:|-{1,2}[a-z][\w-]*[ =]|flags:|options:|\s*-h, --help)`)
 	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg|alert)\b|level=(fatal|panic)|"level":\s*"(fatal|panic)"`)
 	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception):`)
@@ -133,7 +135,7 @@ var (
 	hostPortRe  = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
 	ipPortRe    = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
 	keywordHost = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
-	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
+	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|on server|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
 
 	pathRe = regexp.MustCompile(`(?:^|[\s"'=:(\[,])(/[A-Za-z0-9._@-]+(?:/[A-Za-z0-9._@-]+)+/?)`)
 
@@ -154,7 +156,11 @@ var keyStopWords = map[string]bool{
 }
 
 // ScoreLine rates how much a line looks like the one that says what went wrong.
-func ScoreLine(line string) (int, ErrClass) {
+func ScoreLine(line string) (int, ErrClass) { return scoreLine(line, false) }
+
+// scoreLine is ScoreLine for a line whose context already marks it as an error (the
+// indented text under a "fail:" header).
+func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 	line = clipBytes(line, maxClueLineLen)
 	if strings.TrimSpace(line) == "" {
 		return -10, ErrNone
@@ -175,7 +181,7 @@ func ScoreLine(line string) (int, ErrClass) {
 			break
 		}
 	}
-	marked := false
+	marked := inErrorEntry || strongConfig.MatchString(line)
 	if fatalMarker.MatchString(line) {
 		score += 4
 		marked = true
@@ -246,10 +252,12 @@ func ExtractClues(lines []string) Clue {
 	scores := make([]int, len(lines))
 	classes := make([]ErrClass, len(lines))
 	for i, l := range lines {
-		s, c := ScoreLine(l)
-		scores[i], classes[i] = s, c
-		if s > bestScore {
-			best, bestScore, bestClass = i, s, c
+		scores[i], classes[i] = ScoreLine(l)
+	}
+	contextScores(lines, scores, classes)
+	for i := range lines {
+		if scores[i] > bestScore {
+			best, bestScore, bestClass = i, scores[i], classes[i]
 		}
 	}
 	if best < 0 {
@@ -281,6 +289,7 @@ func ExtractClues(lines []string) Clue {
 		}
 		c.addEntities(clipBytes(lines[i], maxClueLineLen))
 	}
+	c.contextHosts(lines, scores, best)
 	return c
 }
 

@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+// The line that carries the error, read in context: usage tables, exception chains and
+// two-line entries.
+func TestExtractCluesInContext(t *testing.T) {
+	cases := []struct {
+		name, text, line string
+		class            ErrClass
+		weakHosts        []string
+	}{
+		{name: "a usage table after the error lists 'error' as an option value",
+			text: "boot 1.0\nconfig: required key QUEUE_URL missing value\nThe following environment variables can be used:\n\nKEY          TYPE      DEFAULT\nQUEUE_URL    String    \nLOG_LEVEL    String    info    debug, info, warn or error\nexiting",
+			line: "required key QUEUE_URL", class: ErrConfig},
+		{name: "flag table after a usage header",
+			text: "flag provided but not defined: -mdoe\nUsage of server:\n  -mode string\n    \tone of fast, safe; failed requests are retried\n  -port int\n    \tlisten port (default 8080)",
+			line: "flag provided but not defined", class: ErrConfig},
+		{name: "the last Caused by of a Java chain, across 'common frames omitted'",
+			text: "ERROR c.e.Api : request failed, request timed out after 30000ms\norg.springframework.dao.DataAccessResourceFailureException: Unable to acquire JDBC Connection\n\tat a.b.C.d(C.java:1)\n\t... 58 common frames omitted\nCaused by: java.sql.SQLTransientConnectionException: pool - Connection is not available, request timed out after 30000ms.\n\t... 61 common frames omitted\nCaused by: java.sql.SQLNonTransientConnectionException: Too many connections\n\tat com.mysql.cj.jdbc.exceptions.SQLError.createSQLException(SQLError.java:111)\n\t... 64 common frames omitted",
+			line: "Too many connections", class: ErrLimit},
+		{name: "postgres connection slots are a limit, not a generic error",
+			text: "ERROR query failed: pq: sorry, too many clients already\nINFO GET /orders 200",
+			line: "too many clients", class: ErrLimit},
+		{name: "a missing file says so without an error marker",
+			text: "reading settings\nopen /etc/app/settings.yaml: no such file or directory\nbye",
+			line: "settings.yaml", class: ErrConfig},
+		{name: "indented text under a fail: header carries the header's severity",
+			text: "info: Host[0]\n      Application started.\nfail: Data.Connection[20004]\n      Login timeout expired for database 'orders' on server 'orders-sql'\ninfo: Host[0]\n      Application is shutting down...",
+			line: "Login timeout expired", class: ErrTimeout, weakHosts: []string{"orders-sql"}},
+		{name: "a host named by another error line when the chosen one names none",
+			text: "fail: Db[1]\n      An error occurred using the connection to database 'shop' on server 'shop-sql'.\nfail: Startup[0]\n      SqlException (0x80131904): The server was not found or was not accessible.",
+			line: "server was not found", class: ErrDNS, weakHosts: []string{"shop-sql"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(tc.text, "\n"))
+			if !strings.Contains(c.Line, tc.line) || c.Class != tc.class {
+				t.Fatalf("got line %q class %q, want a line with %q class %q", c.Line, c.Class, tc.line, tc.class)
+			}
+			for _, want := range tc.weakHosts {
+				found := false
+				for _, h := range c.Hosts {
+					found = found || h.Host == want && h.Weak
+				}
+				if !found {
+					t.Errorf("hosts %+v lack weak %q", c.Hosts, want)
+				}
+			}
+		})
+	}
+}
+
+// A token followed by "=" or ": " is a setting's name, not its value.
+func TestContainsTokenSkipsKeyPositions(t *testing.T) {
+	for _, tc := range []struct {
+		s, needle string
+		want      bool
+	}{
+		{"Server=catalog-sql,1433;Database=catalog", "catalog-sql", true},
+		{"Server=catalog-sql,1433;Database=catalog", "database", false},
+		{`{"database": "orders", "host": "pg"}`, "database", false},
+		{`{"database": "orders", "host": "pg"}`, "pg", true},
+		{"redis:\n  host: redis-master\n", "redis", false},
+		{"redis-master:6379", "redis-master", true},
+		{"http://notify-svc:3000/hooks", "notify-svc", true},
+	} {
+		if got := containsToken(tc.s, tc.needle); got != tc.want {
+			t.Errorf("containsToken(%q, %q) = %v, want %v", tc.s, tc.needle, got, tc.want)
+		}
+	}
+}
