@@ -208,7 +208,7 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			}
 			// A name no Service has is blamed on a lookup failure, on a connection error naming
 			// host:port, or when the configuration holds it; a loose mention alone is not enough.
-			if d.clue.Class == ErrDNS || networkClass(d.clue.Class) && !h.Weak && h.Port != "" || pc.findValue(ctx, d, h.Host) != nil {
+			if !h.Weak && (d.clue.Class == ErrDNS || networkClass(d.clue.Class) && h.Port != "") || pc.findValue(ctx, d, h.Host) != nil {
 				pc.hostUnknown(ctx, d, h, name, svcs, "")
 				return true
 			}
@@ -240,6 +240,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 func (pc *podCheck) hostUnknown(ctx context.Context, d *depCheck, h HostPort, name string, svcs []*corev1.Service, wrongNS string) {
 	e := pc.e
 	src := pc.findValue(ctx, d, h.Host)
+	if src == nil {
+		src = pc.secretSource(ctx, d)
+	}
 	var names []string
 	for _, s := range svcs {
 		names = append(names, s.Name)

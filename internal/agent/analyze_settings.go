@@ -135,12 +135,19 @@ func containsToken(s, needle string) bool {
 		}
 		j += i
 		before := j == 0 || !isNameByte(s[j-1]) && s[j-1] != '.'
-		after := j+len(needle) == len(s) || !isNameByte(s[j+len(needle)])
+		after := j+len(needle) == len(s) || !isNameByte(s[j+len(needle)]) && !keyPosition(s[j+len(needle):])
 		if before && after {
 			return true
 		}
 		i = j + 1
 	}
+}
+
+// keyPosition reports text that follows a setting's name rather than its value ("=…",
+// "\": …", ": " at the end of a YAML key): "Database=catalog" names no host "database".
+func keyPosition(rest string) bool {
+	rest = strings.TrimLeft(clipBytes(rest, 3), `"'`)
+	return strings.HasPrefix(rest, "=") || rest == ":" || strings.HasPrefix(rest, ": ") || strings.HasPrefix(rest, ":\n")
 }
 
 func isNameByte(b byte) bool {
