@@ -284,7 +284,9 @@ func logScenarios() []*Scenario {
 			Want:    Want{Culprit: Ref{Kind: "ConfigMap", Name: "catalog-appsettings"}, Terms: []string{"catalog-sql"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
-					func() error { return e.createBackend(ctx, "catalog-mssql", "mcr.microsoft.com/mssql/server:2022", 1433, 1433) },
+					func() error {
+						return e.createBackend(ctx, "catalog-mssql", "mcr.microsoft.com/mssql/server:2022", 1433, 1433)
+					},
 					func() error {
 						return e.createConfigMap(ctx, "catalog-appsettings", map[string]string{"appsettings.json": `{"ConnectionStrings":{"Catalog":"Server=catalog-sql,1433;Database=catalog;User Id=catalog;TrustServerCertificate=True"},"Logging":{"LogLevel":{"Default":"Information"}}}`})
 					},
