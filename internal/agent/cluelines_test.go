@@ -89,3 +89,24 @@ func TestContainsTokenSkipsKeyPositions(t *testing.T) {
 		}
 	}
 }
+
+// JSON records are read by their fields: severity (words or pino's numbers), message and
+// error; the emitter's own hostname and timestamps are dropped.
+func TestFlattenJSON(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"level":50,"time":1,"pid":1,"hostname":"web-5c9f-x2k9q","err":{"type":"Error","message":"getaddrinfo ENOTFOUND api","code":"ENOTFOUND"},"msg":"call failed"}`,
+			"ERROR call failed: getaddrinfo ENOTFOUND api code=ENOTFOUND"},
+		{`{"level":"error","ts":"2026-01-01T00:00:00Z","caller":"db/pool.go:88","msg":"ping failed","error":"FATAL: password authentication failed for user \"app\""}`,
+			`ERROR ping failed: FATAL: password authentication failed for user "app"`},
+		{`{"severity":"WARNING","message":"retrying","attempt":3}`, "WARNING retrying (attempt=3)"},
+		{`{"@t":"2026-01-01","@l":"Error","@mt":"Request failed","@x":"System.Net.Http.HttpRequestException: Connection refused (orders:80)"}`,
+			"ERROR Request failed: System.Net.Http.HttpRequestException: Connection refused (orders:80)"},
+		{"plain text line", "plain text line"},
+		{`{"broken": `, `{"broken": `},
+		{"{" + strings.Repeat(" ", maxJSONLine) + "}", "{" + strings.Repeat(" ", maxJSONLine) + "}"},
+	} {
+		if got := flattenJSON(tc.in); got != tc.want {
+			t.Errorf("flattenJSON(%.60q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

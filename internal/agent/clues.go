@@ -248,6 +248,7 @@ func ExtractClues(lines []string) Clue {
 	if len(lines) > maxClueLines {
 		lines = lines[len(lines)-maxClueLines:]
 	}
+	lines = flattenLines(lines)
 	best, bestScore, bestClass := -1, 0, ErrNone
 	scores := make([]int, len(lines))
 	classes := make([]ErrClass, len(lines))

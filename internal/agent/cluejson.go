@@ -1,0 +1,165 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Structured logs. A JSON record says its severity in a field ("level":"error", pino's
+// "level":50, "severity", Serilog's "@l") and its error in others ("msg", "err", "error",
+// "exception"); read as text, its error sits behind timestamps and ids, and its top-level
+// "hostname" is the emitting pod, not a dependency. flattenJSON rewrites such a record as
+// the line a person would read: "ERROR msg: error (key=value …)".
+
+// maxJSONLine bounds the records that are parsed; longer lines are scored as plain text.
+const maxJSONLine = 16 << 10
+
+// jsonLevelKeys, jsonMessageKeys and jsonErrorKeys are the field names loggers use.
+var (
+	jsonLevelKeys   = []string{"level", "severity", "lvl", "log.level", "@l", "loglevel"}
+	jsonMessageKeys = []string{"msg", "message", "@m", "@mt", "event"}
+	jsonErrorKeys   = []string{"error", "err", "exception", "@x", "error.message", "cause", "reason", "stack_trace"}
+	// jsonNoise are fields that never say what went wrong (the emitter, times, ids).
+	jsonNoise = map[string]bool{"time": true, "ts": true, "timestamp": true, "@t": true, "@timestamp": true, "pid": true, "hostname": true,
+		"caller": true, "logger": true, "v": true, "reqid": true, "traceid": true, "spanid": true, "trace_id": true, "span_id": true, "thread": true}
+)
+
+// flattenJSON returns the readable form of a JSON log record, or line unchanged.
+func flattenJSON(line string) string {
+	t := strings.TrimSpace(line)
+	if len(t) < 2 || len(t) > maxJSONLine || t[0] != '{' || t[len(t)-1] != '}' {
+		return line
+	}
+	var rec map[string]any
+	if json.Unmarshal([]byte(t), &rec) != nil {
+		return line
+	}
+	used := map[string]bool{}
+	pick := func(keys []string) string {
+		for _, k := range keys {
+			if v, ok := rec[k]; ok {
+				used[k] = true
+				return jsonText(v, 2)
+			}
+		}
+		return ""
+	}
+	var b strings.Builder
+	if lv := jsonLevel(rec, used); lv != "" {
+		b.WriteString(lv + " ")
+	}
+	b.WriteString(pick(jsonMessageKeys))
+	if e := pick(jsonErrorKeys); e != "" {
+		b.WriteString(": " + e)
+	}
+	var rest []string
+	for _, k := range sortedAnyKeys(rec) {
+		if used[k] || jsonNoise[strings.ToLower(k)] || len(rest) >= 8 {
+			continue
+		}
+		if s := jsonText(rec[k], 1); s != "" && len(s) <= 200 {
+			rest = append(rest, k+"="+s)
+		}
+	}
+	if len(rest) > 0 {
+		b.WriteString(" (" + strings.Join(rest, " ") + ")")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// jsonLevel reads the record's severity as a word, numbers as pino and bunyan write them.
+func jsonLevel(rec map[string]any, used map[string]bool) string {
+	for _, k := range jsonLevelKeys {
+		v, ok := rec[k]
+		if !ok {
+			continue
+		}
+		used[k] = true
+		switch x := v.(type) {
+		case float64:
+			switch {
+			case x >= 60:
+				return "FATAL"
+			case x >= 50:
+				return "ERROR"
+			case x >= 40:
+				return "WARN"
+			case x >= 30:
+				return "INFO"
+			}
+			return "DEBUG"
+		case string:
+			return strings.ToUpper(clipBytes(x, 16))
+		}
+	}
+	return ""
+}
+
+// jsonText renders a field value: strings as they are, an error object by its message
+// (then its other scalar fields), numbers and booleans plainly; depth bounds the nesting.
+func jsonText(v any, depth int) string {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, "\n", " | ")
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case map[string]any:
+		if depth <= 0 {
+			return ""
+		}
+		var parts []string
+		for _, k := range []string{"message", "msg"} {
+			if s, ok := x[k].(string); ok {
+				parts = append(parts, strings.ReplaceAll(s, "\n", " | "))
+			}
+		}
+		for _, k := range sortedAnyKeys(x) {
+			if k == "message" || k == "msg" || k == "stack" || k == "type" && len(parts) > 0 {
+				continue
+			}
+			if s := jsonText(x[k], depth-1); s != "" && len(s) <= 200 && len(parts) < 8 {
+				parts = append(parts, k+"="+s)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	return ""
+}
+
+func sortedAnyKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// flattenLines applies flattenJSON to every line (a copy; the caller's slice is untouched).
+func flattenLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = flattenJSON(l)
+	}
+	return out
+}
