@@ -48,6 +48,29 @@ func contextScores(lines []string, scores []int, classes []ErrClass) {
 	usageRows(lines, scores, classes)
 	causeChains(lines, scores)
 	entryContinuations(lines, scores, classes)
+	repeated(lines, scores)
+}
+
+// digitsRun matches what changes between repeats of one message (times, ids, counters).
+var digitsRun = regexp.MustCompile(`[0-9a-f]*[0-9][0-9a-f]*`)
+
+// repeated raises error lines whose text, numbers aside, recurs: an error a workload keeps
+// hitting says more about its state than a one-off line of the same score.
+func repeated(lines []string, scores []int) {
+	counts := map[string]int{}
+	keys := make([]string, len(lines))
+	for i, l := range lines {
+		if scores[i] <= 0 {
+			continue
+		}
+		keys[i] = digitsRun.ReplaceAllString(clipBytes(l, 200), "#")
+		counts[keys[i]]++
+	}
+	for i := range lines {
+		if scores[i] > 0 && counts[keys[i]] >= 3 {
+			scores[i]++
+		}
+	}
 }
 
 // usageRows demotes the rows of a help table that follows a usage header, so that a word
