@@ -108,7 +108,8 @@ func (e *Env) createPDB(ctx context.Context, name string, minAvailable int, lbl 
 func independentScenarios() []*Scenario {
 	out := independentProviderScenarios()
 	out = append(out, independentConfigScenarios()...)
-	return append(out, independentMoreScenarios()...)
+	out = append(out, independentMoreScenarios()...)
+	return append(out, independentFourthScenarios()...)
 }
 
 // Consumers whose provider is at fault, with competing symptoms.
