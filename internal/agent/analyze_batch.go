@@ -68,6 +68,13 @@ func analyzeJob(ctx context.Context, e *env, ref ObjectRef) error {
 			Summary: fmt.Sprintf("Job %s is suspended, so it runs no pods.", j.Name)})
 		return nil
 	}
+	if j.Spec.Parallelism != nil && *j.Spec.Parallelism == 0 && j.Status.CompletionTime == nil {
+		// parallelism 0 is the other way to pause a Job: it stays active and runs nothing.
+		e.find(Finding{Rule: "job-parallelism-zero", Object: jref, Culprit: jref, Evidence: evIDs, Facts: map[string]string{},
+			Summary: fmt.Sprintf("Job %s has spec.parallelism 0, so it runs no pods and never completes (started %s, %d succeeded of %d).",
+				j.Name, ageOrNever(e.now, j.Status.StartTime), j.Status.Succeeded, replicasOf(j.Spec.Completions))})
+		return nil
+	}
 	var unhealthy []*corev1.Pod
 	for _, p := range pods {
 		if p.Status.Phase == corev1.PodPending || (p.Status.Phase == corev1.PodRunning && !isReady(p) && podSignature(p) != string(corev1.PodRunning)) {

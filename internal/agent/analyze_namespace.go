@@ -164,7 +164,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].CreationTimestamp.After(jobs[j].CreationTimestamp.Time) })
 	n = 0
 	for _, j := range jobs {
-		suspended := j.Spec.Suspend != nil && *j.Spec.Suspend && j.Status.CompletionTime == nil
+		suspended := (j.Spec.Suspend != nil && *j.Spec.Suspend || j.Spec.Parallelism != nil && *j.Spec.Parallelism == 0) && j.Status.CompletionTime == nil
 		failed := false
 		for _, c := range j.Status.Conditions {
 			failed = failed || c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue

@@ -176,6 +176,7 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 		var envFromCMs []*corev1.ConfigMap
 		var envFromSecrets []string
 		var absent []ObjectRef // envFrom sources that do not exist (possible only when optional)
+		var prefixed []string  // "ConfigMap x (prefix P)" that has the key, renamed by its prefix
 		for _, ef := range c.EnvFrom {
 			switch {
 			case ef.ConfigMapRef != nil:
@@ -188,6 +189,8 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 				}
 				if _, ok := m.Data[strings.TrimPrefix(key, ef.Prefix)]; ok && strings.HasPrefix(key, ef.Prefix) {
 					defined = true
+				} else if _, ok := m.Data[key]; ok && ef.Prefix != "" {
+					prefixed = append(prefixed, fmt.Sprintf("ConfigMap %s loads it as %s%s (envFrom prefix %s)", m.Name, ef.Prefix, key, ef.Prefix))
 				}
 				envFromCMs = append(envFromCMs, m)
 			case ef.SecretRef != nil:
@@ -209,6 +212,12 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 			return true
 		case defined:
 			continue
+		case len(prefixed) > 0:
+			// The value is there under another name: the prefix envFrom adds renames it.
+			facts["sourceResource"] = kubectlResource(wl)
+			d.report(ctx, "config-value-missing", 0, wl, fmt.Sprintf("%s: %s has no env %s, but %s: drop the prefix or set %s explicitly in %s %s.",
+				d.opening(), c.Name, key, prefixed[0], key, wl.Kind, wl.Name), nil, nil, facts)
+			return true
 		case len(absent) > 0:
 			// The container loads its settings from an object that does not exist (allowed
 			// only with optional: true): that object, not a missing key, is the fault.

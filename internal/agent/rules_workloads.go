@@ -117,6 +117,11 @@ func init() {
 		Signals:    "Job condition Failed with another reason (PodFailurePolicy, ...)",
 		Actions:    []ActionTemplate{{Description: "Read the Job's failure: {message}", Command: "kubectl -n {ns} describe job {name}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get job {name}"}})
+	rule(Rule{ID: "job-parallelism-zero", Category: "JobNotRunning", Confidence: 85,
+		Title:      "the Job's parallelism is 0, so it runs no pods",
+		Signals:    "Job spec.parallelism=0 and no completion time",
+		Actions:    []ActionTemplate{{Description: "Give the Job a parallelism again", Command: "kubectl -n {ns} patch job {name} --type=merge -p '{\"spec\":{\"parallelism\":1}}'", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get job {name}  # ACTIVE 1, then COMPLETIONS"}})
 	rule(Rule{ID: "job-suspended", Category: "JobSuspended", Confidence: 60,
 		Title:      "the Job is suspended",
 		Signals:    "Job spec.suspend=true",

@@ -23,7 +23,4 @@ package scenarios
 var knownMisses = map[string]string{
 	// Class 3: a finding on a batch Job does not lead the scan to the Ready pods it explains.
 	"billing-django-relation-missing": "target-less only: the namespace scan stops at the failed migration Job and never reads the Ready web pods' log that quotes the missing relation (targeted follows it)",
-	// The fourth independent batch, as first measured (bench of 07:47 UTC).
-	"nightly-export-job-parallelism-zero":  "a Job with parallelism 0 is neither failed nor suspended, so nothing looks at it; the suspended noise CronJob wins",
-	"billing-envfrom-prefix-hides-db-host": "the unset setting is blamed on the ConfigMap, which has DB_HOST; the envFrom prefix that renames it is not considered",
 }

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubage/kubage/internal/agent"
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// A Job whose parallelism was set to 0 runs nothing and never fails: the namespace scan
+// names it, as it names a suspended one.
+func TestJobWithParallelismZero(t *testing.T) {
+	j := fx.Job(ns, "export", "registry.example/export:1")
+	j.Spec.Parallelism = fx.Ptr(int32(0))
+	j.Status.StartTime = fx.Ptr(fx.Ago(48 * time.Hour))
+	e := agent.NewRuleEngine(fake.NewClientset(j, fx.Node("node-1")))
+	e.Now = func() time.Time { return fx.Now }
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "the export has produced nothing for two days", Namespace: ns}).RootCause
+	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+	if rc.Rule != "job-parallelism-zero" || rc.Culprit.Name != "export" || !strings.Contains(rc.Summary, "parallelism 0") {
+		t.Fatalf("want job-parallelism-zero on Job export")
+	}
+}
+
+// DB_HOST is not set, and the ConfigMap loaded with envFrom has DB_HOST: its prefix renames
+// the variable, so the workload's envFrom is the fix, not the ConfigMap.
+func TestEnvFromPrefixRenamesTheSetting(t *testing.T) {
+	objs := app("web", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].EnvFrom = []corev1.EnvFromSource{{Prefix: "APP_", ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-settings"}}}}
+	}, func(p *corev1.Pod) {
+		crashing(p)
+		p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = "FATAL: environment variable DB_HOST is not set"
+	})
+	objs = append(objs, cmWith("web-settings", "DB_HOST", "db", "DB_PORT", "5432"))
+	rc := quietRun(t, objs)
+	if rc.Rule != "config-value-missing" || rc.Culprit.Kind != "Deployment" || !strings.Contains(rc.Summary, "APP_DB_HOST") {
+		t.Fatalf("want config-value-missing on the Deployment naming APP_DB_HOST")
+	}
+}
