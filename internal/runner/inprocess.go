@@ -29,9 +29,9 @@ import (
 )
 
 // InProcess runs tasks in goroutines of the operator. It remembers in-flight tasks in
-// memory only: after a restart a task that was running is reported Missing and the
-// controller starts it again, which is safe because a task's result depends only on the
-// session, the task and the cluster.
+// memory only: after a restart a task that was running is reported Missing, Orphaned
+// since this process never started it, and the controller starts it again, which is safe
+// because a task's result depends only on the session, the task and the cluster.
 type InProcess struct {
 	client       kubernetes.Interface
 	investigator agent.Investigator
@@ -47,6 +47,9 @@ type InProcess struct {
 	// collecting a task needs no read of its ConfigMap.
 	written map[string]writtenResult
 	owners  map[string]*ownerScope // by owner UID
+	// started holds the tasks this process started and has not handed a result of over,
+	// so that a task it knows nothing of can be told apart from one it lost (Orphaned).
+	started map[string]Owner
 	base    context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -94,7 +97,7 @@ func NewInProcess(cs kubernetes.Interface, inv agent.Investigator, opts InProces
 	return &InProcess{
 		client: cs, investigator: inv, taskTimeout: opts.TaskTimeout,
 		slots: make(chan struct{}, opts.MaxConcurrent), finished: make(chan Owner, 1024),
-		tasks: map[string]*inflight{}, owners: map[string]*ownerScope{}, written: map[string]writtenResult{},
+		tasks: map[string]*inflight{}, owners: map[string]*ownerScope{}, written: map[string]writtenResult{}, started: map[string]Owner{},
 		base: base, stop: stop,
 	}
 }
@@ -151,6 +154,7 @@ func (r *InProcess) Start(ctx context.Context, owner Owner, req agent.TaskReques
 		t.timeout = min(t.timeout, max(time.Until(dl), time.Second))
 	}
 	r.tasks[key] = t
+	r.started[key] = owner
 	r.wg.Add(1)
 	go r.run(scope, t, req)
 	return nil
@@ -237,6 +241,7 @@ func (r *InProcess) Check(ctx context.Context, owner Owner, taskID string) (Outc
 	r.mu.Lock()
 	if w, ok := r.written[key]; ok {
 		delete(r.written, key)
+		delete(r.started, key)
 		r.mu.Unlock()
 		return Outcome{State: StateDone, Result: &w.res}, nil
 	}
@@ -245,6 +250,7 @@ func (r *InProcess) Check(ctx context.Context, owner Owner, taskID string) (Outc
 		// Hand the failure over once; a later Check finds the task Missing.
 		delete(r.tasks, key)
 	}
+	_, startedHere := r.started[key]
 	r.mu.Unlock()
 	if ok && !t.done {
 		return Outcome{State: StateRunning}, nil
@@ -259,8 +265,11 @@ func (r *InProcess) Check(ctx context.Context, owner Owner, taskID string) (Outc
 	case err != nil:
 		return Outcome{}, err
 	case res == nil:
-		return Outcome{State: StateMissing}, nil
+		return Outcome{State: StateMissing, Orphaned: !startedHere}, nil
 	}
+	r.mu.Lock()
+	delete(r.started, key)
+	r.mu.Unlock()
 	return Outcome{State: StateDone, Result: res}, nil
 }
 
@@ -283,6 +292,12 @@ func (r *InProcess) Cleanup(_ context.Context, owner Owner) error {
 	for key, w := range r.written {
 		if w.owner.Namespace == owner.Namespace && w.owner.Name == owner.Name && (owner.UID == "" || w.owner.UID == owner.UID) {
 			delete(r.written, key)
+		}
+	}
+	// The owner's tasks are over: this process forgets that it started them.
+	for key, o := range r.started {
+		if o.Namespace == owner.Namespace && o.Name == owner.Name && (owner.UID == "" || o.UID == owner.UID) {
+			delete(r.started, key)
 		}
 	}
 	if owner.UID != "" {

@@ -92,6 +92,11 @@ type Outcome struct {
 	Reason string
 	// Result is set when State is Done.
 	Result *agent.TaskResult
+	// Orphaned is set with State Missing by runners whose tasks live in the operator's
+	// process (InProcess) when this process never started the task: whatever attempt ran
+	// was started by an operator process that has ended since (a restart, a new leader)
+	// and took the task with it. Such a loss says nothing about the task itself.
+	Orphaned bool
 }
 
 // Owner identifies the Troubleshoot session whose tasks run, and which run of it (a

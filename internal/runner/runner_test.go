@@ -184,6 +184,7 @@ func TestInProcessRunsOnceAndReports(t *testing.T) {
 	out, err := r.Check(ctx, owner, "i1-t1")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(out.State).To(Equal(StateMissing))
+	g.Expect(out.Orphaned).To(BeTrue(), "this process never started the task")
 
 	g.Expect(r.Start(ctx, owner, req)).To(Succeed())
 	g.Expect(r.Start(ctx, owner, req)).To(Succeed(), "a second Start is a no-op")
@@ -224,6 +225,39 @@ func TestInProcessCleanupCancels(t *testing.T) {
 	list, err := cs.CoreV1().ConfigMaps("shop").List(ctx, metav1.ListOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(list.Items).To(BeEmpty(), "a cancelled task writes no result")
+}
+
+// A task lost while this process runs (here its failure was handed over, and then it is
+// asked about again) is Missing without being Orphaned: the loss is the task's own. After
+// a restart, the new process's runner knows nothing of it: Orphaned.
+func TestInProcessTellsItsOwnLossesFromARestart(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	cs := fake.NewClientset()
+	inv := &gatedInvestigator{runs: map[string]int{}, gate: make(chan struct{})}
+	r := NewInProcess(cs, inv, InProcessOptions{TaskTimeout: time.Second})
+	req := agent.TaskRequest{Task: agent.Task{ID: "i1-t1"}}
+	g.Expect(r.Start(ctx, owner, req)).To(Succeed())
+	g.Eventually(inv.calls.Load).Should(Equal(int32(1)))
+
+	restarted := NewInProcess(cs, inv, InProcessOptions{})
+	defer restarted.Stop()
+	out, err := restarted.Check(ctx, owner, "i1-t1")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(Equal(Outcome{State: StateMissing, Orphaned: true}), "started by another process")
+
+	// The first process fails to store the result (the task was cancelled under it).
+	r.stop()
+	r.wg.Wait()
+	out, err = r.Check(ctx, owner, "i1-t1")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out.State).To(Equal(StateFailed))
+	out, err = r.Check(ctx, owner, "i1-t1")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(Equal(Outcome{State: StateMissing}), "lost by the process that started it")
+
+	g.Expect(r.Cleanup(ctx, owner)).To(Succeed())
+	g.Expect(r.started).To(BeEmpty(), "a cleaned-up owner's tasks are forgotten")
 }
 
 func TestInProcessTimeoutBecomesAFailedResult(t *testing.T) {

@@ -77,6 +77,10 @@ type Checkpoint struct {
 	// action runs, so that an operator restarted mid-action resumes it instead of running
 	// it blind a second time.
 	Executing []Intent `json:"executing,omitempty"`
+	// Restarts counts, per task of the run, the starts that replaced an attempt lost with
+	// the operator process that ran it (the runner reported it Orphaned): a restart or a
+	// new leader, not the task's fault, so they do not count toward Engine.MaxAttempts.
+	Restarts map[string]int32 `json:"restarts,omitempty"`
 
 	resourceVersion string
 	exists          bool
@@ -239,4 +243,16 @@ func (ck *Checkpoint) mark(phase string, iteration int, at time.Time, note strin
 		return
 	}
 	ck.Timeline = append(ck.Timeline, m)
+}
+
+// noteRestart counts a start of task id that replaces an attempt lost with its process.
+// The map is replaced, not changed in place, like the checkpoint's slices: a chained step
+// that fails restores the checkpoint from a shallow copy.
+func (ck *Checkpoint) noteRestart(id string) {
+	m := make(map[string]int32, len(ck.Restarts)+1)
+	for k, v := range ck.Restarts {
+		m[k] = v
+	}
+	m[id]++
+	ck.Restarts = m
 }

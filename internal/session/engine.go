@@ -106,7 +106,9 @@ type Engine struct {
 	// PollInterval is how often running tasks are checked (2s when zero). Runners that
 	// notify on completion make the controller react sooner.
 	PollInterval time.Duration
-	// MaxAttempts bounds how often a lost task is started (3 when zero).
+	// MaxAttempts bounds how often a task that is lost is started (3 when zero). Attempts
+	// lost with the operator process that ran them (a restart, a new leader) do not count:
+	// those are bounded only by the API's maximum of 10 starts per task.
 	MaxAttempts int
 	// Knowledge finds runbooks to cite for a root cause (none when nil).
 	Knowledge Citer

@@ -73,14 +73,25 @@ func investigate(ctx context.Context, w *work) (time.Duration, error) {
 			}
 		case runner.StateMissing:
 			def, known := defs[t.ID]
+			// Losses of the task itself: its attempts but those lost with the operator
+			// process that ran them, which any restart of the operator causes.
+			lost := t.Attempts - w.ck.Restarts[t.ID]
 			switch {
 			case !known:
 				err = w.failTask(ctx, t, "the task's definition was lost")
-			case t.Attempts >= maxAttempts:
-				err = w.failTask(ctx, t, fmt.Sprintf("the task was lost %d times", t.Attempts))
+			case t.Attempts >= maxTaskStarts:
+				// A task that takes the operator down with it every time must not do so
+				// forever.
+				err = w.failTask(ctx, t, fmt.Sprintf("the task was started %d times and never finished; %d of its attempts ended with the operator process that ran it",
+					t.Attempts, w.ck.Restarts[t.ID]+boolInt(out.Orphaned)))
+			case !out.Orphaned && lost >= maxAttempts:
+				err = w.failTask(ctx, t, fmt.Sprintf("the task was lost %d times", lost))
 			default:
 				running++
 				if err = w.startTask(ctx, r, def); err == nil {
+					if out.Orphaned {
+						w.ck.noteRestart(t.ID)
+					}
 					w.started(r, t)
 				}
 			}
@@ -174,4 +185,11 @@ func (w *work) abort(ctx context.Context, r runner.Runner, stop *Stop) (time.Dur
 	}
 	w.recordRound()
 	return w.stopLoop(stop), nil
+}
+
+func boolInt(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
 }

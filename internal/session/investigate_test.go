@@ -113,3 +113,80 @@ func TestAgentAccessConflictWaitsWithItsReason(t *testing.T) {
 	g.Expect(waiting.Reason).To(Equal(kubagev1alpha1.AgentAccessConflictReason))
 	g.Expect(waiting.RequeueAfter).To(BeNumerically(">", 0), "checked again after an administrator had a chance to fix it")
 }
+
+// restartOperator stands for a killed operator and its successor: the running process's
+// tasks end with it, and a new engine with a new in-process runner (which knows nothing
+// of them) carries on from what the cluster holds.
+func (h *harness) restartOperator(t *testing.T, inv agent.Investigator) {
+	h.inproc.Stop()
+	h.inproc = runner.NewInProcess(h.cs, inv, runner.InProcessOptions{})
+	t.Cleanup(h.inproc.Stop)
+	old := h.engine
+	h.engine = &Engine{
+		Client: old.Client, Brains: old.Brains, DefaultRunner: old.DefaultRunner, Executor: old.Executor, Now: old.Now, PollInterval: old.PollInterval,
+		Runners: map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerInProcess: h.inproc},
+	}
+}
+
+func TestTasksLostWithTheOperatorAreNotTheirOwnLosses(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	owner := func(ts *kubagev1alpha1.Troubleshoot) runner.Owner {
+		return runner.Owner{Namespace: ts.Namespace, Name: ts.Name, UID: ts.UID}
+	}
+	gate := make(chan struct{})
+	defer close(gate)
+	// Every process is killed while the task still runs.
+	blocking := &blockingInvestigator{gate: gate}
+
+	h := newHarness(t, crashLoopApp()...)
+	h.restartOperator(t, blocking)
+	ts := troubleshoot(nil)
+	h.drive(g, ts, kubagev1alpha1.PhaseInvestigating)
+	g.Expect(ts.Status.Plan.Tasks[0].Attempts).To(BeEquivalentTo(1))
+	const kills = 5 // more than MaxAttempts (3)
+	for i := 0; i < kills; i++ {
+		h.restartOperator(t, blocking)
+		_, err := h.engine.Advance(ctx, ts)
+		g.Expect(err).NotTo(HaveOccurred())
+		task := ts.Status.Plan.Tasks[0]
+		g.Expect(task.State).To(Equal(kubagev1alpha1.TaskRunning), "restart %d: the task runs again, in the new process: %s", i+1, task.Summary)
+		g.Expect(task.Attempts).To(BeEquivalentTo(i+2), "restart %d", i+1)
+	}
+	// The last operator lets the task finish.
+	h.restartOperator(t, h.brain)
+	g.Eventually(func(g Gomega) {
+		_, err := h.engine.Advance(ctx, ts)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(ts.Status.Plan.Tasks[0].State).To(Equal(kubagev1alpha1.TaskSucceeded), "a task lost only with operator restarts is not the task's failure: %s", ts.Status.Plan.Tasks[0].Summary)
+	}).Should(Succeed())
+	g.Expect(ts.Status.Plan.Tasks[0].Attempts).To(BeEquivalentTo(kills + 2))
+	ck, _, err := loadCheckpoint(ctx, h.cs, owner(ts))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ck.Restarts).To(HaveKeyWithValue("i1-t1", BeEquivalentTo(kills+1)))
+	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
+	g.Expect(ts.Status.RootCause.Category).NotTo(Equal("Inconclusive"))
+
+	// The same conclusion as a session that was never killed.
+	calm := newHarness(t, crashLoopApp()...)
+	want := troubleshoot(nil)
+	calm.drive(g, want, kubagev1alpha1.PhaseCompleted)
+	g.Expect(ts.Status.RootCause.Category).To(Equal(want.Status.RootCause.Category))
+	g.Expect(ts.Status.RootCause.Confidence).To(Equal(want.Status.RootCause.Confidence))
+
+	By := "a task whose every attempt ends with the operator is started at most 10 times"
+	crashing := newHarness(t, crashLoopApp()...)
+	crashing.restartOperator(t, blocking)
+	ts2 := troubleshoot(nil)
+	crashing.drive(g, ts2, kubagev1alpha1.PhaseInvestigating)
+	for i := 0; i < 20 && ts2.Status.Phase == kubagev1alpha1.PhaseInvestigating; i++ {
+		crashing.restartOperator(t, blocking)
+		_, err := crashing.engine.Advance(ctx, ts2)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	task := ts2.Status.Plan.Tasks[0]
+	g.Expect(task.State).To(Equal(kubagev1alpha1.TaskFailed), By)
+	g.Expect(task.Attempts).To(BeEquivalentTo(10), By)
+	g.Expect(task.Summary).To(ContainSubstring("started 10 times"))
+	g.Expect(task.Summary).To(ContainSubstring("10 of its attempts ended with the operator process"))
+}

@@ -81,10 +81,14 @@ func roundSummary(tasks []kubagev1alpha1.PlanTask) string {
 	return fmt.Sprintf("%d task(s): %d succeeded, %d failed, %d skipped", len(tasks), n[kubagev1alpha1.TaskSucceeded], n[kubagev1alpha1.TaskFailed], n[kubagev1alpha1.TaskSkipped])
 }
 
+// maxTaskStarts bounds how often one task is started, whatever ended its attempts: the
+// API's maximum of status.plan.tasks[].attempts.
+const maxTaskStarts = 10
+
 func (w *work) started(r runner.Runner, t *kubagev1alpha1.PlanTask) {
 	now := metav1.NewTime(w.now)
 	t.State, t.StartedAt = kubagev1alpha1.TaskRunning, &now
-	if t.Attempts < 10 {
+	if t.Attempts < maxTaskStarts {
 		t.Attempts++
 	}
 	if n, ok := r.(runner.Namer); ok {

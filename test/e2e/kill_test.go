@@ -203,10 +203,11 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 	observe := func(ts *kubagev1alpha1.Troubleshoot) { latest[client.ObjectKeyFromObject(ts)] = ts }
 
 	// killNow kills the operator, records the phase the kill landed in, checks
-	// what must hold while it is dead, and starts it again. It declines (false) while a
-	// kill would lose some in-process task for the third time: the engine fails a task
-	// lost maxTaskLosses times on purpose (a task that keeps crashing the operator must
-	// not crash it forever), which is not what this matrix is about.
+	// what must hold while it is dead, and starts it again. A task lost with the killed
+	// operator does not count as lost by itself; it declines (false) only while a kill
+	// could end an in-process task's last allowed start: the engine fails a task started
+	// maxTaskStarts times on purpose (a task that keeps crashing the operator must not
+	// crash it forever), which is not what this matrix is about.
 	var records []killRecord
 	killNow := func(s *killedSession, delay time.Duration) bool {
 		GinkgoHelper()
@@ -333,20 +334,20 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 	Expect(len(records)).To(BeNumerically(">=", plan.minKills))
 }
 
-// maxTaskLosses is the engine's limit of lost attempts of an in-process task (the
-// session engine's default MaxAttempts): the loss that reaches it fails the task.
-const maxTaskLosses = 3
+// maxTaskStarts is the engine's limit of starts of one task, whatever ended them (the
+// API's maximum of status.plan.tasks[].attempts): a task lost after it fails.
+const maxTaskStarts = 10
 
 // wouldExhaustTask names a killed session whose in-process task, as last observed, is
-// running an attempt after a loss: two more kills would fail it by design. The margin of
-// one loss covers a restart of the task the watch has not shown yet.
+// running one of its last two allowed starts: two more kills would fail it by design.
+// The margin of one start covers a restart of the task the watch has not shown yet.
 func wouldExhaustTask(latest map[client.ObjectKey]*kubagev1alpha1.Troubleshoot) (client.ObjectKey, bool) {
 	for key, ts := range latest {
 		if ts.Status.Phase != kubagev1alpha1.PhaseInvestigating || ts.Spec.TaskRunner == kubagev1alpha1.TaskRunnerJob {
 			continue
 		}
 		for _, t := range ts.Status.Plan.Tasks {
-			if t.State == kubagev1alpha1.TaskRunning && t.Attempts >= maxTaskLosses-1 {
+			if t.State == kubagev1alpha1.TaskRunning && t.Attempts >= maxTaskStarts-1 {
 				return key, true
 			}
 		}
