@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -136,6 +137,7 @@ type killRecord struct {
 	session string
 	delay   time.Duration
 	others  []string
+	checked string // what checkAfterKill found to hold while the operator was dead
 }
 
 func runKillMatrix(ctx context.Context, plan killPlan) {
@@ -146,20 +148,7 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 	killedArgs := append(base, "--watch-label-selector=!"+kubagev1alpha1.ShardingKeyLabel)
 	op := startManager(killedArgs...)
 
-	wc, err := client.NewWithWatch(cluster.RESTConfig, client.Options{Scheme: kube.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-	events := make(chan *kubagev1alpha1.Troubleshoot, 1024)
-	w, err := wc.Watch(ctx, &kubagev1alpha1.TroubleshootList{}, client.MatchingLabels{killRoleLabel: roleKilled})
-	Expect(err).NotTo(HaveOccurred())
-	go func() {
-		defer close(events)
-		for ev := range w.ResultChan() {
-			if ts, ok := ev.Object.(*kubagev1alpha1.Troubleshoot); ok && ev.Type != watch.Deleted {
-				events <- ts
-			}
-		}
-	}()
-	DeferCleanup(w.Stop)
+	events := watchKillSessions(ctx)
 
 	runners := make([]kubagev1alpha1.TaskRunner, 0, len(plan.want))
 	for rn := range plan.want {
@@ -198,7 +187,9 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		return false
 	}
 
-	// latest is the last status the watch showed of each killed session.
+	// latest is the last state the watch showed of each session, killed or control. The
+	// loop reads sessions from it, not from the API: a loop busy reading would see the
+	// transitions it kills on late, and short steps would be over before its kill.
 	latest := map[client.ObjectKey]*kubagev1alpha1.Troubleshoot{}
 	observe := func(ts *kubagev1alpha1.Troubleshoot) { latest[client.ObjectKeyFromObject(ts)] = ts }
 
@@ -212,7 +203,7 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 	killNow := func(s *killedSession, delay time.Duration) bool {
 		GinkgoHelper()
 		if key, ok := wouldExhaustTask(latest); ok {
-			GinkgoWriter.Printf("no kill now: a task of %s was lost before and runs again\n", key)
+			GinkgoWriter.Printf("no kill now: a task of %s runs one of its last allowed starts\n", key)
 			return false
 		}
 		time.Sleep(delay)
@@ -227,9 +218,9 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 		}
 		rec := killRecord{runner: s.runner, phase: landed.Status.Phase, session: s.key.String(), delay: delay, others: phasesNow(ctx, sessions)}
 		kills[s.runner][landed.Status.Phase]++
+		GinkgoWriter.Printf("kill %d landed in %s (%s runner) of %s\n", len(records)+1, rec.phase, rec.runner, rec.session)
+		rec.checked = checkAfterKill(ctx, jobs, sessions)
 		records = append(records, rec)
-		GinkgoWriter.Printf("kill %d landed in %s (%s runner) of %s\n", len(records), rec.phase, rec.runner, rec.session)
-		checkAfterKill(ctx, jobs, sessions)
 		op = startManager(killedArgs...)
 		// Events queued while the operator died describe steps already taken.
 		for drained := false; !drained; {
@@ -292,15 +283,14 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 			Fail("spec ended before the sessions finished")
 		}
 		if ts == nil {
-			// Between events only: reading every session is too slow to do per event.
-			if allFinished(ctx, sessions) {
+			if allFinished(latest, sessions) {
 				if !missing() || round >= plan.maxRounds {
 					break
 				}
 				newRound(round)
 				round++
 			}
-			approveWaiting(ctx, sessions, kills)
+			approveWaiting(ctx, sessions, kills, latest)
 			continue
 		}
 		observe(ts)
@@ -312,19 +302,27 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 	}
 
 	By("comparing every session with its control twin")
+	executed := 0
 	for _, s := range sessions {
-		expectSameConclusion(ctx, s)
+		executed += expectSameConclusion(ctx, s)
 	}
+	taskJobs := 0
 	for ns, jw := range jobs {
-		Expect(jw.createdPerTask()).NotTo(ContainElement(BeNumerically(">", 1)), "namespace %s: one Job per task across all kills", ns)
+		perTask := jw.createdPerTask()
+		Expect(perTask).NotTo(ContainElement(BeNumerically(">", 1)), "namespace %s: one Job per task across all kills", ns)
+		taskJobs += len(perTask)
 	}
 
 	GinkgoWriter.Printf("kill matrix: %d kills\n", len(records))
-	for _, r := range records {
-		GinkgoWriter.Printf("  kill in %-16s (%s runner) of %s after %s; all sessions then: %s\n", r.phase, r.runner, r.session, r.delay, strings.Join(r.others, " "))
+	for i, r := range records {
+		GinkgoWriter.Printf("  kill %2d in %-16s (%s runner) of %s after %s; then held: %s; all sessions then: %s\n", i+1, r.phase, r.runner, r.session, r.delay, r.checked, strings.Join(r.others, " "))
 	}
+	printKillTable(runners, plan.want, kills)
+	GinkgoWriter.Printf("checked after each kill, with the operator dead: no task Job created twice, no killed session Failed, no approval gone from an approved session's spec\n")
+	GinkgoWriter.Printf("checked at the end: %d killed sessions Completed with their control twin's root cause (category, confidence, affected objects) and number of rounds; "+
+		"%d task Jobs, each created once; %d approved pod deletions executed exactly once with the control's result, the other actions decided as the control's\n",
+		len(sessions), taskJobs, executed)
 	for _, rn := range runners {
-		GinkgoWriter.Printf("kills per phase, %s runner: %v\n", rn, kills[rn])
 		for _, p := range plan.want[rn] {
 			if plan.everyPhase {
 				Expect(kills[rn][p]).To(BeNumerically(">=", 1), "no kill in %s with the %s runner", p, rn)
@@ -343,7 +341,7 @@ const maxTaskStarts = 10
 // The margin of one start covers a restart of the task the watch has not shown yet.
 func wouldExhaustTask(latest map[client.ObjectKey]*kubagev1alpha1.Troubleshoot) (client.ObjectKey, bool) {
 	for key, ts := range latest {
-		if ts.Status.Phase != kubagev1alpha1.PhaseInvestigating || ts.Spec.TaskRunner == kubagev1alpha1.TaskRunnerJob {
+		if ts.Labels[killRoleLabel] != roleKilled || ts.Status.Phase != kubagev1alpha1.PhaseInvestigating || ts.Spec.TaskRunner == kubagev1alpha1.TaskRunnerJob {
 			continue
 		}
 		for _, t := range ts.Status.Plan.Tasks {
@@ -393,12 +391,49 @@ func createKillSession(ctx context.Context, key client.ObjectKey, role string, r
 	})
 }
 
-// allFinished says whether every session and control twin is Completed or Failed.
-func allFinished(ctx context.Context, sessions []*killedSession) bool {
+// watchKillSessions streams every change of the matrix's sessions, killed and control,
+// watching again whenever the API server ends a watch (a new watch lists what exists).
+func watchKillSessions(ctx context.Context) <-chan *kubagev1alpha1.Troubleshoot {
+	GinkgoHelper()
+	wc, err := client.NewWithWatch(cluster.RESTConfig, client.Options{Scheme: kube.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	events := make(chan *kubagev1alpha1.Troubleshoot, 4096)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for wctx.Err() == nil {
+			w, err := wc.Watch(wctx, &kubagev1alpha1.TroubleshootList{}, client.HasLabels{killRoleLabel})
+			if err != nil {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			for ev := range w.ResultChan() {
+				ts, ok := ev.Object.(*kubagev1alpha1.Troubleshoot)
+				if !ok || ev.Type == watch.Deleted {
+					continue
+				}
+				select {
+				case events <- ts:
+				case <-wctx.Done():
+				}
+			}
+			w.Stop()
+		}
+	}()
+	DeferCleanup(func() {
+		cancel()
+		<-done
+	})
+	return events
+}
+
+// allFinished says whether every session and control twin is Completed or Failed, as the
+// watch last showed them.
+func allFinished(latest map[client.ObjectKey]*kubagev1alpha1.Troubleshoot, sessions []*killedSession) bool {
 	for _, s := range sessions {
 		for _, key := range []client.ObjectKey{s.key, s.control} {
-			ts := &kubagev1alpha1.Troubleshoot{}
-			if err := kube.Get(ctx, key, ts); err != nil || !ts.Status.Phase.IsTerminal() {
+			if ts, ok := latest[key]; !ok || !ts.Status.Phase.IsTerminal() {
 				return false
 			}
 		}
@@ -421,15 +456,14 @@ func phasesNow(ctx context.Context, sessions []*killedSession) []string {
 // approveWaiting approves the pod deletion (and rejects the rest) of Remediate sessions in
 // AwaitingApproval: controls at once, killed ones once they have waited through a kill or
 // for two seconds, so that kills land both before and right after the approval.
-func approveWaiting(ctx context.Context, sessions []*killedSession, kills map[kubagev1alpha1.TaskRunner]map[kubagev1alpha1.TroubleshootPhase]int) {
+func approveWaiting(ctx context.Context, sessions []*killedSession, kills map[kubagev1alpha1.TaskRunner]map[kubagev1alpha1.TroubleshootPhase]int, latest map[client.ObjectKey]*kubagev1alpha1.Troubleshoot) {
 	GinkgoHelper()
 	for _, s := range sessions {
 		if !s.remediate {
 			continue
 		}
 		for _, key := range []client.ObjectKey{s.control, s.key} {
-			ts := &kubagev1alpha1.Troubleshoot{}
-			if err := kube.Get(ctx, key, ts); err != nil || ts.Status.Phase != kubagev1alpha1.PhaseAwaitingApproval || len(ts.Spec.Approvals) > 0 {
+			if ts, ok := latest[key]; !ok || ts.Status.Phase != kubagev1alpha1.PhaseAwaitingApproval || len(ts.Spec.Approvals) > 0 {
 				continue
 			}
 			if key == s.key {
@@ -439,6 +473,11 @@ func approveWaiting(ctx context.Context, sessions []*killedSession, kills map[ku
 				if kills[s.runner][kubagev1alpha1.PhaseAwaitingApproval] == 0 && time.Now().Before(s.approvedAt) {
 					continue
 				}
+			}
+			// The approval is decided on the session as it is now (the watch may lag).
+			ts := &kubagev1alpha1.Troubleshoot{}
+			if err := kube.Get(ctx, key, ts); err != nil || ts.Status.Phase != kubagev1alpha1.PhaseAwaitingApproval || len(ts.Spec.Approvals) > 0 {
+				continue
 			}
 			patch := client.MergeFrom(ts.DeepCopy())
 			for _, a := range ts.Status.Remediation.Actions {
@@ -454,11 +493,14 @@ func approveWaiting(ctx context.Context, sessions []*killedSession, kills map[ku
 }
 
 // checkAfterKill is what must hold the moment the operator is dead: no Job created twice,
-// no session Failed, no approval gone from a spec.
-func checkAfterKill(ctx context.Context, jobs map[string]*jobWatch, sessions []*killedSession) {
+// no session Failed, no approval gone from a spec. It says what it checked.
+func checkAfterKill(ctx context.Context, jobs map[string]*jobWatch, sessions []*killedSession) string {
 	GinkgoHelper()
+	taskJobs, approved := 0, 0
 	for ns, jw := range jobs {
-		Expect(jw.createdPerTask()).NotTo(ContainElement(BeNumerically(">", 1)), "namespace %s: a task Job was created twice", ns)
+		perTask := jw.createdPerTask()
+		Expect(perTask).NotTo(ContainElement(BeNumerically(">", 1)), "namespace %s: a task Job was created twice", ns)
+		taskJobs += len(perTask)
 	}
 	for _, s := range sessions {
 		ts := &kubagev1alpha1.Troubleshoot{}
@@ -466,14 +508,50 @@ func checkAfterKill(ctx context.Context, jobs map[string]*jobWatch, sessions []*
 		Expect(ts.Status.Phase).NotTo(Equal(kubagev1alpha1.PhaseFailed), "%s: %v", s.key, ts.Status.Conditions)
 		if !s.approvedAt.IsZero() && ts.Status.Phase != kubagev1alpha1.PhaseAwaitingApproval {
 			Expect(ts.Spec.Approvals).NotTo(BeEmpty(), "%s lost its approvals", s.key)
+			approved++
 		}
 	}
+	return fmt.Sprintf("%d task Jobs each created once, %d sessions none Failed, %d approved sessions with their approvals", taskJobs, len(sessions), approved)
+}
+
+// printKillTable prints the kills per phase of each runner, the phases in the session's order.
+func printKillTable(runners []kubagev1alpha1.TaskRunner, want map[kubagev1alpha1.TaskRunner][]kubagev1alpha1.TroubleshootPhase, kills map[kubagev1alpha1.TaskRunner]map[kubagev1alpha1.TroubleshootPhase]int) {
+	phases := []kubagev1alpha1.TroubleshootPhase{
+		kubagev1alpha1.PhasePending, kubagev1alpha1.PhasePlanning, kubagev1alpha1.PhaseInvestigating,
+		kubagev1alpha1.PhaseRegulating, kubagev1alpha1.PhaseSummarizing, kubagev1alpha1.PhaseAwaitingApproval,
+		kubagev1alpha1.PhaseRemediating,
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "kills per phase:\n  %-18s", "phase")
+	for _, rn := range runners {
+		fmt.Fprintf(&b, "%10s", rn)
+	}
+	b.WriteString("\n")
+	totals := make([]int, len(runners))
+	for _, p := range phases {
+		fmt.Fprintf(&b, "  %-18s", p)
+		for i, rn := range runners {
+			mark := ""
+			if !slices.Contains(want[rn], p) {
+				mark = "-" // not planned in this spec
+			}
+			fmt.Fprintf(&b, "%10s", fmt.Sprintf("%d%s", kills[rn][p], mark))
+			totals[i] += kills[rn][p]
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "  %-18s", "total")
+	for _, n := range totals {
+		fmt.Fprintf(&b, "%10d", n)
+	}
+	GinkgoWriter.Println(b.String())
 }
 
 // expectSameConclusion compares a killed session with its control twin: the same phase,
 // root cause and proposed actions, and in Remediate mode the same decisions and results
-// (a re-executed deletion would report the pod already gone).
-func expectSameConclusion(ctx context.Context, s *killedSession) {
+// (a re-executed deletion would report the pod already gone). It returns how many approved
+// actions it found executed once.
+func expectSameConclusion(ctx context.Context, s *killedSession) int {
 	GinkgoHelper()
 	got, want := &kubagev1alpha1.Troubleshoot{}, &kubagev1alpha1.Troubleshoot{}
 	Expect(kube.Get(ctx, s.key, got)).To(Succeed())
@@ -488,20 +566,23 @@ func expectSameConclusion(ctx context.Context, s *killedSession) {
 	Expect(got.Status.Iteration).To(Equal(want.Status.Iteration), "%s: the same number of rounds", s.key)
 	if !s.remediate {
 		expectConfigMapMissing(ctx, got)
-		return
+		return 0
 	}
 	Expect(got.Status.RootCause.Category).To(Equal("PodEvicted"))
 	Expect(got.Status.Remediation.Actions).To(HaveLen(len(want.Status.Remediation.Actions)))
+	executed := 0
 	for i, a := range got.Status.Remediation.Actions {
 		b := want.Status.Remediation.Actions[i]
 		Expect(a.Approval).To(Equal(b.Approval), "%s action %s: %s", s.key, a.ID, a.Result)
 		Expect(strings.ReplaceAll(a.Result, s.key.Namespace, "NS")).To(Equal(strings.ReplaceAll(b.Result, s.control.Namespace, "NS")), "%s action %s", s.key, a.ID)
 		if strings.Contains(a.Command, "delete pod ") {
 			Expect(a.Approval).To(Equal(kubagev1alpha1.ApprovalExecuted), "the approved deletion ran: %s", a.Result)
+			executed++
 		}
 	}
 	_, err := clients.CoreV1().Pods(s.key.Namespace).Get(ctx, s.pod, metav1.GetOptions{})
 	Expect(err).To(HaveOccurred(), "the evicted pod was deleted")
+	return executed
 }
 
 func affected(ts *kubagev1alpha1.Troubleshoot) []string {
