@@ -293,9 +293,17 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 			approveWaiting(ctx, sessions, kills, latest)
 			continue
 		}
+		prev := latest[client.ObjectKeyFromObject(ts)]
 		observe(ts)
 		s := byKey[client.ObjectKeyFromObject(ts)]
 		if s == nil || ts.Status.Phase.IsTerminal() || !(wanted(s.runner, ts.Status.Phase) || wanted(s.runner, nextPhase(ts))) {
+			continue
+		}
+		if prev != nil && prev.Status.Phase == ts.Status.Phase && prev.Generation == ts.Generation {
+			// Kills follow transitions: a new phase, or a spec change such as an approval.
+			// A write within the phase is no cue: after a kill, the resumed session writes
+			// that it restarted its tasks, and killing on that would kill the same
+			// in-process task again and again instead of reaching the next phase.
 			continue
 		}
 		killNow(s, killDelay(ts, s.runner, kills[s.runner][ts.Status.Phase] == 0 && wanted(s.runner, ts.Status.Phase)))
