@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
@@ -46,6 +47,7 @@ const compactAfterDone = 20000
 type Journal struct {
 	dir string
 
+	lock    *os.File // holds an exclusive flock on the directory's lock file
 	mu      sync.Mutex
 	f       *os.File
 	buf     []byte          // records not written yet
@@ -74,11 +76,23 @@ func OpenJournal(dir string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("alert journal: %w", err)
 	}
-	j := &Journal{dir: dir, pending: map[string]jRec{}, kick: make(chan struct{}, 1), compact: compactAfterDone}
+	// One process owns a journal: a second manager pointed at the same volume would
+	// replay and rewrite the first one's records under its feet.
+	lock, err := os.OpenFile(filepath.Join(dir, journalFile+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("alert journal: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = lock.Close()
+		return nil, fmt.Errorf("alert journal %s is in use by another process: %w", dir, err)
+	}
+	j := &Journal{dir: dir, lock: lock, pending: map[string]jRec{}, kick: make(chan struct{}, 1), compact: compactAfterDone}
 	if err := j.load(); err != nil {
+		_ = lock.Close()
 		return nil, err
 	}
 	if err := j.rewrite(); err != nil {
+		_ = lock.Close()
 		return nil, err
 	}
 	go j.flusher()
@@ -260,6 +274,7 @@ func (j *Journal) flusher() {
 				err = cerr
 			}
 			j.f = nil
+			_ = j.lock.Close()
 		}
 		j.mu.Unlock()
 		for _, ch := range waiters {

@@ -181,17 +181,23 @@ func journaledReceiver(t *testing.T, c client.Client, dir string, now func() tim
 		ProcessorOptions{Now: now, Journal: j, Sessions: c, SessionsIndexed: true})
 }
 
-func runProcessor(t *testing.T, p *Processor) {
+// runProcessor starts p's workers; the returned function stops them (as the test's end does).
+func runProcessor(t *testing.T, p *Processor) func() {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("processor: %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("processor: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 func waitPending(t *testing.T, p *Processor) {
@@ -232,6 +238,11 @@ func TestJournaledIntakeAcknowledgesThenCreatesOnce(t *testing.T) {
 	if n := countSessions(t, c, "shop"); n != 0 {
 		t.Fatalf("%d sessions before any worker ran", n)
 	}
+	if _, err := OpenJournal(dir); err == nil {
+		t.Fatal("a second process opened a journal in use")
+	}
+	// The kill releases the directory; what was acknowledged is on disk already.
+	_ = first.intake.journal.Close()
 
 	// Restarted on the same volume: the sender's retry is a duplicate, and the workers
 	// create the session once despite the API server failing twice.
@@ -239,11 +250,12 @@ func TestJournaledIntakeAcknowledgesThenCreatesOnce(t *testing.T) {
 	if s, err := again.Process(ctx, p); err != nil || s.Duplicates != 1 {
 		t.Fatalf("retry after the restart: %+v %v", s, err)
 	}
-	runProcessor(t, again)
+	stop := runProcessor(t, again)
 	waitPending(t, again)
 	if n := countSessions(t, c, "shop"); n != 1 {
 		t.Fatalf("%d sessions", n)
 	}
+	stop()
 
 	// A third start replays nothing, and finds the session for the cooldown in the cluster.
 	third := journaledReceiver(t, c, dir, func() time.Time { return now })
