@@ -18,13 +18,14 @@ package knowledge
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/kubage/kubage/internal/metrics"
-	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 func TestIdenticalQueriesAreCachedUntilTheIndexOrTheClockMoves(t *testing.T) {
@@ -73,11 +74,20 @@ func TestIdenticalQueriesAreCachedUntilTheIndexOrTheClockMoves(t *testing.T) {
 
 func TestSearchWithRerankModel(t *testing.T) {
 	ctx := context.Background()
-	srv := llmtest.NewServer()
-	defer srv.Close()
 	s := NewService(Options{})
 	mustIndex(t, s, SourceConfig{Namespace: "ns", Name: "rb", TrustLevel: 3, Source: docs("crash.md", crashLoop, "disk.md", diskFull)})
-	model := &RerankModel{BaseURL: srv.BaseURL(), Model: "m", APIKey: "k"}
+	var calls int
+	reply, replyErr := `{"ranking":[1,0]}`, error(nil)
+	model := &RerankModel{ID: "http://model.example/v1 m", Chat: func(_ context.Context, system, user string, maxTokens int) (string, error) {
+		calls++
+		if !strings.Contains(user, "node filesystem crash") && !strings.Contains(user, "filesystem crash on a node") {
+			t.Errorf("the question did not reach the model: %q", user)
+		}
+		if maxTokens <= 0 || maxTokens > 1000 {
+			t.Errorf("the model's reply is not bounded: %d tokens", maxTokens)
+		}
+		return reply, replyErr
+	}}
 	q := Query{Namespace: "ns", Text: "node filesystem crash", RerankModel: model}
 
 	plain, err := s.Search(ctx, Query{Namespace: "ns", Text: q.Text})
@@ -85,7 +95,6 @@ func TestSearchWithRerankModel(t *testing.T) {
 		t.Fatalf("search = %+v, %v", plain, err)
 	}
 	// The model puts the deterministic second first.
-	srv.Push(llmtest.Text(`{"ranking":[1,0]}`))
 	got, err := s.Search(ctx, q)
 	if err != nil {
 		t.Fatal(err)
@@ -93,12 +102,16 @@ func TestSearchWithRerankModel(t *testing.T) {
 	if got.Snippets[0].Citation.String() != plain.Snippets[1].Citation.String() {
 		t.Fatalf("model order not applied: %v then %v", got.Snippets[0].Citation, got.Snippets[1].Citation)
 	}
-	if len(srv.Requests()) != 1 {
-		t.Fatalf("%d model calls", len(srv.Requests()))
+	if calls != 1 {
+		t.Fatalf("%d model calls", calls)
+	}
+	// The same question with the same model is answered from the cache.
+	if _, err := s.Search(ctx, q); err != nil || calls != 1 {
+		t.Fatalf("cached answer: %d model calls, err %v", calls, err)
 	}
 	// A failing model leaves the deterministic order (a different query: no cache).
 	fallbacks := testutil.ToFloat64(metrics.KnowledgeModelRerankTotal.WithLabelValues("fallback"))
-	srv.Push(llmtest.TooMany(time.Second))
+	replyErr = errors.New("HTTP 429 after retries")
 	q.Text = "filesystem crash on a node"
 	got, err = s.Search(ctx, q)
 	if err != nil || len(got.Snippets) == 0 {

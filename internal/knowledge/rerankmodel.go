@@ -17,6 +17,7 @@ limitations under the License.
 package knowledge
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 
@@ -24,34 +25,32 @@ import (
 	"github.com/kubage/kubage/internal/retrieval"
 )
 
-// RerankModel is the OpenAI-compatible chat model of a session, used to reorder the best
-// knowledge candidates; the deterministic reranker stands whenever it fails.
+// RerankModel is the chat model of a session, used to reorder the best knowledge
+// candidates; the deterministic reranker stands whenever it fails. The session's brain
+// provides Chat (its own model client), so the rerank shares the brain's retries,
+// breaker, egress guard and dialect, and its tokens count in the session's usage.
 type RerankModel struct {
-	BaseURL, Model, APIKey string
+	// ID names the model (endpoint and model name, no credentials); answers reranked by
+	// different models are cached apart.
+	ID string
+	// Chat sends one exchange to the model (retrieval.ChatFunc); required.
+	Chat func(ctx context.Context, system, user string, maxTokens int) (string, error)
 }
 
-// key identifies the model without carrying its key in clear.
+// key identifies the model in the answer cache.
 func (m RerankModel) key() string {
-	sum := sha256.Sum256([]byte(m.BaseURL + "\x00" + m.Model + "\x00" + m.APIKey))
+	sum := sha256.Sum256([]byte(m.ID))
 	return hex.EncodeToString(sum[:16])
 }
 
-// maxRerankModels bounds the model rerankers kept (one per distinct model Secret).
-const maxRerankModels = 32
-
-// reranker returns the reranker of a query: the model reranker of its model over the
-// Service's reranker, or the Service's reranker alone.
+// reranker returns the reranker of a query: a model reranker over the session's model
+// and the Service's reranker, or the Service's reranker alone. It is built per query:
+// its model client belongs to the session that asks.
 func (s *Service) reranker(m *RerankModel) (retrieval.Reranker, string) {
-	if m == nil || m.BaseURL == "" || m.Model == "" {
+	if m == nil || m.Chat == nil {
 		return s.opts.Reranker, ""
 	}
-	key := m.key()
-	s.rerankMu.Lock()
-	defer s.rerankMu.Unlock()
-	if r, ok := s.rerank[key]; ok {
-		return r, key
-	}
-	r, err := retrieval.NewModelReranker(retrieval.ModelRerankerConfig{BaseURL: m.BaseURL, Model: m.Model, APIKey: m.APIKey}, s.opts.Reranker)
+	r, err := retrieval.NewModelReranker(retrieval.ModelRerankerConfig{Chat: m.Chat}, s.opts.Reranker)
 	if err != nil {
 		return s.opts.Reranker, ""
 	}
@@ -62,9 +61,5 @@ func (s *Service) reranker(m *RerankModel) (retrieval.Reranker, string) {
 		}
 		metrics.KnowledgeModelRerankTotal.WithLabelValues(outcome).Inc()
 	}
-	if s.rerank == nil || len(s.rerank) >= maxRerankModels {
-		s.rerank = map[string]*retrieval.ModelReranker{}
-	}
-	s.rerank[key] = r
-	return r, key
+	return r, m.key()
 }

@@ -305,8 +305,8 @@ func (s *Service) Search(ctx context.Context, q Query) (*Answer, error) {
 	return ans, nil
 }
 
-// withoutModel drops the model's credentials from a query before it becomes a cache key
-// (the model is keyed by its digest).
+// withoutModel drops the model's client from a query before it becomes a cache key
+// (the model is keyed by the digest of its ID).
 func withoutModel(q Query) Query {
 	q.RerankModel = nil
 	return q

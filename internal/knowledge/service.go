@@ -139,10 +139,8 @@ type Service struct {
 
 	// gen changes whenever a source is indexed or removed, so cached answers never outlive
 	// the index they came from.
-	gen      atomic.Uint64
-	cache    queryCache
-	rerankMu sync.Mutex
-	rerank   map[string]*retrieval.ModelReranker
+	gen   atomic.Uint64
+	cache queryCache
 }
 
 // entry is what the Service knows of one indexed KnowledgeSource.

@@ -22,14 +22,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/kubage/kubage/internal/egress"
 	"github.com/kubage/kubage/internal/redact"
 	"github.com/kubage/kubage/internal/text"
 )
@@ -49,17 +45,22 @@ const (
 	maxModelReplyBytes = 8 << 10
 )
 
-// ModelRerankerConfig configures a chat-based reranker on an OpenAI-compatible endpoint.
+// ChatFunc sends one exchange to a chat model — system instructions and a user message,
+// the reply bounded to maxTokens — and returns the reply's text; a reply cut at the bound
+// is an error. The composition root passes the session's model client (internal/agent/llm
+// LLMBrain.JSONReply), so a rerank gets the same retries, circuit breaker, egress guard,
+// provider dialect and usage accounting as the session's other model calls.
+type ChatFunc func(ctx context.Context, system, user string, maxTokens int) (string, error)
+
+// ModelRerankerConfig configures a chat-based reranker.
 type ModelRerankerConfig struct {
-	// BaseURL of the API (ending in /v1) and Model are required; APIKey may be empty.
-	BaseURL, APIKey, Model string
+	// Chat asks the model; required.
+	Chat ChatFunc
 	// Candidates, PassageBytes, MaxTokens and Timeout take the Default... values when zero.
 	Candidates   int
 	PassageBytes int
 	MaxTokens    int
 	Timeout      time.Duration
-	// HTTPClient overrides the egress-guarded client (tests).
-	HTTPClient *http.Client
 }
 
 // ModelReranker asks a chat model to order the best candidates of a deterministic rerank.
@@ -68,7 +69,6 @@ type ModelRerankerConfig struct {
 // model can only improve an answer, never lose one. It is safe for concurrent use.
 type ModelReranker struct {
 	cfg      ModelRerankerConfig
-	client   *openai.Client
 	fallback Reranker
 
 	calls, fallbacks atomic.Int64
@@ -80,8 +80,8 @@ type ModelReranker struct {
 // NewModelReranker returns a model reranker that falls back to fallback (a
 // DeterministicReranker when nil).
 func NewModelReranker(cfg ModelRerankerConfig, fallback Reranker) (*ModelReranker, error) {
-	if cfg.BaseURL == "" || cfg.Model == "" {
-		return nil, errors.New("a rerank model needs a base URL and a model name")
+	if cfg.Chat == nil {
+		return nil, errors.New("a model reranker needs a chat function")
 	}
 	if cfg.Candidates <= 0 {
 		cfg.Candidates = DefaultModelRerankCandidates
@@ -98,13 +98,7 @@ func NewModelReranker(cfg ModelRerankerConfig, fallback Reranker) (*ModelReranke
 	if fallback == nil {
 		fallback = &DeterministicReranker{Analyzer: DefaultEmbeddedOptions.Analyzer}
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = cfg.BaseURL
-	oc.HTTPClient = egress.NewHTTPClient(0)
-	if cfg.HTTPClient != nil {
-		oc.HTTPClient = cfg.HTTPClient
-	}
-	return &ModelReranker{cfg: cfg, client: openai.NewClientWithConfig(oc), fallback: fallback}, nil
+	return &ModelReranker{cfg: cfg, fallback: fallback}, nil
 }
 
 // Stats returns how many model calls were made and how many of them fell back.
@@ -165,37 +159,14 @@ func (m *ModelReranker) ask(ctx context.Context, query string, hits []Hit) ([]in
 		body := strings.Join(strings.Fields(c.Text), " ")
 		fmt.Fprintf(&b, "[%d] %s\n%s\n\n", i, text.Clip(red.Secrets(head), 200), text.Clip(red.Secrets(body), m.cfg.PassageBytes))
 	}
-	temp := float32(0)
-	resp, err := m.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-		Model: m.cfg.Model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: modelRerankInstructions},
-			{Role: openai.ChatMessageRoleUser, Content: b.String()},
-		},
-		MaxTokens:      m.cfg.MaxTokens,
-		Temperature:    temp,
-		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject},
-	})
+	reply, err := m.cfg.Chat(ctx, modelRerankInstructions, b.String(), m.cfg.MaxTokens)
 	if err != nil {
-		var apiErr *openai.APIError
-		var reqErr *openai.RequestError
-		switch {
-		case errors.As(err, &apiErr):
-			return nil, fmt.Errorf("rerank model answered HTTP %d", apiErr.HTTPStatusCode)
-		case errors.As(err, &reqErr):
-			return nil, fmt.Errorf("rerank model answered HTTP %d", reqErr.HTTPStatusCode)
-		case ctx.Err() != nil:
-			return nil, fmt.Errorf("rerank model did not answer within %s", m.cfg.Timeout)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("rerank model did not answer within %s: %w", m.cfg.Timeout, err)
 		}
 		return nil, fmt.Errorf("rerank model: %w", err)
 	}
-	if len(resp.Choices) == 0 {
-		return nil, errors.New("rerank model returned no choice")
-	}
-	if fr := resp.Choices[0].FinishReason; fr == openai.FinishReasonLength {
-		return nil, errors.New("rerank model reply was cut at its token bound")
-	}
-	return ParseRanking(resp.Choices[0].Message.Content, len(hits))
+	return ParseRanking(reply, len(hits))
 }
 
 // ParseRanking reads a model's rerank reply strictly: one JSON object whose only field is

@@ -18,13 +18,12 @@ package retrieval
 
 import (
 	"context"
-	"net/http"
+	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
-
-	"github.com/kubage/kubage/test/fakes/llmtest"
 )
 
 func modelRerankHits() []Hit {
@@ -35,20 +34,49 @@ func modelRerankHits() []Hit {
 	}
 }
 
-func newTestModelReranker(t *testing.T, srv *llmtest.Server, timeout time.Duration) *ModelReranker {
+// scriptedChat is a ChatFunc that answers with reply (or err) after delay, and records
+// what it was asked.
+type scriptedChat struct {
+	reply string
+	err   error
+	delay time.Duration
+
+	mu        sync.Mutex
+	users     []string
+	maxTokens []int
+}
+
+func (c *scriptedChat) chat(ctx context.Context, system, user string, maxTokens int) (string, error) {
+	c.mu.Lock()
+	c.users = append(c.users, system+"\n"+user)
+	c.maxTokens = append(c.maxTokens, maxTokens)
+	c.mu.Unlock()
+	select {
+	case <-time.After(c.delay):
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return c.reply, c.err
+}
+
+func newTestModelReranker(t *testing.T, c *scriptedChat, timeout time.Duration) *ModelReranker {
 	t.Helper()
-	m, err := NewModelReranker(ModelRerankerConfig{BaseURL: srv.BaseURL(), Model: "rerank", APIKey: "k", Timeout: timeout,
-		HTTPClient: &http.Client{}}, &DeterministicReranker{Blend: -1})
+	m, err := NewModelReranker(ModelRerankerConfig{Chat: c.chat, Timeout: timeout}, &DeterministicReranker{Blend: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
+func TestModelRerankerNeedsAChatFunction(t *testing.T) {
+	if _, err := NewModelReranker(ModelRerankerConfig{}, nil); err == nil {
+		t.Fatal("a model reranker without a chat function was built")
+	}
+}
+
 func TestModelRerankerFollowsTheModel(t *testing.T) {
-	srv := llmtest.NewServer(llmtest.Text(`{"ranking":[2,0]}`))
-	defer srv.Close()
-	m := newTestModelReranker(t, srv, 0)
+	c := &scriptedChat{reply: `{"ranking":[2,0]}`}
+	m := newTestModelReranker(t, c, 0)
 	out, err := m.Rerank(context.Background(), "why does my pod restart", modelRerankHits())
 	if err != nil {
 		t.Fatal(err)
@@ -63,15 +91,10 @@ func TestModelRerankerFollowsTheModel(t *testing.T) {
 			t.Fatalf("scores do not follow the new order: %v", out)
 		}
 	}
-	reqs := srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(reqs))
+	if len(c.users) != 1 || c.maxTokens[0] != DefaultModelRerankMaxTokens {
+		t.Fatalf("%d calls, max tokens %v: want one call bounded to %d", len(c.users), c.maxTokens, DefaultModelRerankMaxTokens)
 	}
-	chat := reqs[0].Chat
-	if chat.MaxTokens != DefaultModelRerankMaxTokens || chat.ResponseFormat == nil || chat.ResponseFormat.Type != "json_object" {
-		t.Errorf("request not bounded to a JSON answer: max_tokens %d, format %+v", chat.MaxTokens, chat.ResponseFormat)
-	}
-	body := reqs[0].Text()
+	body := c.users[0]
 	if strings.Contains(body, "hunter2-secret-value") {
 		t.Error("a credential in a passage reached the model")
 	}
@@ -85,27 +108,23 @@ func TestModelRerankerFollowsTheModel(t *testing.T) {
 
 func TestModelRerankerFallsBack(t *testing.T) {
 	cases := []struct {
-		name  string
-		reply llmtest.Reply
-		why   string
+		name string
+		chat *scriptedChat
+		why  string
 	}{
-		{"malformed body", llmtest.Malformed(), "rerank model"},
-		{"prose instead of JSON", llmtest.Text("Passage 2 is best, then 0."), "not the JSON"},
-		{"JSON with an unknown field", llmtest.Text(`{"ranking":[1],"note":"x"}`), "not the JSON"},
-		{"passage out of range", llmtest.Text(`{"ranking":[7,0]}`), "passage 7"},
-		{"passage twice", llmtest.Text(`{"ranking":[1,1]}`), "twice"},
-		{"empty ranking", llmtest.Text(`{"ranking":[]}`), "no ranking"},
-		{"text after the JSON", llmtest.Text(`{"ranking":[1]} and more`), "after its JSON"},
-		{"cut at the token bound", llmtest.Truncated(`{"ranking":[1,`), "token bound"},
-		{"rate limited", llmtest.TooMany(time.Second), "HTTP 429"},
-		{"server error", llmtest.Status(500), "HTTP 500"},
-		{"timeout", llmtest.Slow(2*time.Second, llmtest.Text(`{"ranking":[2]}`)), "did not answer"},
+		{"prose instead of JSON", &scriptedChat{reply: "Passage 2 is best, then 0."}, "not the JSON"},
+		{"malformed JSON", &scriptedChat{reply: `{"ranking":[1,`}, "not the JSON"},
+		{"JSON with an unknown field", &scriptedChat{reply: `{"ranking":[1],"note":"x"}`}, "not the JSON"},
+		{"passage out of range", &scriptedChat{reply: `{"ranking":[7,0]}`}, "passage 7"},
+		{"passage twice", &scriptedChat{reply: `{"ranking":[1,1]}`}, "twice"},
+		{"empty ranking", &scriptedChat{reply: `{"ranking":[]}`}, "no ranking"},
+		{"text after the JSON", &scriptedChat{reply: `{"ranking":[1]} and more`}, "after its JSON"},
+		{"the model client failed", &scriptedChat{err: errors.New("HTTP 429 after retries")}, "HTTP 429"},
+		{"timeout", &scriptedChat{delay: 2 * time.Second, reply: `{"ranking":[2]}`}, "did not answer"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := llmtest.NewServer(c.reply)
-			defer srv.Close()
-			m := newTestModelReranker(t, srv, 200*time.Millisecond)
+			m := newTestModelReranker(t, c.chat, 200*time.Millisecond)
 			var reason string
 			m.OnOutcome = func(r string) { reason = r }
 			start := time.Now()

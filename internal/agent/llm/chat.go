@@ -44,6 +44,16 @@ func (b *LLMBrain) promptBudget() int {
 
 // chat sends one request: everything redacted, fitted to the window, accounted for.
 func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage, tools []openai.Tool, rf *openai.ChatCompletionResponseFormat) (openai.ChatCompletionChoice, error) {
+	return b.chatBounded(ctx, msgs, tools, rf, 0)
+}
+
+// chatBounded is chat with the reply bounded to maxOut tokens when that is below the
+// configured output bound (0: the configured bound).
+func (b *LLMBrain) chatBounded(ctx context.Context, msgs []openai.ChatCompletionMessage, tools []openai.Tool, rf *openai.ChatCompletionResponseFormat, maxOut int) (openai.ChatCompletionChoice, error) {
+	cfg := b.cfg
+	if maxOut > 0 && maxOut < cfg.MaxOutputTokens {
+		cfg.MaxOutputTokens = maxOut
+	}
 	sent := make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
 		m.Content = b.red.Redact(m.Content)
@@ -80,7 +90,7 @@ func (b *LLMBrain) chat(ctx context.Context, msgs []openai.ChatCompletionMessage
 	// Another round each time a 400 names a request field this server's dialect refuses
 	// (at most once per field: learn reports only what is new).
 	for {
-		b.ep.dialect(&req, b.cfg)
+		b.ep.dialect(&req, cfg)
 		resp, err = b.ep.client.CreateChatCompletion(ctx, req)
 		if err == nil || !b.ep.learn(dialectRejected(err)) {
 			break

@@ -142,11 +142,17 @@ func (e *Env) Brain(ctx context.Context, namespace string, cfg *agent.BrainConfi
 		return nil, fmt.Errorf("opening the session's tools: %w", err)
 	}
 	opts := llm.Options{Fallback: rules, Tools: llm.RegistryTools(reg), Redactor: red, Pool: e.Pool}
+	// The brain's knowledge reranks with the brain's own model client, so a rerank
+	// shares its retries, breaker, egress guard and dialect and counts in its usage; the
+	// client exists once the brain is built, before any search can run.
+	var b *llm.LLMBrain
 	if e.Knowledge != nil {
-		opts.Knowledge = sessionKnowledge(e.Knowledge, namespace, cfg, &knowledge.RerankModel{BaseURL: mc.BaseURL, Model: mc.Model, APIKey: mc.APIKey})
+		rerank := &knowledge.RerankModel{ID: mc.BaseURL + " " + mc.Model, Chat: func(ctx context.Context, system, user string, maxTokens int) (string, error) {
+			return b.JSONReply(ctx, system, user, maxTokens)
+		}}
+		opts.Knowledge = sessionKnowledge(e.Knowledge, namespace, cfg, rerank)
 	}
-	b, err := llm.New(mc, opts)
-	if err != nil {
+	if b, err = llm.New(mc, opts); err != nil {
 		reg.Close()
 		return e.invalid(ref, err.Error()), nil
 	}
