@@ -192,6 +192,9 @@ func (r *InProcess) run(scope *ownerScope, t *inflight, req agent.TaskRequest) {
 	}
 
 	r.mu.Lock()
+	// Whether Cleanup cancelled the owner's tasks, asked before the last task of the scope
+	// releases it below (which cancels it too).
+	cleanedUp := scope.ctx.Err() != nil
 	scope.running--
 	if scope.running == 0 && r.owners[string(t.owner.UID)] == scope {
 		scope.cancel()
@@ -201,7 +204,7 @@ func (r *InProcess) run(scope *ownerScope, t *inflight, req agent.TaskRequest) {
 	if reason == "" {
 		// The ConfigMap is the truth from now on; written is a copy of it.
 		delete(r.tasks, key)
-		if scope.ctx.Err() == nil {
+		if !cleanedUp {
 			r.written[key] = writtenResult{owner: t.owner, res: *stored}
 		}
 	} else if cur, ok := r.tasks[key]; ok && cur == t {

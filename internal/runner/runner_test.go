@@ -204,6 +204,38 @@ func TestInProcessRunsOnceAndReports(t *testing.T) {
 	g.Expect(inv.runs["i1-t1"]).To(Equal(1))
 }
 
+// The runner hands a result it wrote over from memory, also when the task was the last
+// one of its session to run (whose end releases the session's scope).
+func TestInProcessHandsOverItsResultWithoutReadingIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	cs := fake.NewClientset()
+	inv := &gatedInvestigator{runs: map[string]int{}, gate: make(chan struct{})}
+	r := NewInProcess(cs, inv, InProcessOptions{})
+	defer r.Stop()
+	g.Expect(r.Start(ctx, owner, agent.TaskRequest{Task: agent.Task{ID: "i1-t1"}})).To(Succeed())
+	close(inv.gate)
+	g.Eventually(r.Finished()).Should(Receive(Equal(owner)))
+	reads := 0
+	for _, a := range cs.Actions() {
+		if a.GetVerb() == "get" || a.GetVerb() == "list" {
+			reads++
+		}
+	}
+	out, err := r.Check(ctx, owner, "i1-t1")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out.State).To(Equal(StateDone))
+	g.Expect(out.Result.Summary).To(Equal("done i1-t1"))
+	after := 0
+	for _, a := range cs.Actions() {
+		if a.GetVerb() == "get" || a.GetVerb() == "list" {
+			after++
+		}
+	}
+	g.Expect(after).To(Equal(reads), "Check read the result it had written")
+	g.Expect(inv.runs["i1-t1"]).To(Equal(1))
+}
+
 func TestInProcessCleanupCancels(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
