@@ -350,14 +350,23 @@ func (w *work) brainAndResults(ctx context.Context) (agent.Brain, []agent.TaskRe
 		}
 		w.brain = brain
 	}
-	brain := w.brain
+	results, err := w.runResults(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w.brain, results, nil
+}
+
+// runResults returns every result of this run, in task order: those this Advance already
+// has, else the memo's when it holds every task known to be done, else the ConfigMaps'.
+func (w *work) runResults(ctx context.Context) ([]agent.TaskResult, error) {
 	if w.results == nil {
 		if byID, ok := w.e.results.get(w.owner, w.doneTasks()); ok {
 			w.results = byID
 		} else {
 			byID, err := runner.ReadResults(ctx, w.e.Client, w.owner)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			w.results = byID
 			for _, r := range byID {
@@ -370,5 +379,5 @@ func (w *work) brainAndResults(ctx context.Context) (agent.Brain, []agent.TaskRe
 		results = append(results, r)
 	}
 	sort.Slice(results, func(i, j int) bool { return taskLess(results[i].TaskID, results[j].TaskID) })
-	return brain, results, nil
+	return results, nil
 }

@@ -151,6 +151,19 @@ func TestCrashLoopSessionCompletes(t *testing.T) {
 	g.Expect(cm.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("Deployment/payments/web"))
 	g.Expect(cm.Data[kubagev1alpha1.ReportMarkdownKey]).To(ContainSubstring("Investigating"))
 	g.Expect(cm.Data[kubagev1alpha1.ReportJSONKey]).To(ContainSubstring(`"category": "CrashLoopBackOff"`))
+	By = "the report lists the evidence of every task result, which the session never lists ConfigMaps to find"
+	for _, a := range h.cs.Actions() {
+		g.Expect(a.GetVerb() == "list" && a.GetResource().Resource == "configmaps").To(BeFalse(), By)
+	}
+	results, err := runner.ReadResults(context.Background(), h.cs, runner.Owner{Namespace: ts.Namespace, Name: ts.Name, UID: ts.UID})
+	g.Expect(err).NotTo(HaveOccurred(), By)
+	g.Expect(results).NotTo(BeEmpty(), By)
+	for _, r := range results {
+		g.Expect(r.Evidence).NotTo(BeEmpty(), By)
+		for _, ev := range r.Evidence {
+			g.Expect(cm.Data[kubagev1alpha1.ReportJSONKey]).To(ContainSubstring(fmt.Sprintf("%q", ev.ID)), By)
+		}
+	}
 
 	By = "Diagnose mode leaves the Deployment and pods as they were"
 	d, err := h.cs.AppsV1().Deployments(ns).Get(context.Background(), "web", metav1.GetOptions{})

@@ -19,7 +19,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -76,23 +75,19 @@ func (w *work) writeReport(ctx context.Context) error {
 }
 
 // allEvidence is the evidence the report lists: what the conclusion cites, then every
-// result's evidence with its raw excerpt. Unreadable results only shorten the report.
+// result's evidence with its raw excerpt, from the results the step worked from (read
+// only when it has none). Unreadable results only shorten the report.
 func (w *work) allEvidence(ctx context.Context) []agent.Evidence {
 	var out []agent.Evidence
 	if w.ck.Conclusion != nil {
 		out = append(out, w.ck.Conclusion.Evidence...)
 	}
-	byID, err := runner.ReadResults(ctx, w.e.Client, w.owner)
+	results, err := w.runResults(ctx)
 	if err != nil {
 		return out
 	}
-	ids := make([]string, 0, len(byID))
-	for id := range byID {
-		ids = append(ids, id)
-	}
-	sortTaskIDs(ids)
-	for _, id := range ids {
-		out = append(out, byID[id].Evidence...)
+	for _, r := range results {
+		out = append(out, r.Evidence...)
 	}
 	return out
 }
@@ -198,8 +193,4 @@ func reportRootCause(rc agent.RootCause) report.RootCause {
 		out.Affected = append(out.Affected, a.String())
 	}
 	return out
-}
-
-func sortTaskIDs(ids []string) {
-	sort.Slice(ids, func(i, j int) bool { return taskLess(ids[i], ids[j]) })
 }
