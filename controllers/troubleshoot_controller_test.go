@@ -85,10 +85,12 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 		Expect(meta.IsStatusConditionTrue(ts.Status.Conditions, kubagev1alpha1.RootCauseFoundCondition)).To(BeTrue())
 		Expect(meta.FindStatusCondition(ts.Status.Conditions, kubagev1alpha1.DegradedCondition)).To(BeNil())
 
-		By("emitting one Event per phase change, in order")
+		By("emitting an Event when it starts and one when it ends, with the root cause and every phase it went through")
 		Eventually(func(g Gomega) {
-			g.Expect(eventReasons(ctx, ns, ts.Name)).To(Equal([]string{"Pending", "Planning", "Investigating", "Regulating", "Planning", "Investigating", "Regulating", "Summarizing", "Completed"}))
+			g.Expect(eventReasons(ctx, ns, ts.Name)).To(Equal([]string{"Pending", "Completed"}))
 		}).Should(Succeed())
+		Expect(eventNote(ctx, ns, ts.Name, "Completed")).To(Equal(ts.Status.RootCause.Summary +
+			" (phases: Pending → Planning → Investigating → Regulating → Planning → Investigating → Regulating → Summarizing → Completed)"))
 
 		By("writing a report ConfigMap and task results, all owned by the Troubleshoot")
 		Expect(ts.Status.ReportRef).NotTo(BeNil())
@@ -331,6 +333,7 @@ var _ = Describe("Troubleshoot sessions", Ordered, func() {
 		Expect(dep.Spec.Template.Annotations).To(HaveKeyWithValue(remediate.RestartAnnotation, string(ts.UID)+"/"+actions[0].ID))
 		Expect(*dep.Spec.Replicas).To(Equal(int32(2)), "the rejected scale did not run")
 		Expect(eventReasons(ctx, ns, ts.Name)).To(ContainElements("AwaitingApproval", "Remediating", "Completed"))
+		Expect(eventNote(ctx, ns, ts.Name, "AwaitingApproval")).To(HavePrefix("Root cause: " + ts.Status.RootCause.Summary + "; 3 remediation action(s) await a decision"))
 	})
 })
 
@@ -414,6 +417,18 @@ func eventReasons(ctx context.Context, ns, name string) []string {
 		out[i] = e.Reason
 	}
 	return out
+}
+
+// eventNote is the note of the Event of a reason about a Troubleshoot ("" when none).
+func eventNote(ctx context.Context, ns, name, reason string) string {
+	list := &eventsv1.EventList{}
+	Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "Troubleshoot" && e.Regarding.Name == name && e.Reason == reason {
+			return e.Note
+		}
+	}
+	return ""
 }
 
 func sortEvents(evs []eventsv1.Event) {

@@ -154,10 +154,13 @@ func remediationApproved(obj *kubagev1alpha1.Troubleshoot) *metav1.Condition {
 		Message: fmt.Sprintf("All %d action(s) have a decision", len(rem.Actions))}
 }
 
-// recordPhaseTransition emits one Event per phase the session entered (and one when it
-// stalls or degrades, e.g. when its model may not be used), never one per reconcile.
-// entered is what the session engine reports; a reconcile that ran more than one step
-// entered more than one phase.
+// recordPhaseTransition emits an Event when the session enters a phase a person acts on or
+// waits for, not at every step: it starts (Pending, also on a rerun), it found a root cause
+// and awaits approval, it remediates, it ends (Completed, or Failed as a Warning). The note
+// of the last two gives the outcome (the root cause) and the path of phases the run took,
+// which the steps in between no longer announce one Event each. Stalled and Degraded get
+// a Warning each time they begin. entered is what the session engine reports; a reconcile
+// that ran more than one step entered more than one phase.
 func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Troubleshoot, before *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint, entered []session.Mark) {
 	if rec == nil {
 		return
@@ -172,7 +175,7 @@ func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Trouble
 		}
 		for i, m := range entered {
 			phase := kubagev1alpha1.TroubleshootPhase(m.Phase)
-			if i == 0 && phase == before.Status.Phase {
+			if i == 0 && phase == before.Status.Phase || !announced(phase) {
 				continue
 			}
 			eventType := "Normal"
@@ -181,7 +184,7 @@ func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Trouble
 			}
 			note := m.Note
 			if i == len(entered)-1 && (phase.IsTerminal() || phase == kubagev1alpha1.PhaseAwaitingApproval) {
-				_, note = session.Outcome(&obj.Status, ck)
+				note = outcomeNote(obj, ck)
 			}
 			if note == "" {
 				note = "Phase " + string(phase)
@@ -196,6 +199,42 @@ func recordPhaseTransition(rec events.EventRecorder, obj *kubagev1alpha1.Trouble
 			rec.Eventf(obj, nil, "Warning", now.Reason, "Reconcile", "%s", now.Message)
 		}
 	}
+}
+
+// announced says whether entering phase is worth an Event: the start of a run, a wait for
+// people, a change made to the cluster, the end. The loop's own steps (Planning,
+// Investigating, Regulating, Summarizing) show in the status and the run's timeline.
+func announced(phase kubagev1alpha1.TroubleshootPhase) bool {
+	switch phase {
+	case kubagev1alpha1.PhasePending, kubagev1alpha1.PhaseAwaitingApproval, kubagev1alpha1.PhaseRemediating,
+		kubagev1alpha1.PhaseCompleted, kubagev1alpha1.PhaseFailed:
+		return true
+	}
+	return false
+}
+
+// outcomeNote says how a session ended or why it waits for approval, with the root cause
+// when one was found, then the phases of its run.
+func outcomeNote(obj *kubagev1alpha1.Troubleshoot, ck *session.Checkpoint) string {
+	_, note := session.Outcome(&obj.Status, ck)
+	if rc := obj.Status.RootCause; obj.Status.Phase == kubagev1alpha1.PhaseAwaitingApproval && session.RootCauseFound(rc) {
+		note = "Root cause: " + rc.Summary + "; " + note
+	}
+	if ck == nil || len(ck.Timeline) == 0 {
+		return note
+	}
+	path := make([]string, 0, len(ck.Timeline))
+	for _, m := range ck.Timeline {
+		path = append(path, m.Phase)
+	}
+	// The path goes last and is shortened in its middle, so that the outcome survives
+	// the note's bound and the path keeps its start and its end.
+	const keep = 12
+	if len(path) > 2*keep {
+		path = append(append(path[:keep:keep], fmt.Sprintf("(%d more)", len(path)-2*keep)), path[len(path)-keep:]...)
+	}
+	suffix := " (phases: " + strings.Join(path, " → ") + ")"
+	return truncate(note, maxConditionMessage-len(suffix)) + suffix
 }
 
 // recordWaitingEvent emits one Warning Event when a session starts waiting on something

@@ -123,9 +123,42 @@ func TestPhaseEventsOnlyOnChange(t *testing.T) {
 	recordPhaseTransition(rec, after, before, &session.Checkpoint{}, nil)
 	g.Expect(rec.Events).NotTo(Receive(), "no phase change, no Event")
 
+	// The loop's own steps show in the status and the timeline, not as Events.
 	after.Status.Phase = kubagev1alpha1.PhaseRegulating
 	recordPhaseTransition(rec, after, before, &session.Checkpoint{Timeline: []session.Mark{{Phase: "Regulating", Note: "1 task(s): 1 succeeded, 0 failed, 0 skipped"}}}, nil)
-	g.Expect(rec.Events).To(Receive(Equal("Normal Regulating 1 task(s): 1 succeeded, 0 failed, 0 skipped")))
+	g.Expect(rec.Events).NotTo(Receive(), "no Event for Regulating")
+
+	// A new session is announced once, when it starts, though its first step goes on to Planning.
+	created := newTroubleshoot(1, "")
+	started := created.DeepCopy()
+	started.Status.Phase = kubagev1alpha1.PhasePlanning
+	recordPhaseTransition(rec, started, created, &session.Checkpoint{}, []session.Mark{{Phase: "Pending", Note: "session created"}, {Phase: "Planning", Note: "runner InProcess"}})
+	g.Expect(rec.Events).To(Receive(Equal("Normal Pending session created")))
+	g.Expect(rec.Events).NotTo(Receive())
+
+	// The end says what was found and the path the run took.
+	done := after.DeepCopy()
+	done.Status.Phase = kubagev1alpha1.PhaseCompleted
+	done.Status.RootCause = &kubagev1alpha1.RootCause{Summary: "Deployment web crash-loops: cannot connect to database", Category: "CrashLoopBackOff", Confidence: 90}
+	var timeline []session.Mark
+	for _, p := range []string{"Pending", "Planning", "Investigating", "Regulating", "Planning", "Investigating", "Regulating", "Summarizing", "Completed"} {
+		timeline = append(timeline, session.Mark{Phase: p})
+	}
+	recordPhaseTransition(rec, done, after, &session.Checkpoint{Timeline: timeline}, []session.Mark{{Phase: "Summarizing"}, {Phase: "Completed"}})
+	g.Expect(rec.Events).To(Receive(Equal("Normal Completed Deployment web crash-loops: cannot connect to database (phases: Pending → Planning → Investigating → Regulating → Planning → Investigating → Regulating → Summarizing → Completed)")))
+	g.Expect(rec.Events).NotTo(Receive())
+
+	// A long run keeps the start and the end of its path, and the outcome before it.
+	long := &session.Checkpoint{}
+	for i := 0; i < 100; i++ {
+		long.Timeline = append(long.Timeline, session.Mark{Phase: "Investigating"})
+	}
+	long.Timeline = append(long.Timeline, session.Mark{Phase: "Completed"})
+	note := outcomeNote(done, long)
+	g.Expect(len(note)).To(BeNumerically("<=", maxConditionMessage))
+	g.Expect(note).To(HavePrefix("Deployment web crash-loops"))
+	g.Expect(note).To(ContainSubstring("(77 more)"))
+	g.Expect(note).To(HaveSuffix("→ Completed)"))
 
 	after.Status.Phase = kubagev1alpha1.PhaseFailed
 	recordPhaseTransition(rec, after, before, &session.Checkpoint{Stop: &session.Stop{Reason: kubagev1alpha1.TargetNotFoundReason, Message: "no such Deployment web in payments", Failed: true}}, nil)
