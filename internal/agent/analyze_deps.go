@@ -429,11 +429,25 @@ func closestName(want string, have []string) string {
 		if strings.HasPrefix(h, want) || strings.HasPrefix(want, h) || strings.Contains(h, want) && len(want) >= 3 || strings.Contains(want, h) && len(h) >= 4 {
 			dist = min(dist, 2)
 		}
+		if sameWords(want, h) {
+			dist = min(dist, 1) // the same words in another order: redis-cache for cache-redis
+		}
 		if dist < bestD {
 			best, bestD = h, dist
 		}
 	}
 	return best
+}
+
+// sameWords reports two dash-separated names made of the same words.
+func sameWords(a, b string) bool {
+	wa, wb := strings.Split(a, "-"), strings.Split(b, "-")
+	if len(wa) < 2 || len(wa) != len(wb) {
+		return false
+	}
+	sort.Strings(wa)
+	sort.Strings(wb)
+	return strings.Join(wa, "-") == strings.Join(wb, "-")
 }
 
 // editDistance is Levenshtein's distance, giving up (returning limit) past limit.

@@ -18,6 +18,7 @@ package agent
 
 import (
 	"encoding/json"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,12 +46,13 @@ var (
 // flattenJSON returns the readable form of a JSON log record, or line unchanged.
 func flattenJSON(line string) string {
 	t := strings.TrimSpace(line)
-	if len(t) < 2 || len(t) > maxJSONLine || t[0] != '{' || t[len(t)-1] != '}' {
+	if len(t) < 2 || len(t) > maxJSONLine || t[0] != '{' {
 		return line
 	}
 	var rec map[string]any
-	if json.Unmarshal([]byte(t), &rec) != nil {
-		return line
+	if t[len(t)-1] != '}' || json.Unmarshal([]byte(t), &rec) != nil {
+		// Log tools clip long lines: read what the fields of a cut record still say.
+		return partialJSON(t, line)
 	}
 	used := map[string]bool{}
 	pick := func(keys []string) string {
@@ -83,6 +85,42 @@ func flattenJSON(line string) string {
 		b.WriteString(" (" + strings.Join(rest, " ") + ")")
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// jsonField finds "key": value in a record that may be cut short (the value may be cut too).
+var jsonField = regexp.MustCompile(`"(level|severity|lvl|@l|msg|message|@m|@mt|error|err|exception|@x|reason)"\s*:\s*(?:"((?:[^"\\]|\\.){0,400})"?|(-?[0-9]{1,3}))`)
+
+// partialJSON rewrites a cut JSON record from the fields it still holds, or returns line.
+func partialJSON(t, line string) string {
+	rec := map[string]any{}
+	for _, m := range jsonField.FindAllStringSubmatch(t, 12) {
+		k := m[1]
+		if _, seen := rec[k]; seen {
+			continue
+		}
+		if m[3] != "" {
+			n, _ := strconv.Atoi(m[3])
+			rec[k] = float64(n)
+			continue
+		}
+		var v string
+		if json.Unmarshal([]byte(`"`+m[2]+`"`), &v) != nil {
+			v = m[2]
+		}
+		rec[k] = v
+	}
+	used := map[string]bool{}
+	lv := jsonLevel(rec, used)
+	if lv == "" || len(rec) == len(used) {
+		return line // not a log record we can read
+	}
+	parts := []string{lv}
+	for _, k := range append(append([]string(nil), jsonMessageKeys...), jsonErrorKeys...) {
+		if v, ok := rec[k].(string); ok && v != "" {
+			parts = append(parts, strings.ReplaceAll(v, "\n", " | "))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // jsonLevel reads the record's severity as a word, numbers as pino and bunyan write them.

@@ -113,3 +113,27 @@ func TestFlattenJSON(t *testing.T) {
 		}
 	}
 }
+
+// A record cut by the log tool's line limit is still read by the fields it holds.
+func TestFlattenCutJSON(t *testing.T) {
+	in := `{"level":50,"time":1739350060040,"pid":1,"hostname":"notifier-5c9f7d8b6-k2x7w","err":{"type":"Error","message":"getaddrinfo ENOTFOUND notify-svc","stack":"Error: getaddrinfo ENOTFOUND notify-svc\n    at GetAddrInfoReqWrap.onlookup (node:dns:107:26)","er`
+	got := flattenJSON(in)
+	if !strings.HasPrefix(got, "ERROR ") || !strings.Contains(got, "getaddrinfo ENOTFOUND notify-svc") || strings.Contains(got, "notifier-5c9f7d8b6") {
+		t.Errorf("flattenJSON(cut record) = %q", got)
+	}
+	for _, keep := range []string{`{"a":1,"b":`, `{"level":"info"`, `{not json at all`} {
+		if got := flattenJSON(keep); got != keep && !strings.HasPrefix(got, "INFO") {
+			t.Errorf("flattenJSON(%q) = %q", keep, got)
+		}
+	}
+}
+
+// A misspelt Service name is matched to the closest one, words swapped included.
+func TestClosestName(t *testing.T) {
+	have := []string{"redis-cache", "payments", "orders-db"}
+	for want, exp := range map[string]string{"cache-redis": "redis-cache", "payment": "payments", "ordrs-db": "orders-db", "kafka": ""} {
+		if got := closestName(want, have); got != exp {
+			t.Errorf("closestName(%q) = %q, want %q", want, got, exp)
+		}
+	}
+}
