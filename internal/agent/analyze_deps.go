@@ -125,6 +125,9 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 			return true
 		}
 	}
+	if d.clue.Class == ErrPermission && pc.mountNotWritable(ctx, d) {
+		return true
+	}
 	switch d.clue.Class {
 	case ErrConfig, ErrPermission, ErrGeneric, ErrDisk, ErrTLS:
 		if pc.missingSettings(ctx, d) || pc.missingFiles(ctx, d) {

@@ -81,6 +81,34 @@ func TestLogOnlyClues(t *testing.T) {
 				`{"level":50,"pid":1,"hostname":"notifier-7d9c8b6f5-x2k9q","err":{"type":"Error","message":"getaddrinfo ENOTFOUND notify-svc","code":"ENOTFOUND","hostname":"notify-svc"},"msg":"webhook delivery failed"}`+"\n", 4)},
 			rule: "dependency-host-unknown", culprit: "ConfigMap/notifier-env", affected: []string{"Deployment/notifier"},
 			terms: []string{"notify-svc", "WEBHOOK_URL"}},
+		{name: "a Ready worker cannot write to a readOnly mount", problem: "thumbnails are missing",
+			objs: func() []runtime.Object {
+				o := app("thumbs", 1, func(s *corev1.PodSpec) {
+					s.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+					s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "cache", MountPath: "/var/cache/thumbs", ReadOnly: true}}
+				}, nil)
+				return append(o, fx.Node("node-1"))
+			},
+			logs: logBook{"thumbs-": strings.Repeat("INFO job\nERROR job failed: [Errno 30] Read-only file system: '/var/cache/thumbs/1.webp'\n", 3)},
+			rule: "mount-not-writable", culprit: "Deployment/thumbs", terms: []string{"readOnly: true", "/var/cache/thumbs", "Read-only file system"}},
+		{name: "writing into a mounted ConfigMap", problem: "web crashes",
+			objs: func() []runtime.Object {
+				return append(app("web", 1, mountCM("web-files", "/etc/web"), crashing), cmWith("web-files", "a.yaml", "x: 1"), fx.Node("node-1"))
+			},
+			logs: logBook{"web-": "INFO boot\nFATAL cannot write pid file: open /etc/web/web.pid: read-only file system\n"},
+			rule: "mount-not-writable", culprit: "Deployment/web", terms: []string{"ConfigMap web-files", "always mounts read-only"}},
+		{name: "a non-root user without fsGroup on a fresh volume", problem: "uploads fail",
+			objs: func() []runtime.Object {
+				o := app("up", 1, func(s *corev1.PodSpec) {
+					uid := int64(10001)
+					s.SecurityContext = &corev1.PodSecurityContext{RunAsUser: &uid}
+					s.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "up-data"}}}}
+					s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+				}, crashing)
+				return append(o, fx.PVC(ns, "up-data", nil, corev1.ClaimBound, corev1.ReadWriteOnce), fx.Node("node-1"))
+			},
+			logs: logBook{"up-": "ERROR open /data/state.db: permission denied\n"},
+			rule: "mount-not-writable", culprit: "Deployment/up", terms: []string{"user 10001", "fsGroup"}},
 	}
 	runDepCases(t, cases)
 }

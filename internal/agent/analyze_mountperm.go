@@ -1,0 +1,102 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// "Permission denied" or "read-only file system" on a path the application writes: the path
+// is matched to the container's volumeMounts, and the pod spec says why it is not writable
+// (a readOnly mount, a ConfigMap or Secret volume, a read-only root file system, or a user
+// that does not own the volume's files).
+
+// mountNotWritable reports the spec setting that makes a path in the error line read-only.
+func (pc *podCheck) mountNotWritable(ctx context.Context, d *depCheck) bool {
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	low := strings.ToLower(d.clue.Line)
+	readOnlyFS := strings.Contains(low, "read-only file system") || strings.Contains(low, "erofs")
+	for i, p := range d.clue.Paths {
+		if i >= 3 {
+			break
+		}
+		why, where := pc.notWritableBecause(d.spec, p, readOnlyFS)
+		if why == "" {
+			continue
+		}
+		facts := map[string]string{"path": p, "sourceResource": kubectlResource(wl), "where": where}
+		d.report(ctx, "mount-not-writable", 0, wl, fmt.Sprintf("%s: %s %s; %s in %s %s.", d.opening(), p, why, where, wl.Kind, wl.Name), nil, nil, facts)
+		return true
+	}
+	return false
+}
+
+// notWritableBecause explains why path p is not writable for container c, and what to change.
+func (pc *podCheck) notWritableBecause(c corev1.Container, p string, readOnlyFS bool) (string, string) {
+	m, vol := mountFor(c, pc.pod, p)
+	if m == nil {
+		if readOnlyFS && c.SecurityContext != nil && c.SecurityContext.ReadOnlyRootFilesystem != nil && *c.SecurityContext.ReadOnlyRootFilesystem {
+			return "is on the container's root file system, which securityContext.readOnlyRootFilesystem makes read-only",
+				fmt.Sprintf("mount a writable volume (an emptyDir) at its directory in container %s", c.Name)
+		}
+		return "", ""
+	}
+	switch {
+	case m.ReadOnly:
+		return fmt.Sprintf("is on volume %s, mounted at %s with readOnly: true", m.Name, m.MountPath),
+			fmt.Sprintf("remove readOnly from that volumeMount of container %s (or write elsewhere)", c.Name)
+	case vol.ConfigMap != nil || vol.Secret != nil || vol.DownwardAPI != nil || vol.Projected != nil:
+		return fmt.Sprintf("is on volume %s (%s) at %s, which the kubelet always mounts read-only", m.Name, volumeKind(vol), m.MountPath),
+			fmt.Sprintf("give container %s an emptyDir for the files it writes", c.Name)
+	case readOnlyFS:
+		return "", ""
+	}
+	user := runAsUser(c, pc.pod)
+	if user != "" && (pc.pod.Spec.SecurityContext == nil || pc.pod.Spec.SecurityContext.FSGroup == nil) && vol.EmptyDir == nil {
+		// An emptyDir is created world-writable; claims and host paths keep their owner.
+		return fmt.Sprintf("is on volume %s at %s, and the container runs as user %s with no fsGroup, so the volume's files are not writable by it", m.Name, m.MountPath, user),
+			"set securityContext.fsGroup (or the volume's ownership) to match"
+	}
+	return "", ""
+}
+
+func volumeKind(v *corev1.Volume) string {
+	switch {
+	case v.ConfigMap != nil:
+		return "ConfigMap " + v.ConfigMap.Name
+	case v.Secret != nil:
+		return "Secret " + v.Secret.SecretName
+	case v.DownwardAPI != nil:
+		return "downwardAPI"
+	}
+	return "projected"
+}
+
+// runAsUser is the user a container runs as when the spec sets one.
+func runAsUser(c corev1.Container, p *corev1.Pod) string {
+	if c.SecurityContext != nil && c.SecurityContext.RunAsUser != nil {
+		return fmt.Sprint(*c.SecurityContext.RunAsUser)
+	}
+	if p.Spec.SecurityContext != nil && p.Spec.SecurityContext.RunAsUser != nil {
+		return fmt.Sprint(*p.Spec.SecurityContext.RunAsUser)
+	}
+	return ""
+}
