@@ -193,10 +193,19 @@ func sortedAnyKeys(m map[string]any) []string {
 	return keys
 }
 
-// flattenLines applies flattenJSON to every line (a copy; the caller's slice is untouched).
+// ansiEscape matches terminal colour and cursor sequences, which loggers write when they
+// think they talk to a terminal ("\x1b[31mERROR\x1b[0m"); left in, they glue to the
+// severity word and hide it. The log tool shows the escape byte as ".", so ".[31m" too.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]{0,32}[A-Za-z]|\.\[[0-9;]{1,32}m`)
+
+// flattenLines strips terminal escapes and applies flattenJSON to every line (a copy; the
+// caller's slice is untouched).
 func flattenLines(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
+		if strings.IndexByte(l, 0x1b) >= 0 || strings.Contains(l, ".[") {
+			l = ansiEscape.ReplaceAllString(clipBytes(l, maxJSONLine), "")
+		}
 		out[i] = flattenJSON(l)
 	}
 	return out

@@ -122,8 +122,8 @@ func (c Clue) IsError() bool { return c.Score > 0 && c.Class != ErrNone }
 var (
 	stackFrame   = regexp.MustCompile(`^\s*(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ (?:more|common frames omitted)|Caused by: \.\.\.)`)
 	usageLine    = regexp.MustCompile(`(?i)^\s*(usage:|-{1,2}[a-z][\w-]*[ =]|flags:|options:|\s*-h, --help)`)
-	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg|alert)\b|level=(fatal|panic)|"level":\s*"(fatal|panic)"`)
-	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception):`)
+	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg|alert)\b|level=(fatal|panic)|"level":\s*"(fatal|panic)"|^F\d{4} \d\d:\d\d:\d\d`)
+	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception):|^E\d{4} \d\d:\d\d:\d\d`)
 	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
 
