@@ -27,7 +27,7 @@ func TestExtractCluesInContext(t *testing.T) {
 	cases := []struct {
 		name, text, line string
 		class            ErrClass
-		weakHosts        []string
+		weakHosts, hosts []string
 	}{
 		{name: "a usage table after the error lists 'error' as an option value",
 			text: "boot 1.0\nconfig: required key QUEUE_URL missing value\nThe following environment variables can be used:\n\nKEY          TYPE      DEFAULT\nQUEUE_URL    String    \nLOG_LEVEL    String    info    debug, info, warn or error\nexiting",
@@ -59,6 +59,18 @@ func TestExtractCluesInContext(t *testing.T) {
 		{name: "klog's E and F severity prefixes",
 			text: "I0127 10:00:00.000000       1 main.go:10] starting\nE0127 10:00:01.000000       1 sync.go:88] sync of bucket assets not configured\nI0127 10:00:02.000000       1 main.go:12] retrying",
 			line: "sync of bucket assets", class: ErrConfig},
+		{name: "an Envoy access log names the upstream cluster",
+			text: `[2026-01-01T10:00:00.000Z] "GET /v1/quotes HTTP/1.1" 503 UF upstream_reset_before_response_started{connection_failure} - "-" 0 91 3 - "-" "curl/8.5" "a1b2" "pricing:9090" "-" outbound|9090||pricing.shop.svc.cluster.local - 10.96.3.4:9090 10.244.1.5:41234 - default`,
+			line: "503 UF", class: ErrRefused, hosts: []string{"pricing.shop.svc.cluster.local:9090"}},
+		{name: "gRPC status codes",
+			text: "ERROR quote failed: rpc error: code = Unavailable desc = name resolver error: produced zero addresses",
+			line: "code = Unavailable", class: ErrUnavail},
+		{name: "Python's certificate error with underscores",
+			text: "ERROR sync failed: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed certificate in certificate chain (_ssl.c:1006)",
+			line: "CERTIFICATE_VERIFY_FAILED", class: ErrTLS},
+		{name: "RabbitMQ refuses the login",
+			text: "CRITICAL pika: Connection workflow failed: AMQPConnectionWorkflowFailed: ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN",
+			line: "ACCESS_REFUSED", class: ErrAuth},
 		{name: "a host named by another error line when the chosen one names none",
 			text: "fail: Db[1]\n      An error occurred using the connection to database 'shop' on server 'shop-sql'.\nfail: Startup[0]\n      SqlException (0x80131904): The server was not found or was not accessible.",
 			line: "server was not found", class: ErrDNS, weakHosts: []string{"shop-sql"}},
@@ -68,6 +80,15 @@ func TestExtractCluesInContext(t *testing.T) {
 			c := ExtractClues(strings.Split(tc.text, "\n"))
 			if !strings.Contains(c.Line, tc.line) || c.Class != tc.class {
 				t.Fatalf("got line %q class %q, want a line with %q class %q", c.Line, c.Class, tc.line, tc.class)
+			}
+			for _, want := range tc.hosts {
+				found := false
+				for _, h := range c.Hosts {
+					found = found || h.String() == want && !h.Weak
+				}
+				if !found {
+					t.Errorf("hosts %+v lack %q", c.Hosts, want)
+				}
 			}
 			for _, want := range tc.weakHosts {
 				found := false

@@ -57,16 +57,16 @@ var errFamilies = []struct {
 	needles []string
 }{
 	{ErrForbidden, []string{"is forbidden: user", "cannot list resource", "cannot get resource", "cannot watch resource", "cannot create resource", "cannot update resource", "cannot patch resource", "cannot delete resource"}},
-	{ErrDNS, []string{"no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname"}},
-	{ErrRefused, []string{"connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
-	{ErrTLS, []string{"x509:", "certificate has expired", "certificate is not yet valid", "unknown authority", "certificate verify failed", "tls: bad certificate", "ssl handshake", "certificate is valid for"}},
-	{ErrTimeout, []string{"i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
-	{ErrUnavail, []string{"503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "connection reset by peer"}},
+	{ErrDNS, []string{"server misbehaving", "no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname"}},
+	{ErrRefused, []string{"connection_failure", "upstream_reset_before_response_started{connection", "connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
+	{ErrTLS, []string{"certificate_verify_failed", "pkix path building failed", "unable to find valid certification path", "self signed certificate", "self-signed certificate", "x509:", "certificate has expired", "certificate is not yet valid", "unknown authority", "certificate verify failed", "tls: bad certificate", "ssl handshake", "certificate is valid for"}},
+	{ErrTimeout, []string{"code = deadlineexceeded", "upstream request timeout", "i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
+	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "connection reset by peer"}},
 	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
 	{ErrFiles, []string{"too many open files", "emfile"}},
 	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
 	{ErrMemory, []string{"out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
-	{ErrAuth, []string{"authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
+	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
 	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version"}},
 	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm"}},
 	{ErrConfig, []string{"no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "config"}},
@@ -128,14 +128,16 @@ var (
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
 
 	// libpq: connection to server at "db" (10.96.4.4), port 5432 failed
-	pgServerAt  = regexp.MustCompile(`server at "([a-z0-9][a-z0-9.-]{0,252})"(?: \([0-9a-f.:]{1,45}\))?, port (\d{1,5})`)
-	urlHost     = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
-	lookupHost  = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
-	dialHost    = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
-	hostPortRe  = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
-	ipPortRe    = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
-	keywordHost = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
-	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|on server|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
+	pgServerAt = regexp.MustCompile(`server at "([a-z0-9][a-z0-9.-]{0,252})"(?: \([0-9a-f.:]{1,45}\))?, port (\d{1,5})`)
+	urlHost    = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
+	lookupHost = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
+	dialHost   = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
+	// Envoy and Istio name the upstream cluster "outbound|PORT|subset|HOST".
+	envoyCluster = regexp.MustCompile(`outbound\|(\d{1,5})\|[a-z0-9-]{0,63}\|([a-z0-9][a-z0-9.-]{0,252})`)
+	hostPortRe   = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
+	ipPortRe     = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
+	keywordHost  = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
+	phraseHost   = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|on server|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
 
 	pathRe = regexp.MustCompile(`(?:^|[\s"'=:(\[,])(/[A-Za-z0-9._@-]+(?:/[A-Za-z0-9._@-]+)+/?)`)
 
@@ -314,6 +316,9 @@ func (c *Clue) addEntities(line string) {
 			}
 		}
 		c.Hosts = append(c.Hosts, HostPort{Host: h, Port: port, Weak: weak})
+	}
+	for _, m := range envoyCluster.FindAllStringSubmatch(low, 2) {
+		addHost(m[2], m[1], false)
 	}
 	for i, re := range []*regexp.Regexp{pgServerAt, dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
 		for _, m := range re.FindAllStringSubmatch(low, 4) {
