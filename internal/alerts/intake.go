@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -44,6 +45,30 @@ type intake struct {
 	queue      workqueue.TypedRateLimitingInterface[string]
 	workers    int
 	maxPending int
+	lastPost   atomic.Int64 // unix nanoseconds of the last payload received
+}
+
+// quietAfter is how long after the last payload the receiver counts as idle. While
+// payloads keep coming, one worker creates sessions and the others wait: the API server's
+// creates then cannot take the CPU (and the API server's priority share) that answering the
+// storm needs, and the backlog is created at full speed once it is over.
+const quietAfter = 100 * time.Millisecond
+
+// received notes a payload.
+func (in *intake) received() { in.lastPost.Store(time.Now().UnixNano()) }
+
+// waitQuiet holds an extra worker back while payloads are arriving.
+func (in *intake) waitQuiet(ctx context.Context) {
+	for ctx.Err() == nil {
+		since := time.Since(time.Unix(0, in.lastPost.Load()))
+		if since >= quietAfter {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(quietAfter - since):
+		}
+	}
 }
 
 func newIntake(p *Processor, j *Journal, workers, maxPending int) *intake {
@@ -132,9 +157,15 @@ func (in *intake) run(ctx context.Context) error {
 	workCtx, cancel := context.WithCancel(ctrl.LoggerInto(context.WithoutCancel(ctx), log))
 	defer cancel()
 	var wg sync.WaitGroup
-	for range in.workers {
+	for i := range in.workers {
 		wg.Go(func() {
-			for in.next(workCtx) {
+			for {
+				if i > 0 {
+					in.waitQuiet(ctx)
+				}
+				if !in.next(workCtx) {
+					return
+				}
 			}
 		})
 	}

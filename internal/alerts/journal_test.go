@@ -315,3 +315,26 @@ func TestJournaledIntakeRefusesWhenTheBacklogIsFull(t *testing.T) {
 		t.Fatalf("a full backlog asks the sender to retry: %v", err)
 	}
 }
+
+func TestIntakeHoldsExtraWorkersBackDuringAStorm(t *testing.T) {
+	in := &intake{}
+	start := time.Now()
+	in.waitQuiet(context.Background())
+	if d := time.Since(start); d > quietAfter/2 {
+		t.Fatalf("an idle receiver held a worker back for %s", d)
+	}
+	in.received()
+	start = time.Now()
+	in.waitQuiet(context.Background())
+	if d := time.Since(start); d < quietAfter*9/10 {
+		t.Fatalf("a worker went on %s after a payload", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in.received()
+	start = time.Now()
+	in.waitQuiet(ctx)
+	if d := time.Since(start); d > quietAfter/2 {
+		t.Fatalf("a stopping receiver held a worker back for %s", d)
+	}
+}

@@ -169,6 +169,9 @@ func (p *Processor) Writes() int64 { return p.writes.Load() }
 // TransientError means some alerts may not be recorded yet and the payload should be
 // sent again.
 func (p *Processor) Process(ctx context.Context, payload *Payload) (*Summary, error) {
+	if p.intake != nil {
+		p.intake.received()
+	}
 	pol, err := p.policy.Policy(ctx)
 	if err != nil {
 		return nil, &TransientError{Err: fmt.Errorf("alert policy: %w", err)}
