@@ -109,7 +109,8 @@ func independentScenarios() []*Scenario {
 	out := independentProviderScenarios()
 	out = append(out, independentConfigScenarios()...)
 	out = append(out, independentMoreScenarios()...)
-	return append(out, independentFourthScenarios()...)
+	out = append(out, independentFourthScenarios()...)
+	return append(out, independentFifthScenarios()...)
 }
 
 // Consumers whose provider is at fault, with competing symptoms.
