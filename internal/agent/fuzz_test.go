@@ -139,3 +139,19 @@ func TestExtractCluesHugeAndBinaryInput(t *testing.T) {
 		t.Fatalf("extraction took %s", time.Since(start))
 	}
 }
+
+// Command lines and configuration files come from pod specs and ConfigMaps anyone in the
+// namespace may write: the host reader is bounded and the syntax check never panics.
+func FuzzCommandHostsAndParse(f *testing.F) {
+	for _, s := range []string{"pg_isready -h db -p 5432", "redis-cli --host=cache ping", "curl -fsS http://api:8080/health",
+		"{\"a\": [1,}", "a:\n\t- b", strings.Repeat("-h ", 5000), "\x00\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if hs := commandHosts([]string{"sh", "-c", s}); len(hs) > 3 {
+			t.Fatalf("%d hosts from one command", len(hs))
+		}
+		_ = parseAs("JSON", s)
+		_ = parseAs("YAML", s)
+	})
+}
