@@ -230,6 +230,18 @@ func saveCheckpoint(ctx context.Context, cs kubernetes.Interface, owner runner.O
 	return nil
 }
 
+// resumeAt drops the marks of steps whose status write was lost: those after the last mark
+// of the phase and round the status holds. An Advance that ran several steps and is redone
+// from its first phase then records each mark once.
+func (ck *Checkpoint) resumeAt(phase string, iteration int) {
+	for i := len(ck.Timeline) - 1; i >= 0; i-- {
+		if m := ck.Timeline[i]; m.Phase == phase && m.Iteration == iteration {
+			ck.Timeline = ck.Timeline[:i+1]
+			return
+		}
+	}
+}
+
 // mark appends a phase change to the timeline, keeping it bounded.
 func (ck *Checkpoint) mark(phase string, iteration int, at time.Time, note string) {
 	m := Mark{Phase: phase, Iteration: iteration, At: at.UTC().Truncate(time.Second), Note: clean(note, 300)}

@@ -140,3 +140,72 @@ func TestARestartAfterADeferredCheckpointKeepsEveryRound(t *testing.T) {
 		g.Expect(r.Verdict).NotTo(BeEmpty())
 	}
 }
+
+// A kill after the step that judged a round and started the next one saved its
+// checkpoint, but before its status write: the restarted operator resumes from Regulating,
+// takes the saved verdict and tasks, and judges, plans and runs nothing a second time.
+func TestARestartAfterAChainedStepLostItsStatusWrite(t *testing.T) {
+	g := NewWithT(t)
+	h := newHarness(t, crashLoopApp()...)
+	brain := &countingBrain{Brain: h.brain, planned: map[int]int{}}
+	h.brain = brain
+	counting := &countingInvestigator{inner: brain.Brain, runs: map[string]int{}}
+	first := runner.NewInProcess(h.cs, counting, runner.InProcessOptions{})
+	t.Cleanup(first.Stop)
+	h.engine.Runners[kubagev1alpha1.TaskRunnerInProcess] = first
+	ts := troubleshoot(webTarget)
+	h.drive(g, ts, kubagev1alpha1.PhaseRegulating)
+
+	lost := ts.DeepCopy()
+	_, err := h.engine.Advance(context.Background(), lost)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(lost.Status.Phase).To(Equal(kubagev1alpha1.PhaseInvestigating), "the verdict planned and started round 2 in one step")
+	g.Expect(lost.Status.Iteration).To(Equal(int32(2)))
+	g.Eventually(first.Running).Should(BeZero())
+	first.Stop()
+
+	// The restarted operator has neither the memo nor the runner's tasks; the status
+	// still says Regulating in round 1.
+	e := h.engine
+	restarted := runner.NewInProcess(h.cs, counting, runner.InProcessOptions{})
+	t.Cleanup(restarted.Stop)
+	h.engine = &Engine{Client: e.Client, Brains: e.Brains, DefaultRunner: e.DefaultRunner, Executor: e.Executor, Now: e.Now, PollInterval: e.PollInterval,
+		Runners: map[kubagev1alpha1.TaskRunner]runner.Runner{kubagev1alpha1.TaskRunnerInProcess: restarted}}
+	h.drive(g, ts, kubagev1alpha1.PhaseCompleted)
+	g.Expect(ts.Status.Iteration).To(Equal(int32(2)))
+	g.Expect(brain.judged).To(Equal(2), "each round is judged once")
+	g.Expect(brain.planned).To(Equal(map[int]int{1: 1, 2: 1}), "each round is planned once")
+	g.Expect(counting.runs).NotTo(BeEmpty())
+	for id, n := range counting.runs {
+		g.Expect(n).To(Equal(1), "task %s ran once", id)
+	}
+	step, err := h.engine.Advance(context.Background(), ts)
+	g.Expect(err).NotTo(HaveOccurred())
+	var phases []string
+	for _, m := range step.Checkpoint.Timeline {
+		phases = append(phases, m.Phase)
+	}
+	g.Expect(phases).To(Equal([]string{"Pending", "Planning", "Investigating", "Regulating", "Planning", "Investigating", "Regulating", "Summarizing", "Completed"}))
+}
+
+// countingBrain counts the verdicts and the plans (by round) it is asked for.
+type countingBrain struct {
+	agent.Brain
+	mu      sync.Mutex
+	judged  int
+	planned map[int]int
+}
+
+func (c *countingBrain) Judge(ctx context.Context, s agent.Session, p agent.Progress) (agent.Verdict, error) {
+	c.mu.Lock()
+	c.judged++
+	c.mu.Unlock()
+	return c.Brain.Judge(ctx, s, p)
+}
+
+func (c *countingBrain) Plan(ctx context.Context, s agent.Session, p agent.Progress) ([]agent.Task, error) {
+	c.mu.Lock()
+	c.planned[p.Iteration]++
+	c.mu.Unlock()
+	return c.Brain.Plan(ctx, s, p)
+}

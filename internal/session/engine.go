@@ -193,6 +193,7 @@ func (e *Engine) Advance(ctx context.Context, ts *kubagev1alpha1.Troubleshoot) (
 				// The status is the authority on the round: a checkpoint saved by a step whose
 				// status write was lost is one step ahead, and the step is simply redone.
 				ck.Iteration = int(ts.Status.Iteration)
+				ck.resumeAt(string(ts.Status.Phase), ck.Iteration)
 			}
 			after, err = w.steps(ctx)
 		}

@@ -48,42 +48,54 @@ var phaseSteps = map[kubagev1alpha1.TroubleshootPhase]phaseStep{
 	kubagev1alpha1.PhaseRemediating:      executeApproved,
 }
 
-// steps runs the step of the session's phase and, where that is safe, the next one in
-// the same Advance, so that fewer steps are persisted and fewer reconciles are needed:
+// steps runs the step of the session's phase and, where that is safe, the steps that
+// follow it in the same Advance (chains), so that fewer steps are persisted and fewer
+// reconciles are needed:
 //   - a new session is recorded as Pending and checked at once (a kill before the status
 //     write leaves it new, and the next Advance does both again);
 //   - planned tasks start in the step that planned them, once the checkpoint holding
 //     their definitions is saved (a kill before the status write leaves it Planning, and
-//     plan takes the saved tasks again instead of asking the brain anew).
+//     plan takes the saved tasks again instead of asking the brain anew);
+//   - a verdict to look further plans the next round and starts its tasks at once, once
+//     the checkpoint holding the verdict and the tasks is saved (a kill before the status
+//     write leaves it Regulating: regulate takes the saved verdict, plan the saved tasks).
 //
-// Every other phase is persisted before the next one runs, so each still shows in the
-// status. A chained step that fails is undone; the next Advance runs it alone.
+// Every phase is still persisted by some step of a session (Planning in its first round,
+// Regulating after each round, Summarizing before the end), so each shows in the status.
+// A chained step that fails is undone; the next Advance runs it alone.
 func (w *work) steps(ctx context.Context) (time.Duration, error) {
-	from := w.st.Phase
+	chain := chains[w.st.Phase]
 	after, err := w.step(ctx)
-	if err != nil || after != soon {
-		return after, err
-	}
-	switch {
-	case from == "" && w.st.Phase == kubagev1alpha1.PhasePending:
-	case from == kubagev1alpha1.PhasePlanning && w.st.Phase == kubagev1alpha1.PhaseInvestigating:
-		if err := w.e.saveCheckpoint(ctx, w.owner, w.ck); err != nil {
-			return 0, err
+	for _, next := range chain {
+		if err != nil || after != soon || w.st.Phase != next {
+			break
 		}
-	default:
-		return after, nil
+		if next == kubagev1alpha1.PhaseInvestigating {
+			// Tasks start only once the checkpoint holding their definitions is saved.
+			if err := w.e.saveCheckpoint(ctx, w.owner, w.ck); err != nil {
+				return 0, err
+			}
+		}
+		st, entered, deferSave := w.st.DeepCopy(), len(w.entered), w.deferSave
+		saved := *w.ck
+		saved.Timeline, saved.Rounds = append([]Mark(nil), w.ck.Timeline...), append([]Round(nil), w.ck.Rounds...)
+		if after, err = w.step(ctx); err != nil {
+			// The checkpoint's other slices are replaced, never changed in place, by the
+			// steps that may chain.
+			*w.st, *w.ck, w.entered, w.deferSave = *st, saved, w.entered[:entered], deferSave
+			return soon, nil
+		}
 	}
-	st, entered := w.st.DeepCopy(), len(w.entered)
-	saved := *w.ck
-	saved.Timeline, saved.Rounds = append([]Mark(nil), w.ck.Timeline...), append([]Round(nil), w.ck.Rounds...)
-	next, err := w.step(ctx)
-	if err != nil {
-		// The checkpoint's other slices are replaced, never changed in place, by the
-		// steps that may chain.
-		*w.st, *w.ck, w.entered = *st, saved, w.entered[:entered]
-		return soon, nil
-	}
-	return next, nil
+	return after, err
+}
+
+// chains lists, by the phase an Advance starts in, the phases whose steps may follow the
+// first step in the same Advance, in order; the chain ends at the first step that enters
+// another phase, wants to wait, or fails.
+var chains = map[kubagev1alpha1.TroubleshootPhase][]kubagev1alpha1.TroubleshootPhase{
+	"":                             {kubagev1alpha1.PhasePending},
+	kubagev1alpha1.PhasePlanning:   {kubagev1alpha1.PhaseInvestigating},
+	kubagev1alpha1.PhaseRegulating: {kubagev1alpha1.PhasePlanning, kubagev1alpha1.PhaseInvestigating},
 }
 
 // step runs the step of the session's current phase.

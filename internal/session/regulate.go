@@ -39,7 +39,8 @@ func regulate(ctx context.Context, w *work) (time.Duration, error) {
 		return 0, err
 	}
 	var v agent.Verdict
-	if w.ck.Verdict != nil && w.ck.VerdictIteration == w.ck.Iteration {
+	judgedBefore := w.ck.Verdict != nil && w.ck.VerdictIteration == w.ck.Iteration
+	if judgedBefore {
 		// Judged already; only the status write of that step was lost.
 		v = *w.ck.Verdict
 	} else {
@@ -63,7 +64,11 @@ func regulate(ctx context.Context, w *work) (time.Duration, error) {
 				Message: clean(fmt.Sprintf("iteration budget of %d used; left unexplored: %s", max, v.Feedback), 500)}), nil
 		}
 		w.ck.Iteration = int(w.st.Iteration) + 1
-		w.ck.Tasks = nil
+		if !judgedBefore {
+			// The tasks saved with a verdict judged before were planned for the next round by
+			// the step that judged it (see steps) and may be running: plan takes them again.
+			w.ck.Tasks = nil
+		}
 		w.st.Iteration = int32(w.ck.Iteration)
 		w.enter(kubagev1alpha1.PhasePlanning, note)
 	case agent.Stop:
