@@ -37,6 +37,9 @@ const readFresh = 10 * time.Second
 // when unknown). mu serialises the Store's writers of the namespace.
 type nsMemory struct {
 	mu sync.Mutex
+	// queue holds the entries recorded and not yet taken by a write (see Record).
+	queueMu sync.Mutex
+	queue   []*recording
 
 	stateMu sync.Mutex
 	cm      *corev1.ConfigMap

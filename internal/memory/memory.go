@@ -194,15 +194,53 @@ func (s *Store) Find(ctx context.Context, namespace string, fp Fingerprint, uid,
 }
 
 // Record adds or replaces e's entry in its namespace's memory, then drops expired entries
-// and the oldest beyond MaxEntries, in one conflict-checked update.
+// and the oldest beyond MaxEntries, in one conflict-checked update, and returns once that
+// update is stored. Sessions that conclude together share updates: entries recorded while
+// a write of the namespace is under way go together in the next one, so a burst of them
+// costs far fewer writes than entries, and each caller still learns how its own ended.
 func (s *Store) Record(ctx context.Context, namespace string, e Entry) error {
-	e = bound(e)
-	cms := s.Client.CoreV1().ConfigMaps(namespace)
 	m := s.ns(namespace)
+	r := &recording{entry: bound(e), done: make(chan struct{})}
+	m.queueMu.Lock()
+	m.queue = append(m.queue, r)
+	m.queueMu.Unlock()
 	// This process's writers take turns, so they do not conflict with one another, and
 	// each starts from the version the previous one wrote.
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	select {
+	case <-r.done:
+		// The writer before took this entry along.
+		return r.err
+	default:
+	}
+	m.queueMu.Lock()
+	batch := m.queue
+	m.queue = nil
+	m.queueMu.Unlock()
+	entries := make([]Entry, 0, len(batch))
+	for _, b := range batch {
+		entries = append(entries, b.entry)
+	}
+	err := s.write(ctx, namespace, m, entries)
+	for _, b := range batch {
+		b.err = err
+		close(b.done)
+	}
+	return err
+}
+
+// recording is an entry waiting for the write that stores it.
+type recording struct {
+	entry Entry
+	done  chan struct{}
+	err   error
+}
+
+// write stores added in the namespace's memory (a later entry of a key replaces an
+// earlier one), retrying on conflict; the caller holds m.mu.
+func (s *Store) write(ctx context.Context, namespace string, m *nsMemory, added []Entry) error {
+	cms := s.Client.CoreV1().ConfigMaps(namespace)
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cm, err := m.base(ctx, cms)
 		create := apierrors.IsNotFound(err)
@@ -217,9 +255,16 @@ func (s *Store) Record(ctx context.Context, namespace string, e Entry) error {
 		case !managed(cm):
 			return ErrNotManaged
 		}
-		entries := []Entry{e}
+		entries := make([]Entry, 0, len(added)+s.maxEntries())
+		seen := map[string]bool{}
+		for i := len(added) - 1; i >= 0; i-- {
+			if k := added[i].key(); !seen[k] {
+				seen[k] = true
+				entries = append(entries, added[i])
+			}
+		}
 		for _, old := range decode(cm) {
-			if old.key() != e.key() {
+			if !seen[old.key()] {
 				entries = append(entries, old)
 			}
 		}

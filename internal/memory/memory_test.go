@@ -20,13 +20,16 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -146,4 +149,45 @@ func TestSimilarity(t *testing.T) {
 	g.Expect(a.Similarity(NewFingerprint("Q@K", "x", "y", "z", "w"))).To(Equal(0))
 	g.Expect(Fingerprint{}.Similarity(Fingerprint{})).To(Equal(0))
 	g.Expect(NewFingerprint("R@K", "b", "a", "a").Signals).To(Equal([]string{"a", "b"}))
+}
+
+// Entries recorded while a write is under way are stored together by the next write,
+// and every caller returns once its own entry is stored.
+func TestRecordsDuringAWriteShareTheNextOne(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	cs := fake.NewClientset()
+	gate := make(chan struct{})
+	var writes atomic.Int32
+	cs.PrependReactor("*", "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetVerb() == "create" || a.GetVerb() == "update" {
+			if writes.Add(1) == 1 {
+				<-gate
+			}
+		}
+		return false, nil, nil
+	})
+	s := &Store{Client: cs, Now: func() time.Time { return t0 }}
+	fp := NewFingerprint("CrashLoopBackOff@Deployment", "rule:crash-loop")
+	errs := make(chan error, 10)
+	go func() { errs <- s.Record(ctx, "ns", entry(0, t0, fp)) }()
+	g.Eventually(writes.Load).Should(Equal(int32(1)), "the first write is under way")
+	for i := 1; i < 10; i++ {
+		go func() { errs <- s.Record(ctx, "ns", entry(i, t0.Add(time.Duration(i)*time.Second), fp)) }()
+	}
+	m := s.ns("ns")
+	g.Eventually(func() int {
+		m.queueMu.Lock()
+		defer m.queueMu.Unlock()
+		return len(m.queue)
+	}).Should(Equal(9))
+	close(gate)
+	for i := 0; i < 10; i++ {
+		g.Expect(<-errs).To(Succeed())
+	}
+	g.Expect(writes.Load()).To(Equal(int32(2)), "nine entries in one write")
+	all, err := s.Entries(ctx, "ns")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(all).To(HaveLen(10))
+	g.Expect(all[0].Session).To(Equal("s9"))
 }
