@@ -113,6 +113,8 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		sel := "node affinity rules"
 		if len(p.Spec.NodeSelector) > 0 {
 			sel = "nodeSelector " + tools.LabelsString(p.Spec.NodeSelector)
+		} else if req := requiredAffinity(p); req != "" {
+			sel = "required node affinity " + req + pc.nodeLabelValues(ctx, p)
 		}
 		pc.find(ctx, "unschedulable-node-affinity", "", fmt.Sprintf("Pod %s cannot be scheduled: no node matches its %s. Scheduler: %s", p.Name, sel, short),
 			wl, evIDs, map[string]string{"nodeSelector": sel, "message": short})

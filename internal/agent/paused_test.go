@@ -17,6 +17,7 @@ limitations under the License.
 package agent_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +57,28 @@ func TestEnvFromPrefixRenamesTheSetting(t *testing.T) {
 	rc := quietRun(t, objs)
 	if rc.Rule != "config-value-missing" || rc.Culprit.Kind != "Deployment" || !strings.Contains(rc.Summary, "APP_DB_HOST") {
 		t.Fatalf("want config-value-missing on the Deployment naming APP_DB_HOST")
+	}
+}
+
+// A pod required on a zone no node is in: the summary states the requirement and the
+// zones the nodes are in.
+func TestNodeAffinitySaysWhatItRequires(t *testing.T) {
+	objs := app("etcd", 1, func(s *corev1.PodSpec) {
+		s.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-d"}}}}}}}}
+	}, func(p *corev1.Pod) {
+		fx.Unschedulable(p, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+	})
+	for i, z := range []string{"zone-a", "zone-b"} {
+		n := fx.Node(fmt.Sprintf("node-%d", i))
+		n.Labels["topology.kubernetes.io/zone"] = z
+		objs = append(objs, n)
+	}
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "etcd pods stay Pending", Namespace: ns}).RootCause
+	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+	if rc.Rule != "unschedulable-node-affinity" || !strings.Contains(rc.Summary, "In [zone-d]") || !strings.Contains(rc.Summary, "zone-a, zone-b") {
+		t.Fatalf("want the required zone and the nodes' zones in the summary")
 	}
 }

@@ -23,6 +23,4 @@ package scenarios
 var knownMisses = map[string]string{
 	// Class 3: a finding on a batch Job does not lead the scan to the Ready pods it explains.
 	"billing-django-relation-missing": "target-less only: the namespace scan stops at the failed migration Job and never reads the Ready web pods' log that quotes the missing relation (targeted follows it)",
-	// The fifth independent batch, as first measured (bench of 08:12 UTC).
-	"etcd-members-pending-on-zone-affinity": "right culprit, but the node-affinity summary says 'node affinity rules' without the zone it requires",
 }
