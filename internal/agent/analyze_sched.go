@@ -109,7 +109,10 @@ func (e *env) fitNodes(ctx context.Context, p *corev1.Pod) (nodeFit, bool) {
 // refineScheduling decides between affinity, taint and cordon when the message mixes them or
 // names no taint, using the nodes the pod actually selects.
 func (e *env) refineScheduling(ctx context.Context, p *corev1.Pod, v SchedulingVerdict) (SchedulingVerdict, nodeFit) {
-	mixed := v.Counts[SchedTaint] > 0 || v.Counts[SchedCordoned] > 0
+	// Several reasons over the nodes: which ones the pod may use decides. "1 Insufficient
+	// cpu, 3 didn't match the node selector" is a pool too small for the requests, however
+	// many other nodes there are.
+	mixed := v.Counts[SchedTaint] > 0 || v.Counts[SchedCordoned] > 0 || v.Counts[SchedAffinity] > 0 && v.Counts[SchedInsufficient] > 0
 	if !mixed || (v.Reason != SchedAffinity && v.Reason != SchedTaint && v.Reason != SchedCordoned && v.Reason != SchedInsufficient) {
 		return v, nodeFit{}
 	}

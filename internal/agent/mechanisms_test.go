@@ -318,3 +318,30 @@ func TestRequestsOutweighOtherPoolsTaints(t *testing.T) {
 		t.Fatalf("got %s: %s", rc.Rule, rc.Summary)
 	}
 }
+
+// A pod pinned to a one-node pool that lacks CPU, with no tainted or cordoned node in the
+// cluster: "1 Insufficient cpu, 3 didn't match the selector" is still its requests, not its
+// selector (the verdict must not depend on whether other nodes happen to be tainted).
+func TestRequestsOutweighOtherPoolsSelector(t *testing.T) {
+	objs := app("transcoder", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("1500m")
+		s.NodeSelector = map[string]string{"pool": "media"}
+	}, func(p *corev1.Pod) {
+		fx.Unschedulable(p, "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.")
+	})
+	for i, name := range []string{"media", "a", "b", "c"} {
+		n := fx.Node(name)
+		if i == 0 {
+			n.Labels["pool"] = "media"
+		}
+		objs = append(objs, n)
+	}
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{}.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "transcoder runs fewer replicas than configured", Namespace: ns}).RootCause
+	t.Logf("summary: %s", rc.Summary)
+	if rc.Rule != "unschedulable-insufficient-resources" || !strings.Contains(rc.Summary, "1500m") {
+		t.Fatalf("got %s: %s", rc.Rule, rc.Summary)
+	}
+}
