@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -135,6 +136,17 @@ var _ = Describe("Kill matrix, intake", Ordered, Label("kill"), func() {
 			"--alerts-journal-dir="+GinkgoT().TempDir())
 		op := startManager(args...)
 		storm := alerts.StormOptions{URL: url, Token: e2eAlertToken, Namespace: ns, Alerts: 1500, Fingerprints: 150, Clients: 4, AlertsPerRequest: 5}
+		// The kill comes once a fifth of the storm's requests were answered: with answers
+		// taken from the journal the storm is over within a second, and a kill timed by the
+		// sessions it creates would land after it.
+		midStorm := make(chan struct{})
+		var answered atomic.Int32
+		var mid sync.Once
+		storm.HTTPClient = &http.Client{Timeout: time.Minute, Transport: answerCounter(func() {
+			if answered.Add(1) == int32(storm.Alerts/storm.AlertsPerRequest/5) {
+				mid.Do(func() { close(midStorm) })
+			}
+		})}
 		Eventually(func() error {
 			_, err := http.Get(url)
 			return err
@@ -147,16 +159,18 @@ var _ = Describe("Kill matrix, intake", Ordered, Label("kill"), func() {
 			r, _ := alerts.RunStorm(context.WithoutCancel(ctx), storm)
 			done <- r
 		}()
-		// The journal answers far ahead of the creations: the first session is the signal,
-		// so the kill lands while the storm is still being received.
-		Eventually(func(g Gomega) {
-			list := &kubagev1alpha1.TroubleshootList{}
-			g.Expect(kube.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-			g.Expect(list.Items).NotTo(BeEmpty())
-		}).WithContext(ctx).WithPolling(10 * time.Millisecond).Should(Succeed())
+		select {
+		case <-midStorm:
+		case r := <-done:
+			Fail(fmt.Sprintf("the storm ended before a fifth of it was answered: %+v", r))
+		case <-ctx.Done():
+			Fail("the spec ended before a fifth of the storm was answered")
+		}
 		op.Kill()
 		first := <-done
-		GinkgoWriter.Printf("storm with a kill: %d requests, %d answered, %d transport errors, %d created\n", first.Requests, first.Answered, first.TransportErrors, first.Created)
+		GinkgoWriter.Printf("storm with a kill after %d answers: %d requests, %d answered, %d transport errors, %d created\n",
+			storm.Alerts/storm.AlertsPerRequest/5, first.Requests, first.Answered, first.TransportErrors, first.Created)
+		Expect(first.TransportErrors).To(BeNumerically(">", 0), "the kill came while the storm was still being sent")
 
 		By("restarting the operator: every session acknowledged before the kill is created, then the senders retry the whole storm")
 		startManager(args...)
@@ -190,3 +204,14 @@ var _ = Describe("Kill matrix, intake", Ordered, Label("kill"), func() {
 		Expect(first.Created+again.Created).To(BeNumerically("<=", storm.Fingerprints), "no session reported created twice")
 	}, SpecTimeout(4*time.Minute))
 })
+
+// answerCounter is an HTTP transport that calls answered after each request that got a response.
+type answerCounter func()
+
+func (a answerCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		a()
+	}
+	return resp, err
+}
