@@ -115,6 +115,8 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 		return pc.credentials(ctx, d)
 	case ErrSchema:
 		return pc.schemaJob(ctx, d)
+	case ErrLimit:
+		return pc.connectionLimit(ctx, d)
 	case ErrTLS:
 		// The server answered: the certificates, not the path, are at fault.
 		if pc.certificates(ctx, d) {

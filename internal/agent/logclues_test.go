@@ -71,7 +71,16 @@ func TestLogOnlyClues(t *testing.T) {
 				"org.springframework.dao.DataAccessResourceFailureException: Unable to acquire JDBC Connection\n\tat org.springframework.orm.jpa.vendor.HibernateJpaDialect.convert(HibernateJpaDialect.java:265)\n\t... 58 common frames omitted\n"+
 				"Caused by: java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30000ms.\n\t... 61 common frames omitted\n"+
 				"Caused by: java.sql.SQLNonTransientConnectionException: Too many connections\n\tat com.mysql.cj.jdbc.exceptions.SQLError.createSQLException(SQLError.java:111)\n\t... 64 common frames omitted\n", 3)},
-			rule: "app-error-logged", culprit: "Deployment/pricing", terms: []string{"Too many connections"}},
+			rule: "dependency-connection-limit", culprit: "Deployment/pricing", terms: []string{"Too many connections", "connection limit"}},
+		{name: "a Ready API hits the database's client limit: replicas times pool size", problem: "orders API is slow",
+			objs: func() []runtime.Object {
+				o := app("orders", 3, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "DB_POOL_SIZE", Value: "40"}, {Name: "DB_HOST", Value: "pg"}}
+				}, nil)
+				return append(o, fx.Node("node-1"))
+			},
+			logs: logBook{"orders-": strings.Repeat("INFO GET /orders 200\nERROR query failed: pq: sorry, too many clients already\n", 4)},
+			rule: "dependency-connection-limit", culprit: "Deployment/orders", terms: []string{"too many clients", "3 replica(s)", "DB_POOL_SIZE=40", "up to 120 connections"}},
 		{name: "pino JSON with numeric levels: the emitter's own hostname field is not the dependency", problem: "notifications stopped",
 			objs: func() []runtime.Object {
 				o := app("notifier", 1, envFrom("notifier-env"), nil)

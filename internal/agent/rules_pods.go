@@ -161,6 +161,11 @@ func init() {
 		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path",
 		Actions:    []ActionTemplate{{Description: "Free space or grow the volume ({size}); PVC size can only grow when its StorageClass allows expansion", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "dependency-connection-limit", Category: "ConnectionLimitReached", Confidence: 72,
+		Title:      "the server the application connects to refuses new connections: its connection limit is reached",
+		Signals:    "'too many connections' / 'too many clients' in the container's error line; the workload's replicas and the connection-pool size in its env",
+		Actions:    []ActionTemplate{{Description: "Lower the connection pool or the replicas of {sourceResource}, or raise the server's max_connections", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "mount-not-writable", Category: "VolumeNotWritable", Confidence: 80,
 		Title:      "the application cannot write to a path because of how it is mounted",
 		Signals:    "'permission denied' or 'read-only file system' on a path in the container's error line; the volumeMount at that path (readOnly, ConfigMap or Secret volume), readOnlyRootFilesystem, runAsUser without fsGroup",
