@@ -18,6 +18,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -227,7 +228,8 @@ func logScenarios() []*Scenario {
 			Setup: func(ctx context.Context, e *Env) error {
 				return e.createDeployment(ctx, env(deployment("pricing", "example/pricing:4.0", 2, running("pricing-too-many-connections")), "SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE", "200"))
 			},
-			Wait: anyPod("pricing", runningReady),
+			// Both replicas: a second pod still Pending would be a finding of its own.
+			Wait: all(anyPod("pricing", runningReady), readyReplicas("pricing", 2)),
 		},
 		{
 			// define-environment-variable-container: envconfig prints the error, then a usage
@@ -299,5 +301,19 @@ func logScenarios() []*Scenario {
 			},
 			Wait: anyPod("catalog-api", crashLooping(1)),
 		},
+	}
+}
+
+// readyReplicas waits until Deployment name reports n ready replicas.
+func readyReplicas(name string, n int32) func(context.Context, *Env) error {
+	return func(ctx context.Context, e *Env) error {
+		d, err := e.Client.AppsV1().Deployments(e.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if d.Status.ReadyReplicas < n {
+			return fmt.Errorf("deployment %s: %d of %d replicas ready", name, d.Status.ReadyReplicas, n)
+		}
+		return nil
 	}
 }
