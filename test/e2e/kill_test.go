@@ -259,9 +259,15 @@ func runKillMatrix(ctx context.Context, plan killPlan) {
 			byKey[s.key] = s
 			sessions = append(sessions, s)
 			createKillSession(ctx, s.key, roleKilled, s.runner, pod)
-			if wanted(s.runner, kubagev1alpha1.PhasePending) {
+			switch {
+			case wanted(s.runner, kubagev1alpha1.PhasePending):
 				// Pending lasts one quick step, too short to catch from a watch event.
 				killNow(s, time.Duration(rand.IntN(15))*time.Millisecond)
+			case wanted(s.runner, kubagev1alpha1.PhasePlanning):
+				// So does the first Planning of an in-process session: it plans and starts
+				// its tasks in one step, often over before its watch event is seen. A kill
+				// timed from the creation, a little later than Pending's, lands around it.
+				killNow(s, time.Duration(5+rand.IntN(40))*time.Millisecond)
 			}
 			observe(s.latest(ctx))
 			createKillSession(ctx, s.control, roleControl, s.runner, controlPod)
