@@ -116,9 +116,14 @@ var _ = Describe("Kill matrix, intake", Ordered, Label("kill"), func() {
 		Expect(got.Revision).To(Equal(want.Revision))
 		Expect(got.DocumentCount).To(Equal(want.DocumentCount))
 		Expect(got.ChunkCount).To(Equal(want.ChunkCount))
+		// The watch delivers the Ready status asynchronously: a GET may see it first.
+		Eventually(func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(readySeen)
+		}).WithContext(ctx).WithTimeout(20*time.Second).Should(BeNumerically(">", 0), "the watch saw the source Ready")
 		mu.Lock()
 		defer mu.Unlock()
-		Expect(readySeen).NotTo(BeEmpty())
 		for _, st := range readySeen {
 			Expect([]any{st.Revision, st.DocumentCount, st.ChunkCount}).To(Equal([]any{want.Revision, want.DocumentCount, want.ChunkCount}),
 				"a Ready status never describes a partial index")
