@@ -115,11 +115,14 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	for _, g := range groups {
 		troubledOwners[strings.SplitN(g.key, " ", 2)[0]] = true
 	}
-	leads := 0
+	leads, steadyLeads := 0, 0
 	lead := func(ref ObjectRef) {
 		if leads < scanMaxLeads*4 {
 			e.followUp(ref)
 			leads++
+			if ref.Kind != "Job" {
+				steadyLeads++
+			}
 		}
 	}
 	// Controllers that cannot create their pods have no pods to show it.
@@ -308,16 +311,20 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	}
 	e.creationFailuresInNamespace(ctx)
 	quiet := unhealthy == 0 && leads == 0 && len(e.res.Findings) == 0
-	if quiet {
-		// Nothing is visibly down: a Running, Ready workload may still be failing at its job.
-		// Read the logs of one pod per workload next round.
+	// Only one-shot work failed (a migration or setup Job): the long-running workloads it
+	// prepares for may be Ready yet failing on what it left undone, and their errors are
+	// what users see, so they are read too.
+	oneShotOnly := !quiet && steadyLeads == 0 && len(e.res.Findings) == 0 && groupsOneShot(groups)
+	if quiet || oneShotOnly {
+		// Nothing (or only one-shot work) is visibly down: a Running, Ready workload may still
+		// be failing at its job. Read the logs of one pod per workload next round.
 		seen := map[string]bool{}
 		for _, p := range pods {
 			owner := "none/" + p.Name
 			if or := controllerOf(p); or != nil {
 				owner = or.Kind + "/" + or.Name
 			}
-			if len(seen) >= scanLogSamples || seen[owner] || !isReady(p) {
+			if len(seen) >= scanLogSamples || seen[owner] || !isReady(p) || oneShotOnly && strings.HasPrefix(owner, "Job/") {
 				continue
 			}
 			seen[owner] = true
@@ -328,6 +335,16 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	e.scanReferences(ctx, &nsInventory{pods: pods, deps: deps, stss: stss, dss: dss, jobs: jobs, cjs: cjs, svcs: svcs, pvcs: pvcs})
 	e.scanRoleBindings(ctx, quiet)
 	return nil
+}
+
+// groupsOneShot reports whether every group of unhealthy pods belongs to a Job.
+func groupsOneShot(groups []*podGroup) bool {
+	for _, g := range groups {
+		if !strings.HasPrefix(g.key, "Job/") {
+			return false
+		}
+	}
+	return true
 }
 
 func analyzeSelector(ctx context.Context, e *env, _ ObjectRef) error {

@@ -435,10 +435,15 @@ func (pc *podCheck) schemaJob(ctx context.Context, d *depCheck) bool {
 	if err != nil {
 		return false
 	}
+	// A Job's own pod failing on the schema is that Job's failure, not its consumer's.
+	own := ""
+	if or := controllerOf(pc.pod); or != nil && or.Kind == "Job" {
+		own = or.Name
+	}
 	var best *batchv1.Job
 	bestScore := 0
 	for _, j := range jobs {
-		if j.Status.Succeeded > 0 {
+		if j.Status.Succeeded > 0 || j.Name == own {
 			continue
 		}
 		s := 1

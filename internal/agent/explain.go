@@ -69,6 +69,13 @@ func pointsAt(b, a *candidate) bool {
 	return (f[a.Object.Key()] && a.Object.Key() != b.Object.Key()) || (f[a.Culprit.Key()] && a.Culprit.Key() != b.Culprit.Key())
 }
 
+// followsTo reports whether a's follow-ups name b's object or culprit: a said its own cause
+// lies where b is, so a cannot explain b.
+func followsTo(a, b *candidate) bool {
+	f := refSet(a.Follow...)
+	return f[b.Object.Key()] || f[b.Culprit.Key()]
+}
+
 // overlaps reports whether two findings touch a common object (their object, culprit or
 // affected objects): then they are about the same failure and the layers order them.
 func overlaps(a, b *candidate) bool {
@@ -130,7 +137,8 @@ func buildExplainGraph(cands []*candidate) *explainGraph {
 			if a == b || edge[[2]*candidate{b, a}] || layerOf(a.Rule) <= layerOf(b.Rule) {
 				continue
 			}
-			if overlaps(a, b) {
+			// A finding that follows its cause to b's object is b's consumer, whatever its layer.
+			if overlaps(a, b) && !followsTo(a, b) {
 				add(a, b)
 			}
 		}
