@@ -20,7 +20,4 @@ package scenarios
 // written, each with why in a line (pruned after three tune-split e2e runs of 2026-11-27 03:10–03:30 UTC). The e2e spec reports them and
 // skips their assertion; delete a line once the engine hits, and the spec asserts it again.
 // Held-out scenarios never appear here (TestCorpusShape checks it).
-var knownMisses = map[string]string{
-	// Class 3: a finding on a batch Job does not lead the scan to the Ready pods it explains.
-	"billing-django-relation-missing": "target-less only: the namespace scan stops at the failed migration Job and never reads the Ready web pods' log that quotes the missing relation (targeted follows it)",
-}
+var knownMisses = map[string]string{}
