@@ -55,7 +55,7 @@ func (pc *podCheck) secretSource(ctx context.Context, d *depCheck) *valueSource 
 		if err != nil {
 			continue
 		}
-		for _, k := range sortedKeysBytes(s.Data) {
+		for _, k := range sortedKeys(s.Data) {
 			if addressKey.MatchString(k) {
 				return found(s.Name, k, "envFrom")
 			}

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -296,7 +295,7 @@ func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
 			if err != nil {
 				continue
 			}
-			keys = append(sortedKeys(c.Data), sortedKeysBytes(c.BinaryData)...)
+			keys = append(sortedKeys(c.Data), sortedKeys(c.BinaryData)...)
 		case vol.Secret != nil:
 			kind, name, items = "Secret", vol.Secret.SecretName, vol.Secret.Items
 			s, err := getAs[*corev1.Secret](ctx, e, "Secret", name)
@@ -352,15 +351,6 @@ func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
 		return true
 	}
 	return false
-}
-
-func sortedKeysBytes(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // mountFor finds the container's mount that holds path p (the longest mount path wins).

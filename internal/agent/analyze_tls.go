@@ -106,7 +106,7 @@ func (pc *podCheck) certificates(ctx context.Context, d *depCheck) bool {
 		if err != nil {
 			continue
 		}
-		for _, k := range sortedKeysBytes(s.Data) {
+		for _, k := range sortedKeys(s.Data) {
 			if !strings.HasSuffix(k, ".crt") && !strings.HasSuffix(k, ".pem") {
 				continue
 			}

@@ -19,7 +19,6 @@ package agent
 import (
 	"encoding/json"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -73,7 +72,7 @@ func flattenJSON(line string) string {
 		b.WriteString(": " + e)
 	}
 	var rest []string
-	for _, k := range sortedAnyKeys(rec) {
+	for _, k := range sortedKeys(rec) {
 		if used[k] || jsonNoise[strings.ToLower(k)] || len(rest) >= 8 {
 			continue
 		}
@@ -171,7 +170,7 @@ func jsonText(v any, depth int) string {
 				parts = append(parts, strings.ReplaceAll(s, "\n", " | "))
 			}
 		}
-		for _, k := range sortedAnyKeys(x) {
+		for _, k := range sortedKeys(x) {
 			if k == "message" || k == "msg" || k == "stack" || k == "type" && len(parts) > 0 {
 				continue
 			}
@@ -182,15 +181,6 @@ func jsonText(v any, depth int) string {
 		return strings.Join(parts, " ")
 	}
 	return ""
-}
-
-func sortedAnyKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ansiEscape matches terminal colour and cursor sequences, which loggers write when they

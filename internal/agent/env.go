@@ -369,7 +369,8 @@ func (e *env) baseFacts(culprit ObjectRef, extra map[string]string) map[string]s
 	return f
 }
 
-func sortedKeys(m map[string]string) []string {
+// sortedKeys returns the keys of m in order (a ConfigMap's data, a Secret's, a JSON record's).
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
