@@ -276,6 +276,12 @@ func (r *InProcess) Check(ctx context.Context, owner Owner, taskID string) (Outc
 	return Outcome{State: StateDone, Result: res}, nil
 }
 
+// covers says whether x is the Troubleshoot that o stands for in Cleanup: the same
+// namespace and name, and the same UID unless o has none.
+func (o Owner) covers(x Owner) bool {
+	return x.Namespace == o.Namespace && x.Name == o.Name && (o.UID == "" || x.UID == o.UID)
+}
+
 // Cleanup implements Runner. An owner without UID stands for every Troubleshoot of that
 // namespace and name (the object is gone and its UID unknown).
 func (r *InProcess) Cleanup(_ context.Context, owner Owner) error {
@@ -283,23 +289,20 @@ func (r *InProcess) Cleanup(_ context.Context, owner Owner) error {
 	defer r.mu.Unlock()
 	uids := map[string]bool{}
 	for key, t := range r.tasks {
-		if t.owner.Namespace != owner.Namespace || t.owner.Name != owner.Name {
-			continue
-		}
-		if owner.UID != "" && t.owner.UID != owner.UID {
+		if !owner.covers(t.owner) {
 			continue
 		}
 		uids[string(t.owner.UID)] = true
 		delete(r.tasks, key)
 	}
 	for key, w := range r.written {
-		if w.owner.Namespace == owner.Namespace && w.owner.Name == owner.Name && (owner.UID == "" || w.owner.UID == owner.UID) {
+		if owner.covers(w.owner) {
 			delete(r.written, key)
 		}
 	}
 	// The owner's tasks are over: this process forgets that it started them.
 	for key, o := range r.started {
-		if o.Namespace == owner.Namespace && o.Name == owner.Name && (owner.UID == "" || o.UID == owner.UID) {
+		if owner.covers(o) {
 			delete(r.started, key)
 		}
 	}
