@@ -145,15 +145,27 @@ func (j *Journal) Pending() ([]*kubagev1alpha1.Troubleshoot, []time.Time) {
 	defer j.mu.Unlock()
 	var out []*kubagev1alpha1.Troubleshoot
 	var at []time.Time
-	listed := map[string]bool{}
-	for _, key := range j.order {
-		if rec, ok := j.pending[key]; ok && !listed[key] {
-			listed[key] = true
-			out = append(out, rec.Session.DeepCopy())
-			at = append(at, rec.At)
-		}
+	for _, key := range j.pendingOrder() {
+		rec := j.pending[key]
+		out = append(out, rec.Session.DeepCopy())
+		at = append(at, rec.At)
 	}
 	return out, at
+}
+
+// pendingOrder is the keys of the pending sessions in acceptance order, each once: order
+// may still hold finished keys, and a key accepted again after it finished twice. j.mu is
+// held (or the journal is not shared yet).
+func (j *Journal) pendingOrder() []string {
+	order := j.order[:0:0]
+	listed := map[string]bool{}
+	for _, key := range j.order {
+		if _, ok := j.pending[key]; ok && !listed[key] {
+			listed[key] = true
+			order = append(order, key)
+		}
+	}
+	return order
 }
 
 // session returns the pending session of a namespace/name key.
@@ -297,16 +309,9 @@ func writeSync(f *os.File, b []byte) error {
 // fsync) and reopens it for appending. j.mu is held (or the journal is not shared yet).
 func (j *Journal) rewrite() error {
 	var b bytes.Buffer
-	order := j.order[:0:0]
-	listed := map[string]bool{}
-	for _, key := range j.order {
-		rec, ok := j.pending[key]
-		if !ok || listed[key] {
-			continue
-		}
-		listed[key] = true
-		order = append(order, key)
-		line, err := json.Marshal(rec)
+	order := j.pendingOrder()
+	for _, key := range order {
+		line, err := json.Marshal(j.pending[key])
 		if err != nil {
 			return fmt.Errorf("alert journal: %w", err)
 		}
