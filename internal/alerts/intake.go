@@ -98,7 +98,7 @@ func newIntake(p *Processor, j *Journal, workers, maxPending int) *intake {
 // pending. Concurrent callers for one session are serialised by the Processor.
 func (in *intake) accept(ts *kubagev1alpha1.Troubleshoot, now time.Time) (createResult, error) {
 	key := ts.Namespace + "/" + ts.Name
-	if _, ok := in.journal.session(key); ok {
+	if in.journal.has(key) {
 		return createResult{}, nil
 	}
 	if n := in.journal.Len(); n >= in.maxPending {
@@ -114,8 +114,7 @@ func (in *intake) accept(ts *kubagev1alpha1.Troubleshoot, now time.Time) (create
 
 // pending reports whether a session is accepted and not created yet.
 func (in *intake) pending(namespace, name string) bool {
-	_, ok := in.journal.session(namespace + "/" + name)
-	return ok
+	return in.journal.has(namespace + "/" + name)
 }
 
 // ensure creates a pending session now (a resolution must find it), and is a no-op for

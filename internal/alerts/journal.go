@@ -179,6 +179,14 @@ func (j *Journal) session(key string) (*kubagev1alpha1.Troubleshoot, bool) {
 	return rec.Session.DeepCopy(), true
 }
 
+// has says whether a namespace/name key is pending, without copying its session.
+func (j *Journal) has(key string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, ok := j.pending[key]
+	return ok
+}
+
 // Len is the number of pending sessions.
 func (j *Journal) Len() int {
 	j.mu.Lock()
