@@ -34,6 +34,10 @@ import (
 // keptNotifications is how many deliveries a status keeps (pending ones always).
 const keptNotifications = 16
 
+// attemptGrace bounds how long an attempt that has begun may run on, and its outcome be
+// written, after the operator was told to stop: longer than the sender's own 10s timeout.
+const attemptGrace = 15 * time.Second
+
 var notifications = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "kubage_notifications_total",
 	Help: "Notification attempts by sink type and outcome: delivered, retrying, failed (given up), deferred (rate limit).",
@@ -74,6 +78,10 @@ func (o *outbox) deliver(ctx context.Context, kind string, obj client.Object, li
 		return 0, err
 	}
 	for _, i := range due {
+		if ctx.Err() != nil {
+			// Shutting down: what has not begun waits for the next operator.
+			return 0, ctx.Err()
+		}
 		d := &(*list)[i]
 		sink, err := o.sinks.resolve(ctx, obj.GetNamespace(), d.Sink)
 		sinkType := string(sink.Type)
@@ -85,30 +93,46 @@ func (o *outbox) deliver(ctx context.Context, kind string, obj client.Object, li
 			notifications.WithLabelValues(sinkType, "deferred").Inc()
 			continue
 		} else {
+			// An attempt that has begun is finished and its outcome written even when the
+			// operator is told to stop meanwhile: cancelling it would leave a request the
+			// receiver may have accepted unrecorded, and the next operator would send it again.
+			attempt, cancel := context.WithTimeout(context.WithoutCancel(ctx), attemptGrace)
 			ctrl.LoggerFrom(ctx).Info("Sending a notification", "sink", d.Sink, "event", d.Event, "id", d.ID, "attempt", d.Attempts+1)
-			err = o.sender.Send(ctx, sink, notify.Message{
+			err = o.sender.Send(attempt, sink, notify.Message{
 				ID: d.ID, Event: d.Event, Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(),
 				Troubleshoot: d.TroubleshootName, Problem: d.Problem, Time: d.CreatedTime.Time,
 			}, now)
 			notify.Record(d, err, o.backoff, now)
-		}
-		switch d.State {
-		case kubagev1alpha1.DeliveryDelivered:
-			notifications.WithLabelValues(sinkType, "delivered").Inc()
-		case kubagev1alpha1.DeliveryFailed:
-			notifications.WithLabelValues(sinkType, "failed").Inc()
-			if o.recorder != nil {
-				o.recorder.Eventf(obj, nil, "Warning", kubagev1alpha1.DeliveryFailedReason, "Notify",
-					"Gave up on notifying %s after %d attempt(s): %s", d.Sink, d.Attempts, d.LastError)
+			o.count(sinkType, d, obj)
+			err = persist(attempt)
+			cancel()
+			if err != nil {
+				return 0, err
 			}
-		default:
-			notifications.WithLabelValues(sinkType, "retrying").Inc()
+			continue
 		}
+		o.count(sinkType, d, obj)
 		if err := persist(ctx); err != nil {
 			return 0, err
 		}
 	}
 	return 0, nil
+}
+
+// count records the outcome of one attempt in the metrics, and a given-up message as an Event.
+func (o *outbox) count(sinkType string, d *kubagev1alpha1.NotificationDelivery, obj client.Object) {
+	switch d.State {
+	case kubagev1alpha1.DeliveryDelivered:
+		notifications.WithLabelValues(sinkType, "delivered").Inc()
+	case kubagev1alpha1.DeliveryFailed:
+		notifications.WithLabelValues(sinkType, "failed").Inc()
+		if o.recorder != nil {
+			o.recorder.Eventf(obj, nil, "Warning", kubagev1alpha1.DeliveryFailedReason, "Notify",
+				"Gave up on notifying %s after %d attempt(s): %s", d.Sink, d.Attempts, d.LastError)
+		}
+	default:
+		notifications.WithLabelValues(sinkType, "retrying").Inc()
+	}
 }
 
 // notifiedCondition summarises an outbox: False while a message is retried or after one was
