@@ -19,6 +19,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -349,6 +350,9 @@ func newManager() ctrl.Manager {
 	return mgr
 }
 
+// stopTimeout bounds a manager's stop in these specs.
+const stopTimeout = 20 * time.Second
+
 // runManager starts mgr until the spec ends or stop is called.
 func runManager(mgr ctrl.Manager) (stop func()) {
 	mctx, cancel := context.WithCancel(context.Background())
@@ -361,7 +365,14 @@ func runManager(mgr ctrl.Manager) (stop func()) {
 	stop = func() {
 		once.Do(func() {
 			cancel()
-			Eventually(done).Should(Receive(BeNil()))
+			select {
+			case err := <-done:
+				Expect(err).NotTo(HaveOccurred())
+			case <-time.After(stopTimeout):
+				// Name the runnable that ignores cancel: every goroutine's stack, before failing.
+				Expect(pprof.Lookup("goroutine").WriteTo(GinkgoWriter, 2)).To(Succeed())
+				Fail(fmt.Sprintf("the manager did not stop within %s of its cancel (goroutine stacks above)", stopTimeout))
+			}
 		})
 	}
 	DeferCleanup(stop)
