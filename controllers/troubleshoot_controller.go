@@ -82,7 +82,7 @@ type TroubleshootReconciler struct {
 	// outbox tells spec.notify's sinks the outcome (none when nil).
 	outbox *outbox
 	// written holds the Troubleshoots as this reconciler last wrote them.
-	written writtenSessions
+	written writtenObjects[*kubagev1alpha1.Troubleshoot]
 }
 
 // SetupWithManager registers the reconciler. Status writes do not retrigger it; spec
@@ -151,7 +151,8 @@ func (r *TroubleshootReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	defer func() {
 		summarizeTroubleshoot(obj, run.ck, retErr)
 		if err := patchStatus(ctx, r.Client, run.persisted, obj, &run.persisted.Status, &obj.Status); err != nil {
-			r.written.forget(req.NamespacedName)
+			// What is stored is what was last written (a notification's outcome, say).
+			r.remember(ctx, run.persisted)
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}

@@ -55,6 +55,8 @@ func (run *troubleshootRun) notifyOutcome(ctx context.Context, obj *kubagev1alph
 			return err
 		}
 		run.persisted = obj.DeepCopy()
+		// The next reconcile starts from this write even if the cache has not seen it yet.
+		run.r.remember(ctx, obj)
 		return nil
 	})
 	return ctrl.Result{RequeueAfter: wake}, err

@@ -81,7 +81,14 @@ type TroubleshootScheduleReconciler struct {
 	Sender *notify.Sender
 	// Backoff retries failed notifications; Options.NotifyBackoff or notify.DefaultBackoff.
 	Backoff notify.Backoff
-	sinks   *sinkResolver
+	// APIReader reads a schedule uncached when the cache cannot be ordered with the last
+	// write; set from the manager when nil.
+	APIReader client.Reader
+	sinks     *sinkResolver
+	// written holds the schedules as this reconciler last wrote them: a reconcile that
+	// starts before the cache has seen the previous one's status must not send a
+	// notification that status already records as sent.
+	written writtenObjects[*kubagev1alpha1.TroubleshootSchedule]
 }
 
 // SetupWithManager registers the reconciler. Spec changes and the start and end of owned
@@ -99,6 +106,9 @@ func (r *TroubleshootScheduleReconciler) SetupWithManager(mgr ctrl.Manager, opts
 	}
 	if r.Backoff == (notify.Backoff{}) {
 		r.Backoff = opts.notifyBackoff()
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
 	r.sinks = newSinkResolver(mgr, opts)
 	return ctrl.NewControllerManagedBy(mgr).
@@ -125,7 +135,10 @@ func (runFinished) Update(e event.UpdateEvent) bool {
 // Reconcile loads the schedule, runs the steps and patches the status once at the end.
 func (r *TroubleshootScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	obj := &kubagev1alpha1.TroubleshootSchedule{}
-	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+	if err := r.written.read(ctx, r.Client, r.APIReader, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	// Owned runs enqueue their schedule whatever its shard: only one shard acts on it.
@@ -138,9 +151,12 @@ func (r *TroubleshootScheduleReconciler) Reconcile(ctx context.Context, req ctrl
 		summarizeSchedule(obj, retErr)
 		before := run.before
 		if err := patchStatus(ctx, r.Client, before, obj, &before.Status, &obj.Status); err != nil {
+			// What is stored is what was last written (a notification's outcome, say).
+			r.written.remember(ctx, r.Client, before)
 			retErr = kerrors.NewAggregate([]error{retErr, err})
 			return
 		}
+		r.written.remember(ctx, r.Client, obj)
 		recordReadyTransition(r.Recorder, obj, before.Status.Conditions, obj.Status.Conditions)
 		recordFailureEvent(r.Recorder, obj, retErr)
 		result, retErr = resultFor(result, retErr)

@@ -55,6 +55,7 @@ func (run *scheduleRun) persist(ctx context.Context, obj *kubagev1alpha1.Trouble
 	if err := patchStatus(ctx, run.r.Client, run.before, obj, &run.before.Status, &obj.Status); err != nil {
 		return err
 	}
+	run.r.written.remember(ctx, run.r.Client, obj)
 	run.before = obj.DeepCopy()
 	return nil
 }
