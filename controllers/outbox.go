@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -104,7 +105,7 @@ func (o *outbox) deliver(ctx context.Context, kind string, obj client.Object, li
 			}, now)
 			notify.Record(d, err, o.backoff, now)
 			o.count(sinkType, d, obj)
-			err = persist(attempt)
+			err = persistAttempt(attempt, persist)
 			cancel()
 			if err != nil {
 				return 0, err
@@ -117,6 +118,24 @@ func (o *outbox) deliver(ctx context.Context, kind string, obj client.Object, li
 		}
 	}
 	return 0, nil
+}
+
+// persistAttempt writes the outcome of an attempt, trying again briefly (within ctx) when the
+// API server is unavailable: an outcome not written is an attempt the next reconcile repeats.
+func persistAttempt(ctx context.Context, persist func(context.Context) error) error {
+	wait := 100 * time.Millisecond
+	for try := 1; ; try++ {
+		err := persist(ctx)
+		if err == nil || try == 4 || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsForbidden(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
 }
 
 // count records the outcome of one attempt in the metrics, and a given-up message as an Event.

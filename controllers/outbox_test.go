@@ -25,6 +25,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -92,5 +93,27 @@ func TestOutboxFinishesAndRecordsTheAttemptInFlightAtShutdown(t *testing.T) {
 	}
 	if d := recorded[1]; d.State != kubagev1alpha1.DeliveryPending || d.Attempts != 0 {
 		t.Fatalf("the message not begun was recorded as %s after %d attempt(s), want Pending and untouched", d.State, d.Attempts)
+	}
+}
+
+// The outcome of a send is written again when the API server is briefly unavailable (else the
+// next reconcile repeats the attempt), and not when the API server refuses the status.
+func TestPersistAttemptTriesAgainOnlyWhileTheAPIServerIsUnavailable(t *testing.T) {
+	calls := 0
+	err := persistAttempt(context.Background(), func(context.Context) error {
+		calls++
+		if calls == 1 {
+			return apierrors.NewServiceUnavailable("etcd leader changed")
+		}
+		return nil
+	})
+	if err != nil || calls != 2 {
+		t.Fatalf("persistAttempt = %v after %d call(s), want nil after 2", err, calls)
+	}
+	calls = 0
+	invalid := apierrors.NewInvalid(kubagev1alpha1.GroupVersion.WithKind("TroubleshootSchedule").GroupKind(), "web-check", nil)
+	err = persistAttempt(context.Background(), func(context.Context) error { calls++; return invalid })
+	if !apierrors.IsInvalid(err) || calls != 1 {
+		t.Fatalf("persistAttempt = %v after %d call(s), want the Invalid error after 1", err, calls)
 	}
 }
