@@ -62,7 +62,7 @@ func hostsInValue(v string) ([]HostPort, bool) {
 		seen[h] = true
 		out = append(out, HostPort{Host: h, Port: port})
 	}
-	for _, re := range []*regexp.Regexp{urlHost, hostPortRe} {
+	for _, re := range []*regexp.Regexp{urlHost, hostPortRe, connString} {
 		for _, m := range re.FindAllStringSubmatch(low, maxHostsPerValue) {
 			add(m[1], m[2])
 		}
@@ -135,6 +135,23 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 			if p != nil && p.Exec != nil {
 				for _, h := range commandHosts(p.Exec.Command) {
 					addValue("host", h, []string{"readiness", "liveness", "startup"}[i]+" probe command of container "+c.Name)
+				}
+			}
+		}
+	}
+	// Files last: env and arguments say more plainly what the container calls.
+	for _, c := range d.containersFirst() {
+		names, paths := mountedConfigMaps(c, pc.pod)
+		for i, name := range names {
+			m := cm(name)
+			if m == nil {
+				continue
+			}
+			for _, k := range sortedKeys(m.Data) {
+				for _, h := range hostsInFile(m.Data[k]) {
+					if len(out) < 4*maxConfiguredHosts {
+						out = append(out, configuredHost{host: h, where: "ConfigMap " + m.Name + " key " + k + " (mounted at " + paths[i] + ")", hosty: true, addr: h.Port != ""})
+					}
 				}
 			}
 		}

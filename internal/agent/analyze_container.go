@@ -187,6 +187,10 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	default:
 		symptom = fmt.Sprintf("is crash-looping (restarted %d time(s), last exit code %d)", cs.RestartCount, exit)
 	}
+	if why, ok := strings.CutPrefix(lr.Note, "logs unavailable: "); ok && !clue.IsError() && len(lr.Lines) == 0 {
+		// Say so: what follows is read from the objects, not from the application.
+		symptom += fmt.Sprintf(", and its log cannot be read (%s)", clipString(why, 100))
+	}
 	if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: evIDs}) {
 		return
 	}

@@ -434,8 +434,8 @@ func closestName(want string, have []string) string {
 		if strings.HasPrefix(h, want) || strings.HasPrefix(want, h) || strings.Contains(h, want) && len(want) >= 3 || strings.Contains(want, h) && len(h) >= 4 {
 			dist = min(dist, 2)
 		}
-		if sameWords(want, h) {
-			dist = min(dist, 1) // the same words in another order: redis-cache for cache-redis
+		if sameWords(want, h) || sameStem(want, h) {
+			dist = min(dist, 1) // the same words in another order (redis-cache for cache-redis), or a suffix apart
 		}
 		if dist < bestD {
 			best, bestD = h, dist

@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,7 +33,8 @@ import (
 const driftConfidence = 65
 
 // nearMissService names the Service a host is most likely a misspelling of (edit distance
-// at most 2, names of 4 characters or more), or "".
+// at most 2, names of 4 characters or more, or the same name but for a Service-ish suffix or
+// a plural), or "".
 func nearMissService(name string, svcs []*corev1.Service) string {
 	if len(name) < 4 {
 		return ""
@@ -42,17 +44,70 @@ func nearMissService(name string, svcs []*corev1.Service) string {
 		if s.Name == name || len(s.Name) < 4 {
 			continue
 		}
-		if d := editDistance(name, s.Name, bestD); d < bestD {
+		d := editDistance(name, s.Name, bestD)
+		if sameStem(name, s.Name) {
+			d = min(d, 1)
+		}
+		if d < bestD {
 			best, bestD = s.Name, d
 		}
 	}
 	return best
 }
 
+// stemSuffixes are what people add to a Service's name when they write it from memory.
+var stemSuffixes = []string{"-service", "-svc", "-srv", "service", "svc"}
+
+// nameStem is a Service name without a Service-ish suffix and a plural "s":
+// notification-svc, notifications and notification-service share the stem notification.
+func nameStem(n string) string {
+	for _, s := range stemSuffixes {
+		if t := strings.TrimSuffix(n, s); t != n && len(t) >= 3 {
+			n = strings.TrimRight(t, "-")
+			break
+		}
+	}
+	if len(n) > 4 && strings.HasSuffix(n, "s") && !strings.HasSuffix(n, "ss") {
+		n = n[:len(n)-1]
+	}
+	return n
+}
+
+// sameStem reports two different names with the same stem (of 4 characters or more).
+func sameStem(a, b string) bool {
+	sa := nameStem(a)
+	return a != b && len(sa) >= 4 && sa == nameStem(b)
+}
+
 // configuredDrift checks what a Running pod's containers are configured to call and reports
 // the first address that cannot work: a Service port the Service does not expose, or an
-// in-namespace name no Service has that is one or two letters away from one that does.
+// in-namespace name no Service has that is one or two letters away from one that does. When
+// the log could not be read (note says why), a mount nothing can write is reported too.
 func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
+	symptom := "is Running and Ready"
+	if note != "" {
+		symptom += " (" + clipString(note, 120) + ")"
+	}
+	specs := map[string]corev1.Container{}
+	for _, c := range pc.pod.Spec.Containers {
+		specs[c.Name] = c
+	}
+	if pc.driftHosts(ctx, symptom, specs) {
+		return true
+	}
+	if note == "" {
+		return false // the log was read and says nothing wrong: trust it over a guess from the spec
+	}
+	for i, cs := range pc.pod.Status.ContainerStatuses {
+		if i < maxLogContainers && pc.readOnlyScratch(ctx, &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], symptom: symptom, conf: driftConfidence}) {
+			return true
+		}
+	}
+	return false
+}
+
+// driftHosts is configuredDrift's walk of the configured addresses.
+func (pc *podCheck) driftHosts(ctx context.Context, symptom string, specs map[string]corev1.Container) bool {
 	e := pc.e
 	svcs, err := listOnce[*corev1.Service](ctx, e, "Service", maxServiceList)
 	if err != nil || len(svcs) == 0 {
@@ -61,14 +116,6 @@ func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
 	byName := map[string]*corev1.Service{}
 	for _, s := range svcs {
 		byName[s.Name] = s
-	}
-	symptom := "is Running and Ready"
-	if note != "" {
-		symptom += " (" + clipString(note, 120) + ")"
-	}
-	specs := map[string]corev1.Container{}
-	for _, c := range pc.pod.Spec.Containers {
-		specs[c.Name] = c
 	}
 	for i, cs := range pc.pod.Status.ContainerStatuses {
 		if i >= maxLogContainers {

@@ -78,6 +78,51 @@ func (pc *podCheck) notWritableBecause(c corev1.Container, p string, readOnlyFS 
 	return "", ""
 }
 
+// readOnlyScratch reports, without the application's words, an emptyDir the container mounts
+// read-only while no container of the pod mounts it writable: nothing can ever put a file in
+// it, so whatever the application writes there fails with "read-only file system". An empty
+// read-only directory is sometimes used to hide part of an image, so this is only said of a
+// container that fails quietly or whose logs cannot be read (caller's choice), capped low.
+func (pc *podCheck) readOnlyScratch(ctx context.Context, d *depCheck) bool {
+	writable := map[string]bool{}
+	for _, c := range append(append([]corev1.Container(nil), pc.pod.Spec.InitContainers...), pc.pod.Spec.Containers...) {
+		for _, m := range c.VolumeMounts {
+			if !m.ReadOnly {
+				writable[m.Name] = true
+			}
+		}
+	}
+	for _, m := range d.spec.VolumeMounts {
+		v := volumeNamed(pc.pod, m.Name)
+		if !m.ReadOnly || writable[m.Name] || v == nil || v.EmptyDir == nil {
+			continue
+		}
+		wl := pc.e.workloadOf(ctx, pc.pod)
+		dd := *d
+		if dd.conf == 0 || dd.conf > readOnlyScratchConfidence {
+			dd.conf = readOnlyScratchConfidence
+		}
+		facts := map[string]string{"path": m.MountPath, "sourceResource": kubectlResource(wl),
+			"where": fmt.Sprintf("remove readOnly from the volumeMount %s of container %s", m.Name, d.spec.Name)}
+		dd.report(ctx, "mount-not-writable", 0, wl, fmt.Sprintf("%s: it mounts emptyDir volume %s at %s with readOnly: true, and no container of the pod mounts that volume writable, so the directory stays empty and every write under %s fails with \u201cread-only file system\u201d; %s in %s %s.",
+			d.opening(), m.Name, m.MountPath, m.MountPath, facts["where"], wl.Kind, wl.Name), nil, nil, facts)
+		return true
+	}
+	return false
+}
+
+// readOnlyScratchConfidence caps a read-only emptyDir blamed on the spec alone.
+const readOnlyScratchConfidence = 60
+
+func volumeNamed(p *corev1.Pod, name string) *corev1.Volume {
+	for i := range p.Spec.Volumes {
+		if p.Spec.Volumes[i].Name == name {
+			return &p.Spec.Volumes[i]
+		}
+	}
+	return nil
+}
+
 func volumeKind(v *corev1.Volume) string {
 	switch {
 	case v.ConfigMap != nil:

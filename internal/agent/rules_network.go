@@ -84,12 +84,12 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service}  # ready endpoints listed", verifyPods}})
 	rule(Rule{ID: "dependency-host-unknown", Category: "DependencyHostUnknown", Confidence: 88,
 		Title:      "the application calls a host name that no Service in the namespace has",
-		Signals:    "a name-resolution (or connection) error naming a cluster-local host that matches no Service; the ConfigMap key, env var or argument holding the name",
+		Signals:    "a name-resolution (or connection) error naming a cluster-local host that matches no Service; the ConfigMap key, env var, argument or mounted configuration file holding the name; with no text, a configured address one typo, suffix or plural away from a Service's name",
 		Actions:    []ActionTemplate{{Description: "Point {source} at an existing Service (e.g. {closest}) instead of {host}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}, {Description: "Restart the workload so it reads the new value", Command: "kubectl -n {ns} rollout restart {workload}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get service {closest}", verifyPods}})
 	rule(Rule{ID: "dependency-port-mismatch", Category: "DependencyPortMismatch", Confidence: 85,
 		Title:      "the application calls a port its Service does not expose",
-		Signals:    "host:port in the container's error line; the Service's ports",
+		Signals:    "host:port in the container's error line, or in its env, arguments, ConfigMaps or mounted configuration files; the Service's ports",
 		Actions:    []ActionTemplate{{Description: "Use one of the Service's ports ({servicePorts}) instead of {port}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get service {service}", verifyPods}})
 	rule(Rule{ID: "dependency-auth-failed", Category: "DependencyAuthFailed", Confidence: 80,

@@ -168,7 +168,7 @@ func init() {
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "mount-not-writable", Category: "VolumeNotWritable", Confidence: 80,
 		Title:      "the application cannot write to a path because of how it is mounted",
-		Signals:    "'permission denied' or 'read-only file system' on a path in the container's error line; the volumeMount at that path (readOnly, ConfigMap or Secret volume), readOnlyRootFilesystem, runAsUser without fsGroup",
+		Signals:    "'permission denied' or 'read-only file system' on a path in the container's error line; the volumeMount at that path (readOnly, ConfigMap or Secret volume), readOnlyRootFilesystem, runAsUser without fsGroup; with no text (logs unreadable, a quiet crash), an emptyDir mounted readOnly that no container of the pod mounts writable",
 		Actions:    []ActionTemplate{{Description: "Make {path} writable: {where}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	// --- Scheduling ---

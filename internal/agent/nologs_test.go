@@ -1,0 +1,125 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// withEndpoints adds Service s with an EndpointSlice over the pods whose names start with prefix.
+func withEndpoints(o []runtime.Object, s *corev1.Service, prefix string) []runtime.Object {
+	var pods []*corev1.Pod
+	for _, x := range o {
+		if p, ok := x.(*corev1.Pod); ok && strings.HasPrefix(p.Name, prefix) {
+			pods = append(pods, p)
+		}
+	}
+	return append(o, s, fx.EndpointSlice(s, pods...))
+}
+
+// readOnlyEmptyDir mounts an emptyDir read-only at path in the first container.
+func readOnlyEmptyDir(path string) func(*corev1.PodSpec) {
+	return func(s *corev1.PodSpec) {
+		s.Volumes = append(s.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+		s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "scratch", MountPath: path, ReadOnly: true})
+	}
+}
+
+// Logs unreachable (a nil logBook): what the pod's files, names and mounts say still
+// leads to the fault, and the summary says the logs could not be read.
+func TestNoLogsStructuralEvidence(t *testing.T) {
+	db := map[string]string{"app": "ledger-mssql"}
+	api := map[string]string{"app": "api"}
+	runDepCases(t, []depCase{
+		{name: "quiet crash: the connection string in a mounted appsettings.json names a near miss of a Service", problem: "ledger does not start",
+			objs: func() []runtime.Object {
+				o := app("ledger", 1, mountCM("ledger-appsettings", "/app/config"), crashing)
+				o = append(o, app("ledger-mssql", 1, nil, nil)...)
+				return append(withEndpoints(o, svcAt("ledger-mssql", "10.96.0.50", db, 1433), "ledger-mssql-"),
+					cmWith("ledger-appsettings", "appsettings.json", `{"ConnectionStrings":{"Ledger":"Server=ledger-sql,1433;Database=ledger"},"Logging":{"LogLevel":{"Default":"Information"}}}`), fx.Node("node-1"))
+			},
+			logs: nil,
+			rule: "dependency-host-unknown", culprit: "ConfigMap/ledger-appsettings", affected: []string{"Deployment/ledger", "Service/ledger-mssql"},
+			terms: []string{"ledger-sql", "ledger-mssql", "appsettings.json"}},
+		{name: "Running proxy: its mounted nginx.conf calls a port the Service does not expose", problem: "the shop's /api calls fail",
+			objs: func() []runtime.Object {
+				o := app("proxy", 1, mountCM("proxy-conf", "/etc/nginx"), nil)
+				o = append(o, app("api", 1, nil, nil)...)
+				return append(withEndpoints(o, svcAt("api", "10.96.0.51", api, 80), "api-"),
+					cmWith("proxy-conf", "nginx.conf", "http {\n  server {\n    listen 8080;\n    location /api/ { proxy_pass http://api:9000; }\n  }\n}\n"), fx.Node("node-1"))
+			},
+			logs: nil,
+			rule: "dependency-port-mismatch", culprit: "ConfigMap/proxy-conf", affected: []string{"Deployment/proxy", "Service/api"},
+			terms: []string{"9000", "logs unavailable"}},
+		{name: "Running client: its URL names the Service with a -svc suffix it does not have", problem: "webhooks stopped",
+			objs: func() []runtime.Object {
+				o := app("hooks", 1, envFrom("hooks-env"), nil)
+				o = append(o, app("billing", 1, nil, nil)...)
+				return append(withEndpoints(o, svcAt("billing", "10.96.0.52", map[string]string{"app": "billing"}, 3000), "billing-"),
+					cmWith("hooks-env", "TARGET_URL", "http://billing-svc:3000/events"), fx.Node("node-1"))
+			},
+			logs: nil,
+			rule: "dependency-host-unknown", culprit: "ConfigMap/hooks-env", affected: []string{"Deployment/hooks", "Service/billing"},
+			terms: []string{"billing-svc", "did you mean billing"}},
+		{name: "Running worker: an emptyDir mounted read-only that nothing can write", problem: "thumbnails are missing",
+			objs: func() []runtime.Object {
+				return append(app("resizer", 1, readOnlyEmptyDir("/var/cache/resizer"), nil), fx.Node("node-1"))
+			},
+			logs: nil,
+			rule: "mount-not-writable", culprit: "Deployment/resizer",
+			terms: []string{"read-only file system", "/var/cache/resizer", "logs unavailable"}},
+		{name: "quiet crash: an emptyDir mounted read-only", problem: "the resizer keeps restarting",
+			objs: func() []runtime.Object {
+				return append(app("resizer", 1, readOnlyEmptyDir("/var/cache/resizer"), crashing), fx.Node("node-1"))
+			},
+			logs: nil,
+			rule: "mount-not-writable", culprit: "Deployment/resizer", terms: []string{"read-only file system"}},
+		{name: "a read-only emptyDir of a Running pod whose log reads clean is not blamed", problem: "is anything wrong?",
+			objs: func() []runtime.Object {
+				return append(app("resizer", 1, readOnlyEmptyDir("/var/cache/resizer"), nil), fx.Node("node-1"))
+			},
+			logs: logBook{}, rule: "no-problem-found"},
+		{name: "a read-only emptyDir another container writes is fine", problem: "is anything wrong?",
+			objs: func() []runtime.Object {
+				return append(app("resizer", 1, func(s *corev1.PodSpec) {
+					readOnlyEmptyDir("/var/cache/resizer")(s)
+					s.InitContainers = []corev1.Container{{Name: "warm", Image: "busybox", VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: "/cache"}}}}
+				}, nil), fx.Node("node-1"))
+			},
+			logs: nil, rule: "no-problem-found"},
+		{name: "a Running proxy whose upstream block and Service port agree is not blamed", problem: "is anything wrong?",
+			objs: func() []runtime.Object {
+				o := app("proxy", 1, mountCM("proxy-conf", "/etc/nginx"), nil)
+				o = append(o, app("api", 1, nil, nil)...)
+				return append(withEndpoints(o, svcAt("api", "10.96.0.51", api, 80), "api-"),
+					cmWith("proxy-conf", "nginx.conf", "upstream backend { server api:80; }\nserver { location / { proxy_pass http://backend; } }\n"), fx.Node("node-1"))
+			},
+			logs: nil, rule: "no-problem-found"},
+		{name: "a quiet crash does not blame an nginx upstream block name", problem: "the proxy keeps restarting",
+			objs: func() []runtime.Object {
+				o := app("proxy", 1, mountCM("proxy-conf", "/etc/nginx"), crashing)
+				return append(o, cmWith("proxy-conf", "nginx.conf", "upstream backend { server 10.0.0.9:80; }\nserver { location / { proxy_pass http://backend; } }\n"), fx.Node("node-1"))
+			},
+			logs: nil, rule: "crash-loop", culprit: "Deployment/proxy"},
+	})
+}
