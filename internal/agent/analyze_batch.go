@@ -183,10 +183,10 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 	switch cond.Reason {
 	case "BackoffLimitExceeded":
 		rule = "job-backoff-limit"
-		summary = fmt.Sprintf("Job %s failed: %d pod(s) failed and it reached its backoffLimit of %d%s.", j.Name, j.Status.Failed, replicasOr(j.Spec.BackoffLimit, 6), detail)
+		summary = fmt.Sprintf("Job %s failed with BackoffLimitExceeded: %d pod(s) failed and it reached its backoffLimit of %d%s.", j.Name, j.Status.Failed, replicasOr(j.Spec.BackoffLimit, 6), detail)
 	case "DeadlineExceeded":
 		rule = "job-deadline-exceeded"
-		summary = fmt.Sprintf("Job %s failed: it ran longer than activeDeadlineSeconds (%s)%s.", j.Name, facts["deadline"], detail)
+		summary = fmt.Sprintf("Job %s failed with DeadlineExceeded: it ran longer than its activeDeadlineSeconds (%s)%s%s.", j.Name, facts["deadline"], ranFor(j), detail)
 	default:
 		summary = fmt.Sprintf("Job %s failed (%s): %s%s.", j.Name, cond.Reason, tools.Sanitize(cond.Message, 200, true), detail)
 	}
@@ -329,4 +329,19 @@ func ageOrNever(now time.Time, t *metav1.Time) string {
 		return "never"
 	}
 	return now.Sub(t.Time).Round(time.Minute).String() + " ago"
+}
+
+// ranFor says how long a finished Job ran, from its start to its Failed condition.
+func ranFor(j *batchv1.Job) string {
+	if j.Status.StartTime == nil {
+		return ""
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobFailed && !c.LastTransitionTime.IsZero() {
+			if d := c.LastTransitionTime.Sub(j.Status.StartTime.Time).Round(time.Second); d > 0 {
+				return " after running " + d.String()
+			}
+		}
+	}
+	return ""
 }

@@ -70,7 +70,7 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 		case "ImagePullBackOff", "ErrImagePull", "ErrImageNeverPull", "RegistryUnavailable", "ImageInspectError", "SignatureValidationFailed":
 			pc.imagePull(ctx, cs, spec)
 		case "InvalidImageName":
-			pc.find(ctx, "invalid-image-name", cs.Name, fmt.Sprintf("Container %s of pod %s has an invalid image reference %q: %s", cs.Name, p.Name, spec.Image, tools.Sanitize(w.Message, 200, true)),
+			pc.find(ctx, "invalid-image-name", cs.Name, fmt.Sprintf("Container %s of pod %s is waiting with InvalidImageName: its image reference %q is not a valid image name: %s", cs.Name, p.Name, spec.Image, tools.Sanitize(w.Message, 200, true)),
 				ObjectRef{}, nil, map[string]string{"image": spec.Image})
 		case "CreateContainerConfigError":
 			return pc.configError(ctx, cs.Name, w.Message)
@@ -185,7 +185,7 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	case exit == 0:
 		symptom = fmt.Sprintf("keeps exiting with code 0 and is restarted (%d time(s))", cs.RestartCount)
 	default:
-		symptom = fmt.Sprintf("is crash-looping (restarted %d time(s), last exit code %d)", cs.RestartCount, exit)
+		symptom = fmt.Sprintf("is in CrashLoopBackOff (restarted %d time(s), last exit code %d)", cs.RestartCount, exit)
 	}
 	if why, ok := strings.CutPrefix(lr.Note, "logs unavailable: "); ok && !clue.IsError() && len(lr.Lines) == 0 {
 		// Say so: what follows is read from the objects, not from the application.
@@ -208,11 +208,11 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	}
 	var summary string
 	if exit == 0 && rule == "crash-loop" {
-		summary = fmt.Sprintf("Container %s of pod %s keeps exiting with code 0 (%s) and is restarted because restartPolicy is Always: the process finishes instead of staying up (restarted %d time(s)); %s.", cs.Name, pc.pod.Name, reason, cs.RestartCount, logSummary)
+		summary = fmt.Sprintf("Container %s of pod %s is in CrashLoopBackOff: it keeps exiting with code 0 (%s) and is restarted because restartPolicy is Always: the process finishes instead of staying up (restarted %d time(s)); %s.", cs.Name, pc.pod.Name, reason, cs.RestartCount, logSummary)
 	} else if rule == "container-failed" {
 		summary = fmt.Sprintf("Container %s of pod %s exited with code %d (%s: %s); %s.", cs.Name, pc.pod.Name, exit, reason, ExitMeaning(exit), logSummary)
 	} else {
-		summary = fmt.Sprintf("Container %s of pod %s is crash-looping: restarted %d time(s), last exit code %d (%s: %s); %s.", cs.Name, pc.pod.Name, cs.RestartCount, exit, reason, ExitMeaning(exit), logSummary)
+		summary = fmt.Sprintf("Container %s of pod %s is in CrashLoopBackOff: restarted %d time(s), last exit code %d (%s: %s); %s.", cs.Name, pc.pod.Name, cs.RestartCount, exit, reason, ExitMeaning(exit), logSummary)
 	}
 	facts := map[string]string{"exitCode": fmt.Sprint(exit), "exitMeaning": ExitMeaning(exit), "restarts": fmt.Sprint(cs.RestartCount),
 		"logTail": strings.Join(lastLines(lr.Lines, 5), " | "), "errorLine": clue.Line}
@@ -314,18 +314,18 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 	switch {
 	case missingSecret != "":
 		facts["pullSecret"] = missingSecret
-		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: its imagePullSecret %s does not exist, so the registry gets no credentials (%s).", p.Name, spec.Image, missingSecret, cs.State.Waiting.Reason),
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): its imagePullSecrets name Secret %s, which does not exist, so the registry gets no credentials.", p.Name, spec.Image, cs.State.Waiting.Reason, missingSecret),
 			pc.e.ref("Secret", missingSecret), evIDs, facts)
 	case class == PullAuth:
 		facts["pullSecret"] = firstPullSecret(p)
-		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: the registry refused the credentials: %s", p.Name, spec.Image, short), ObjectRef{}, evIDs, facts)
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry refused the credentials (imagePullSecrets %s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(facts["pullSecret"], "none"), short), ObjectRef{}, evIDs, facts)
 	case class == PullNotFound:
-		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: the image or tag does not exist: %s", p.Name, spec.Image, short), ObjectRef{}, evIDs, facts)
+		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the image or tag does not exist: %s", p.Name, spec.Image, cs.State.Waiting.Reason, short), ObjectRef{}, evIDs, facts)
 	case class == PullAmbiguous && len(p.Spec.ImagePullSecrets) == 0:
-		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: the registry says the repository does not exist or needs credentials, and the pod has no imagePullSecrets: %s", p.Name, spec.Image, short), ObjectRef{}, evIDs, facts)
+		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry says the repository does not exist or needs credentials, and the pod has no imagePullSecrets: %s", p.Name, spec.Image, cs.State.Waiting.Reason, short), ObjectRef{}, evIDs, facts)
 	case class == PullAmbiguous:
 		facts["pullSecret"] = firstPullSecret(p)
-		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s: access denied with pull secret %s: %s", p.Name, spec.Image, facts["pullSecret"], short), ObjectRef{}, evIDs, facts)
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): access denied with imagePullSecrets %s: %s", p.Name, spec.Image, cs.State.Waiting.Reason, facts["pullSecret"], short), ObjectRef{}, evIDs, facts)
 	default:
 		pc.find(ctx, "image-pull-error", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(short, "no further detail from the kubelet")), ObjectRef{}, evIDs, facts)
 	}

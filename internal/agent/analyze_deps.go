@@ -40,7 +40,7 @@ type depCheck struct {
 	cs      corev1.ContainerStatus
 	spec    corev1.Container
 	clue    Clue
-	symptom string // "is crash-looping (restarted 4 time(s), last exit code 1)"
+	symptom string // "is in CrashLoopBackOff (restarted 4 time(s), last exit code 1)"
 	evIDs   []string
 	// via says where the provider being walked came from when the text did not name it
 	// ("env PAYMENTS_URL"); such a provider is blamed only when it is really broken.

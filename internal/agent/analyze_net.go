@@ -237,7 +237,7 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 		}
 	}
 	facts := map[string]string{"selector": tools.LabelsString(svc.Spec.Selector), "podLabels": "<pod labels>", "podLabelsJSON": "<labels>"}
-	summary := fmt.Sprintf("Service %s selects pods with %s, but no pod in %s has those labels, so it has no endpoints.", svc.Name, tools.LabelsString(svc.Spec.Selector), e.s.Namespace)
+	summary := fmt.Sprintf("Service %s has selector %s, but no pod in %s has those labels, so it has no endpoints.", svc.Name, tools.LabelsString(svc.Spec.Selector), e.s.Namespace)
 	conf := 0
 	var affected []ObjectRef
 	if best != nil {
@@ -370,7 +370,7 @@ func (e *env) checkNetworkPolicies(ctx context.Context, pods []*corev1.Pod, subj
 	}
 	e.find(Finding{Rule: "networkpolicy-deny-ingress", Object: subject, Culprit: nref, Evidence: []string{ev}, Affected: []ObjectRef{subject},
 		Facts:   map[string]string{"pods": strings.Join(names, ","), "name": deny.Name},
-		Summary: fmt.Sprintf("NetworkPolicy %s selects pod(s) %s (podSelector %s) with policy type Ingress and no ingress rules, so all incoming traffic to them is dropped.", deny.Name, strings.Join(names, ","), tools.LabelsString(deny.Spec.PodSelector.MatchLabels))})
+		Summary: fmt.Sprintf("NetworkPolicy %s selects pod(s) %s (podSelector %s) with policy type Ingress and no ingress rules, so all incoming traffic to them is dropped.", deny.Name, strings.Join(names, ","), policySelector(deny))})
 	return nil
 }
 

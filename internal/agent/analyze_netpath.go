@@ -79,7 +79,7 @@ func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.S
 		ev := e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status)
 		d.evIDs = append(d.evIDs, ev)
 		d.report(ctx, "networkpolicy-deny-ingress", 85, nref, fmt.Sprintf("%s: it calls Service %s, but NetworkPolicy %s isolates the provider pods (podSelector %s) for ingress and none of its rules admits pods labelled %s on port %s, so the traffic is dropped.",
-			d.opening(), svc.Name, pol.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), podSelector(pc.pod), portString(port)),
+			d.opening(), svc.Name, pol.Name, policySelector(pol), podSelector(pc.pod), portString(port)),
 			nil, []ObjectRef{nref, e.ref("Service", svc.Name)}, map[string]string{"name": pol.Name, "pods": provider.Name})
 		return true
 	}
@@ -121,7 +121,7 @@ func (pc *podCheck) egressBlocked(ctx context.Context, d *depCheck, h HostPort, 
 			extra = append(extra, e.ref("Service", to.svc))
 		}
 		d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: NetworkPolicy %s isolates pod %s for egress (podSelector %s) and none of its rules allows %s.",
-			d.opening(), pol.Name, pc.pod.Name, tools.LabelsString(pol.Spec.PodSelector.MatchLabels), what), nil, extra, map[string]string{"name": pol.Name})
+			d.opening(), pol.Name, pc.pod.Name, policySelector(pol), what), nil, extra, map[string]string{"name": pol.Name})
 		return true
 	}
 	if net.ParseIP(h.Host) == nil {
@@ -140,4 +140,17 @@ func (pc *podCheck) egressBlocked(ctx context.Context, d *depCheck, h HostPort, 
 		return report(isolating[0], fmt.Sprintf("traffic to the pods of Service %s on port %s, so the connection is dropped", to.svc, portString(to.port)))
 	}
 	return false
+}
+
+// policySelector renders a policy's podSelector for a reader: an empty one selects every pod
+// of the namespace, which is what a default-deny policy means.
+func policySelector(pol *networkingv1.NetworkPolicy) string {
+	sel := pol.Spec.PodSelector
+	if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
+		return "{}, every pod in the namespace"
+	}
+	if len(sel.MatchExpressions) == 0 {
+		return tools.LabelsString(sel.MatchLabels)
+	}
+	return tools.LabelsString(sel.MatchLabels) + " and match expressions"
 }

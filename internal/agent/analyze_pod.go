@@ -292,7 +292,7 @@ func (pc *podCheck) evicted(ctx context.Context) {
 	}
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	f := Finding{Rule: "pod-evicted", Object: pc.ref, Culprit: wl, Follow: follow, Evidence: []string{pc.statusEv},
-		Summary: fmt.Sprintf("Pod %s was evicted from node %s: %s", pc.pod.Name, pc.pod.Spec.NodeName, tools.Sanitize(msg, 300, true)),
+		Summary: fmt.Sprintf("Pod %s was Evicted from node %s: %s", pc.pod.Name, pc.pod.Spec.NodeName, tools.Sanitize(msg, 300, true)),
 		Facts:   pc.facts(ctx, "", map[string]string{"message": msg, "node": pc.pod.Spec.NodeName})}
 	if wl.Key() != pc.ref.Key() {
 		f.Affected = []ObjectRef{pc.ref}

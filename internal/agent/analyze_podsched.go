@@ -65,11 +65,11 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 	switch v.Reason {
 	case SchedMissingPVC:
 		claim := pc.e.ref("PersistentVolumeClaim", v.Claim)
-		pc.find(ctx, "pvc-missing", "", fmt.Sprintf("Pod %s mounts PersistentVolumeClaim %s, which does not exist, so it cannot be scheduled.", p.Name, v.Claim),
+		pc.find(ctx, "pvc-missing", "", fmt.Sprintf("Pod %s mounts PersistentVolumeClaim %s, which does not exist, so it cannot be scheduled (FailedScheduling).", p.Name, v.Claim),
 			claim, evIDs, map[string]string{"claim": v.Claim})
 	case SchedUnboundPVC:
 		if !pc.claims(ctx, evIDs) {
-			pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s cannot be scheduled: %s", p.Name, short), ObjectRef{}, evIDs, map[string]string{"message": short})
+			pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): %s", p.Name, short), ObjectRef{}, evIDs, map[string]string{"message": short})
 		}
 	case SchedInsufficient:
 		req := tools.PodRequests(&p.Spec)
@@ -80,7 +80,7 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		if c := fit.capacity(); c != "" {
 			largest = fmt.Sprintf("; the largest of the %d node(s) it may use has %s allocatable", fit.free, c)
 		}
-		pc.find(ctx, "unschedulable-insufficient-resources", "", fmt.Sprintf("Pod %s cannot be scheduled: no node has enough free %s for its requests (%s%s). Scheduler: %s",
+		pc.find(ctx, "unschedulable-insufficient-resources", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node has enough free %s for its requests (%s%s). Scheduler: %s",
 			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, short), wl, evIDs,
 			map[string]string{"requests": requestsString(req), "resources": strings.Join(v.Resources, ","), "message": short})
 	case SchedTaint:
@@ -94,7 +94,7 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		if i := strings.IndexAny(key, ":="); i > 0 {
 			key = key[:i]
 		}
-		pc.find(ctx, "unschedulable-taint", "", fmt.Sprintf("Pod %s cannot be scheduled: the nodes carry taint {%s} that it does not tolerate.%s Scheduler: %s", p.Name, taint, fit.summary(), short),
+		pc.find(ctx, "unschedulable-taint", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): the nodes carry taint {%s} that it does not tolerate.%s Scheduler: %s", p.Name, taint, fit.summary(), short),
 			wl, evIDs, map[string]string{"taint": taint, "taintKey": strings.TrimSpace(key), "message": short})
 		// Taints the node controller sets for a condition (memory pressure, not ready) are
 		// explained by that condition: look at those nodes next.
@@ -116,17 +116,17 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		} else if req := requiredAffinity(p); req != "" {
 			sel = "required node affinity " + req + pc.nodeLabelValues(ctx, p)
 		}
-		pc.find(ctx, "unschedulable-node-affinity", "", fmt.Sprintf("Pod %s cannot be scheduled: no node matches its %s. Scheduler: %s", p.Name, sel, short),
+		pc.find(ctx, "unschedulable-node-affinity", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node matches its %s. Scheduler: %s", p.Name, sel, short),
 			wl, evIDs, map[string]string{"nodeSelector": sel, "message": short})
 	case SchedCordoned:
-		pc.find(ctx, "unschedulable-nodes-cordoned", "", fmt.Sprintf("Pod %s cannot be scheduled: the candidate nodes are cordoned.%s Scheduler: %s", p.Name, fit.summary(), short),
+		pc.find(ctx, "unschedulable-nodes-cordoned", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): the candidate nodes are cordoned.%s Scheduler: %s", p.Name, fit.summary(), short),
 			wl, evIDs, map[string]string{"message": short})
 	default:
 		low := strings.ToLower(msg)
 		if (strings.Contains(low, "volume") || strings.Contains(low, "claim")) && pc.claims(ctx, evIDs) {
 			return true, nil
 		}
-		pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s cannot be scheduled: %s", p.Name, short), wl, evIDs, map[string]string{"message": short})
+		pc.find(ctx, "unschedulable", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): %s", p.Name, short), wl, evIDs, map[string]string{"message": short})
 	}
 	return true, nil
 }

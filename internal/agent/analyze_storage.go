@@ -126,7 +126,7 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 	if g := tools.EventsMention(evs, "ProvisioningFailed"); g != nil {
 		facts["message"] = g.Message
 		e.find(Finding{Rule: "pvc-provisioning-failed", Object: cref, Culprit: scRef, Affected: []ObjectRef{cref}, Evidence: evIDs, Facts: facts,
-			Summary: fmt.Sprintf("Provisioner %s of StorageClass %s fails to create a volume for %s: %s", sc.Provisioner, sc.Name, pvc.Name, g.Message)})
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s is Pending: provisioner %s of StorageClass %s fails to create its volume (ProvisioningFailed): %s", pvc.Name, sc.Provisioner, sc.Name, g.Message)})
 		return nil
 	}
 	waitForConsumer := sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer

@@ -239,9 +239,13 @@ func (e *env) workloadPods(ctx context.Context, wref ObjectRef, sel *metav1.Labe
 	}
 	var unhealthy []*corev1.Pod
 	groups := map[string]int{}
+	ready := 0
 	for _, p := range pods {
 		if !s.Matches(labels.Set(p.Labels)) || p.Status.Phase == corev1.PodSucceeded {
 			continue
+		}
+		if isReady(p) {
+			ready++
 		}
 		if needsLook(p, e.now) {
 			unhealthy = append(unhealthy, p)
@@ -284,10 +288,12 @@ func (e *env) workloadPods(ctx context.Context, wref ObjectRef, sel *metav1.Labe
 		parts = append(parts, fmt.Sprintf("%d %s", groups[k], k))
 	}
 	evIDs = append(evIDs, e.objEvidence(wref, fmt.Sprintf("%s %s: %d of %s unhealthy: %v", wref.Kind, wref.Name, len(unhealthy), counted, parts)))
-	rule, summary := "workload-pods-unhealthy", fmt.Sprintf("%s %s has %d unhealthy pod(s) of %s (%v).", wref.Kind, wref.Name, len(unhealthy), counted, parts)
+	// The replica counts a reader compares first: desired against ready.
+	replicas := fmt.Sprintf("%d of %d desired replicas ready", ready, desired)
+	rule, summary := "workload-pods-unhealthy", fmt.Sprintf("%s %s has %s: %d unhealthy pod(s) of %s (%v).", wref.Kind, wref.Name, replicas, len(unhealthy), counted, parts)
 	if stuck {
 		rule = "rollout-stuck"
-		summary = fmt.Sprintf("%s %s rollout exceeded its progress deadline: %d of %s are not ready (%v).", wref.Kind, wref.Name, len(unhealthy), counted, parts)
+		summary = fmt.Sprintf("%s %s rollout exceeded its progress deadline (ProgressDeadlineExceeded) with %s: %d of %s are not ready (%v).", wref.Kind, wref.Name, replicas, len(unhealthy), counted, parts)
 	}
 	e.find(Finding{Rule: rule, Object: wref, Culprit: wref, Follow: follow, Affected: follow, Evidence: evIDs, Summary: summary,
 		Facts: map[string]string{"pod": reps[0].Name}})

@@ -38,6 +38,7 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/test/fixtures"
+	"github.com/kubage/kubage/test/vocabulary"
 )
 
 // Tests of the mechanisms that reach a cause on another object than the symptom: consumers
@@ -335,6 +336,9 @@ func runDepCases(t *testing.T, cases []depCase) {
 				}
 			}
 			t.Logf("summary: %s", rc.Summary)
+			for _, g := range vocabulary.Gaps(rc) {
+				t.Errorf("%s: the summary does not name %s: %s", rc.Rule, g, rc.Summary)
+			}
 			if len(rc.Summary) > agent.MaxRootSummary {
 				t.Errorf("summary too long: %d", len(rc.Summary))
 			}

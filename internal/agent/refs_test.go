@@ -31,6 +31,7 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/test/fixtures"
+	"github.com/kubage/kubage/test/vocabulary"
 )
 
 // refCase is one namespace whose fault is a reference between objects; the session runs
@@ -184,6 +185,9 @@ func TestDanglingReferencesTargetLess(t *testing.T) {
 			}
 			if strings.Contains(rc.Summary, "TOPSECRET") {
 				t.Errorf("summary leaks a secret value")
+			}
+			for _, g := range vocabulary.Gaps(rc) {
+				t.Errorf("%s: the summary does not name %s: %s", rc.Rule, g, rc.Summary)
 			}
 		})
 	}

@@ -175,7 +175,7 @@ func rootCauseOf(c *candidate) RootCause {
 	if len(ev) > MaxEvidenceIDs {
 		ev = ev[:MaxEvidenceIDs]
 	}
-	summary := c.Summary
+	summary := leadWithCulprit(c.Summary, c.Culprit)
 	if c.path != "" {
 		tail := " Path: " + c.path + "."
 		if c.symptom != "" {
@@ -188,6 +188,37 @@ func rootCauseOf(c *candidate) RootCause {
 		Confidence: clampPercent(c.Confidence), Culprit: c.Culprit, AffectedObjects: affected,
 		EvidenceIDs: ev, Chain: c.chain,
 	}
+}
+
+// leadWithCulprit makes the summary name its culprit as a reader would look it up, "Kind
+// name": a finding written about a pod ("Container app of pod web-7d9-x ...") whose culprit is
+// the Deployment, or about a claim whose culprit is its StorageClass, says which object to
+// change first.
+func leadWithCulprit(summary string, culprit ObjectRef) string {
+	if culprit.IsZero() || namesObject(summary, culprit) {
+		return summary
+	}
+	return culprit.Kind + " " + culprit.Name + ": " + summary
+}
+
+// namesObject reports whether text names r as "Kind name", "Kind/name" or "Kind \"name\""
+// (the kind case-insensitively).
+func namesObject(text string, r ObjectRef) bool {
+	low, kind := strings.ToLower(text), strings.ToLower(r.Kind)
+	for _, sep := range []string{" ", "/", " \"", " '"} {
+		for i := 0; ; {
+			j := strings.Index(low[i:], kind+sep+strings.ToLower(r.Name))
+			if j < 0 {
+				break
+			}
+			end := i + j + len(kind) + len(sep) + len(r.Name)
+			if end == len(low) || !isNameByte(low[end]) {
+				return true
+			}
+			i += j + 1
+		}
+	}
+	return false
 }
 
 func remediationOf(s Session, c *candidate) Remediation {

@@ -1,0 +1,332 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ruleengine_test
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubage/kubage/internal/agent"
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// vocabCase is a representative cluster for a rule the scenario table does not reach.
+type vocabCase struct {
+	name     string
+	problem  string
+	target   *agent.Target
+	objs     func() []runtime.Object
+	rule     string
+	contains []string
+}
+
+// noPods is web's Deployment and ReplicaSet with no pod created, and a FailedCreate event on
+// the ReplicaSet with msg.
+func noPods(msg string) []runtime.Object {
+	d, rs, o := webApp(0, nil)
+	d.Spec.Replicas = fx.Ptr(int32(2))
+	d.Status = appsv1.DeploymentStatus{Replicas: 0}
+	rs.Spec.Replicas = fx.Ptr(int32(2))
+	rs.Status = appsv1.ReplicaSetStatus{}
+	rs.Status.Conditions = []appsv1.ReplicaSetCondition{{Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: msg}}
+	return append(o, fx.Event(ns, "ReplicaSet", rs.Name, "Warning", "FailedCreate", "Error creating: "+msg, 12, time.Minute))
+}
+
+func failedJob(name, reason, msg string) *batchv1.Job {
+	j := fx.Job(ns, name, "registry.example/"+name+":1")
+	j.Status.StartTime = fx.Ptr(fx.Ago(2 * time.Hour))
+	j.Status.Failed = 1
+	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: reason, Message: msg, LastTransitionTime: fx.Ago(time.Hour)}}
+	return j
+}
+
+func vocabCases() []vocabCase {
+	quiet := "something is broken"
+	return []vocabCase{
+		{name: "admission webhook denies the pods", problem: quiet, rule: "admission-denied",
+			objs: func() []runtime.Object {
+				return noPods(`admission webhook "validate.kyverno.svc" denied the request: resource Pod/payments/web was blocked due to the following policies: require-labels`)
+			}},
+		{name: "configmap key missing", problem: quiet, rule: "configmap-key-missing", contains: []string{"SMTP_PORT"},
+			objs: func() []runtime.Object {
+				d, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "SMTP_PORT", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "mail"}, Key: "SMTP_PORT"}}}}
+					fx.Waiting(p, "CreateContainerConfigError", "couldn't find key SMTP_PORT in ConfigMap payments/mail")
+				})
+				d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "SMTP_PORT", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "mail"}, Key: "SMTP_PORT"}}}}
+				return append(o, fx.ConfigMap(ns, "mail", "SMTP_HOST"))
+			}},
+		{name: "runtime cannot create the container", problem: quiet, rule: "create-container-error",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Waiting(p, "CreateContainerError", `failed to generate container spec: failed to apply OCI options: no command specified`)
+				})
+				return o
+			}},
+		{name: "image pull failing for another reason", problem: quiet, rule: "image-pull-error",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Waiting(p, "ErrImagePull", `failed to pull image "registry.example/web:1.1": dial tcp 10.0.0.5:443: i/o timeout`)
+				})
+				return o
+			}},
+		{name: "pods name a PriorityClass that does not exist", problem: quiet, rule: "priorityclass-missing",
+			objs: func() []runtime.Object {
+				o := noPods(`pods "web-abc-" is forbidden: no PriorityClass with name business-critical was found`)
+				o[0].(*appsv1.Deployment).Spec.Template.Spec.PriorityClassName = "business-critical"
+				return o
+			}},
+		{name: "pods name a RuntimeClass that does not exist", problem: quiet, rule: "runtimeclass-missing",
+			objs: func() []runtime.Object {
+				o := noPods(`pods "web-abc-" is forbidden: pod rejected: RuntimeClass "gvisor" not found`)
+				o[0].(*appsv1.Deployment).Spec.Template.Spec.RuntimeClassName = fx.Ptr("gvisor")
+				return o
+			}},
+		{name: "quota requires limits the pods do not set", problem: quiet, rule: "quota-missing-requests",
+			objs: func() []runtime.Object {
+				q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "compute-limits", Namespace: ns},
+					Spec:   corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceLimitsCPU: resource.MustParse("4")}},
+					Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{corev1.ResourceLimitsCPU: resource.MustParse("4")}, Used: corev1.ResourceList{corev1.ResourceLimitsCPU: resource.MustParse("0")}}}
+				return append(noPods(`pods "web-abc-x" is forbidden: failed quota: compute-limits: must specify limits.cpu for: app`), q)
+			}},
+		{name: "controller cannot create pods for another reason", problem: quiet, rule: "workload-create-failed",
+			objs: func() []runtime.Object {
+				return noPods(`Internal error occurred: failed calling webhook "inject.example.com": failed to call webhook: Post "https://injector.example.svc:443/inject": context deadline exceeded`)
+			}},
+		{name: "job ran past its activeDeadlineSeconds", problem: quiet, rule: "job-deadline-exceeded", contains: []string{"600s"},
+			objs: func() []runtime.Object {
+				j := failedJob("report", "DeadlineExceeded", "Job was active longer than specified deadline")
+				j.Spec.ActiveDeadlineSeconds = fx.Ptr(int64(600))
+				return []runtime.Object{j, fx.Node("node-1")}
+			}},
+		{name: "job failed by its pod failure policy", problem: quiet, rule: "job-failed",
+			objs: func() []runtime.Object {
+				return []runtime.Object{failedJob("report", "PodFailurePolicy", "Container main for pod payments/report-x exited with code 42 matching FailJob rule at index 0"), fx.Node("node-1")}
+			}},
+		{name: "job with parallelism 0", problem: quiet, rule: "job-parallelism-zero",
+			objs: func() []runtime.Object {
+				j := fx.Job(ns, "export", "registry.example/export:1")
+				j.Spec.Parallelism = fx.Ptr(int32(0))
+				return []runtime.Object{j, fx.Node("node-1")}
+			}},
+		{name: "job suspended", problem: "the export job never runs", rule: "job-suspended",
+			objs: func() []runtime.Object {
+				j := fx.Job(ns, "export", "registry.example/export:1")
+				j.Spec.Suspend = fx.Ptr(true)
+				return []runtime.Object{j, fx.Node("node-1")}
+			}},
+		{name: "ingress tls secret missing", problem: quiet, rule: "ingress-tls-secret-missing",
+			objs: func() []runtime.Object {
+				ing := ingress("shop", "web", 80)
+				ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"shop.example"}, SecretName: "shop-tls"}}
+				svc := fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http"))
+				_, _, o := webApp(1, nil)
+				return append(o, ing, svc, fx.EndpointSlice(svc, o[4].(*corev1.Pod)))
+			}},
+		{name: "ingress backend port not on the service", problem: quiet, rule: "ingress-backend-port-mismatch",
+			objs: func() []runtime.Object {
+				svc := fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http"))
+				_, _, o := webApp(1, nil)
+				return append(o, ingress("shop", "web", 8080), svc, fx.EndpointSlice(svc, o[4].(*corev1.Pod)))
+			}},
+		{name: "service without selector and endpoints", problem: quiet, rule: "service-no-endpoints",
+			objs: func() []runtime.Object {
+				return []runtime.Object{fx.Service(ns, "legacy", nil, intstr.FromInt32(8080)), fx.Node("node-1")}
+			}},
+		{name: "statefulset governing service missing", problem: quiet, rule: "statefulset-service-missing",
+			objs: func() []runtime.Object {
+				s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "cassandra", Namespace: ns, UID: fx.UID("StatefulSet", "cassandra")},
+					Spec: appsv1.StatefulSetSpec{Replicas: fx.Ptr(int32(1)), ServiceName: "cassandra", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cassandra"}},
+						Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "cassandra"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{fx.Container("cassandra", "cassandra:4")}}}},
+					Status: appsv1.StatefulSetStatus{Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}}
+				p := fx.Pod(ns, "cassandra-0", s.Spec.Template.Labels, s.Spec.Template.Spec, s, "StatefulSet")
+				return []runtime.Object{s, p, fx.Node("node-1")}
+			}},
+		{name: "daemonset selects no node", problem: quiet, rule: "daemonset-no-nodes",
+			objs: func() []runtime.Object {
+				ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "gpu-plugin", Namespace: ns, UID: fx.UID("DaemonSet", "gpu-plugin")},
+					Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "gpu-plugin"}},
+						Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "gpu-plugin"}},
+							Spec: corev1.PodSpec{NodeSelector: map[string]string{"accelerator": "nvidia"}, Containers: []corev1.Container{fx.Container("plugin", "nvidia/plugin:1")}}}},
+					Status: appsv1.DaemonSetStatus{ObservedGeneration: 1}}
+				return []runtime.Object{ds, fx.Node("node-1")}
+			}},
+		{name: "deployment paused holding back its change", problem: quiet, rule: "deployment-paused",
+			objs: func() []runtime.Object {
+				d, _, o := webApp(1, nil)
+				d.Spec.Paused = true
+				d.Spec.Template.Spec.Containers[0].Image = "registry.example/web:1.2"
+				d.Status.UpdatedReplicas = 0
+				return o
+			}},
+		{name: "pull secret named by the pods does not exist", problem: quiet, rule: "pull-secret-missing",
+			objs: func() []runtime.Object {
+				d, _, o := webApp(1, func(p *corev1.Pod) { p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}} })
+				d.Spec.Template.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+				return o
+			}},
+		{name: "rolebinding to a role that does not exist", problem: quiet, rule: "rolebinding-role-missing",
+			objs: func() []runtime.Object {
+				rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "deployer", Namespace: ns},
+					RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "deploy-manager"},
+					Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ci", Namespace: ns}}}
+				return []runtime.Object{rb, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "ci", Namespace: ns}}, fx.Node("node-1")}
+			}},
+		{name: "pod evicted", target: &agent.Target{Kind: "Pod", Name: podName(0)}, problem: quiet, rule: "pod-evicted",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted"
+					p.Status.Message = "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. Container app was using 900Mi, request is 128Mi, has larger consumption of memory."
+				})
+				return o
+			}},
+		{name: "pod stuck terminating on finalizer", target: &agent.Target{Kind: "Pod", Name: podName(0)}, problem: quiet, rule: "pod-stuck-terminating",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					t := fx.Ago(20 * time.Minute)
+					p.DeletionTimestamp = &t
+					p.DeletionGracePeriodSeconds = fx.Ptr(int64(30))
+					p.Finalizers = []string{"example.com/block"}
+				})
+				return o
+			}},
+		{name: "claim with no matching volume", problem: quiet, rule: "pvc-no-matching-pv",
+			objs: func() []runtime.Object {
+				sc := "local-storage"
+				return []runtime.Object{fx.PVC(ns, "data", &sc, corev1.ClaimPending), fx.StorageClass(sc, "kubernetes.io/no-provisioner", false, storagev1.VolumeBindingImmediate), fx.Node("node-1")}
+			}},
+		{name: "claim provisioning failed", problem: quiet, rule: "pvc-provisioning-failed",
+			objs: func() []runtime.Object {
+				sc := "standard"
+				return []runtime.Object{fx.PVC(ns, "data", &sc, corev1.ClaimPending), fx.StorageClass(sc, "rancher.io/local-path", false, storagev1.VolumeBindingImmediate),
+					fx.Event(ns, "PersistentVolumeClaim", "data", "Warning", "ProvisioningFailed", "failed to provision volume with StorageClass \"standard\": rpc error: code = ResourceExhausted desc = quota exceeded for disks", 4, time.Minute), fx.Node("node-1")}
+			}},
+		{name: "claim lost its volume", problem: quiet, rule: "pvc-lost",
+			objs: func() []runtime.Object {
+				sc := "standard"
+				c := fx.PVC(ns, "data", &sc, corev1.ClaimLost)
+				c.Spec.VolumeName = "pv-data"
+				return []runtime.Object{c, fx.Node("node-1")}
+			}},
+		{name: "volume mount failed", target: &agent.Target{Kind: "Pod", Name: podName(0)}, problem: quiet, rule: "volume-mount-failed",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Spec.Volumes = []corev1.Volume{{Name: "media", VolumeSource: corev1.VolumeSource{NFS: &corev1.NFSVolumeSource{Server: "10.20.0.5", Path: "/exports/media"}}}}
+					fx.Waiting(p, "ContainerCreating", "")
+				})
+				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "FailedMount", "MountVolume.SetUp failed for volume \"media\" : mount failed: exit status 32 mount.nfs: access denied by server while mounting 10.20.0.5:/exports/media", 6, time.Minute))
+			}},
+		{name: "nodes cordoned", problem: quiet, rule: "unschedulable-nodes-cordoned",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Unschedulable(p, "0/2 nodes are available: 2 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+				})
+				n := o[3].(*corev1.Node)
+				n.Spec.Unschedulable = true
+				return o
+			}},
+		{name: "pod anti-affinity keeps the pod pending", problem: quiet, rule: "unschedulable",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					fx.Unschedulable(p, "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.")
+				})
+				return o
+			}},
+		{name: "node network unavailable", target: &agent.Target{Kind: "Node", Name: "node-1"}, problem: quiet, rule: "node-network-unavailable",
+			objs: func() []runtime.Object {
+				n := fx.Node("node-1")
+				fx.SetNodeCondition(n, corev1.NodeNetworkUnavailable, corev1.ConditionTrue, "NoRouteCreated", "RouteController failed to create a route")
+				return []runtime.Object{n}
+			}},
+		{name: "node pid pressure", target: &agent.Target{Kind: "Node", Name: "node-1"}, problem: quiet, rule: "node-pid-pressure",
+			objs: func() []runtime.Object {
+				n := fx.Node("node-1")
+				fx.SetNodeCondition(n, corev1.NodePIDPressure, corev1.ConditionTrue, "KubeletHasInsufficientPID", "kubelet has insufficient PID available")
+				return []runtime.Object{n}
+			}},
+		{name: "node cordoned", target: &agent.Target{Kind: "Node", Name: "node-1"}, problem: quiet, rule: "node-cordoned",
+			objs: func() []runtime.Object {
+				n := fx.Node("node-1")
+				n.Spec.Unschedulable = true
+				return []runtime.Object{n}
+			}},
+		{name: "pdb selects no pods", target: &agent.Target{Kind: "PodDisruptionBudget", Name: "web"}, problem: quiet, rule: "pdb-selects-no-pods",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, nil)
+				return append(o, &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+					Spec:   policyv1.PodDisruptionBudgetSpec{MinAvailable: fx.Ptr(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web-frontend"}}},
+					Status: policyv1.PodDisruptionBudgetStatus{ExpectedPods: 0, ObservedGeneration: 1}})
+			}},
+		{name: "rollout past its progress deadline", target: deploy("web"), problem: quiet, rule: "rollout-stuck",
+			objs: func() []runtime.Object {
+				d, _, o := webApp(1, func(p *corev1.Pod) { fx.SetNotReady(p) })
+				d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-abc" has timed out progressing.`}}
+				return o
+			}},
+		{name: "hpa blocked by the workload", target: &agent.Target{Kind: "HorizontalPodAutoscaler", Name: "web"}, problem: quiet, rule: "hpa-scale-blocked",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(2, nil)
+				h := hpa(2, 10, 6, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "SucceededRescale"})
+				return append(o, h)
+			}},
+		{name: "workload with unready pods", target: deploy("web"), problem: quiet, rule: "workload-pods-unhealthy",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) { fx.SetNotReady(p) })
+				return o
+			}},
+		{name: "quota fully used", problem: quiet, rule: "quota-exhausted",
+			objs: func() []runtime.Object {
+				q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "team-pods", Namespace: ns},
+					Spec:   corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}},
+					Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}, Used: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("1")}}}
+				_, _, o := webApp(1, nil)
+				return append(o, q)
+			}},
+		{name: "cronjob blocked by Forbid", target: &agent.Target{Kind: "CronJob", Name: "report"}, problem: quiet, rule: "cronjob-concurrency-blocked",
+			objs: func() []runtime.Object {
+				cj := fx.CronJob(ns, "report", "*/5 * * * *")
+				cj.UID = fx.UID("CronJob", "report")
+				cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
+				j := fx.Job(ns, "report-100", "busybox:1.36")
+				j.CreationTimestamp = fx.Ago(3 * time.Hour)
+				j.Status.StartTime = fx.Ptr(fx.Ago(3 * time.Hour))
+				j.Status.Active = 1
+				j.OwnerReferences = []metav1.OwnerReference{fx.OwnerRef("CronJob", "batch/v1", cj)}
+				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Name: "report-100", Namespace: ns}}
+				cj.Status.LastScheduleTime = fx.Ptr(fx.Ago(3 * time.Hour))
+				return []runtime.Object{cj, j, fx.Node("node-1")}
+			}},
+		{name: "service whose pods are not ready", target: &agent.Target{Kind: "Service", Name: "web"}, problem: quiet, rule: "service-no-ready-endpoints",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) { fx.SetNotReady(p) })
+				svc := fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http"))
+				return append(o, svc)
+			}},
+	}
+}
