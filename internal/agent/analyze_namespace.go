@@ -206,16 +206,20 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	if err != nil {
 		return err
 	}
-	readyBySvc := map[string]int{}
+	readyBySvc, sliced := map[string]int{}, map[string]bool{}
 	for _, es := range slices {
 		r, _ := tools.ReadyEndpoints([]*discoveryv1.EndpointSlice{es})
 		readyBySvc[es.Labels[discoveryv1.LabelServiceName]] += r
+		sliced[es.Labels[discoveryv1.LabelServiceName]] = true
 	}
 	svcByName := map[string]*corev1.Service{}
 	n = 0
 	for _, s := range svcs {
 		svcByName[s.Name] = s
-		if n < scanMaxLeads && len(s.Spec.Selector) > 0 && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 {
+		// A Service without a selector has the endpoints someone wrote by hand: none at all
+		// means its clients connect to nothing.
+		selectorless := len(s.Spec.Selector) == 0 && !sliced[s.Name]
+		if n < scanMaxLeads && (len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 {
 			lead(e.ref("Service", s.Name))
 			n++
 		}
