@@ -19,7 +19,10 @@ limitations under the License.
 // the same way, on a UTF-8 boundary, so nothing written to the API is ever invalid UTF-8.
 package text
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Clip returns s cut to at most n bytes, never splitting a UTF-8 sequence.
 func Clip(s string, n int) string {
@@ -45,4 +48,18 @@ func ClipMarked(s string, n int) string {
 		return s
 	}
 	return Clip(s, n) + ellipsis
+}
+
+// ClipWords is ClipMarked that drops the word the cut falls in (when a space lies in the
+// last quarter): text redacted after clipping must not keep half a value the redactor's
+// patterns no longer recognise ("oncall@payme…" from an e-mail address).
+func ClipWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := Clip(s, n)
+	if i := strings.LastIndexAny(cut, " \t\n"); i > 0 && i >= n-n/4 {
+		cut = cut[:i]
+	}
+	return cut + ellipsis
 }

@@ -74,3 +74,17 @@ func FuzzClip(f *testing.F) {
 		}
 	})
 }
+
+// A cut inside a word drops the word, so no half of a value survives to the redactor.
+func TestClipWordsDropsTheCutWord(t *testing.T) {
+	got := text.ClipWords("the pager failed, page oncall@payments.example now", 28)
+	if got != "the pager failed, page…" {
+		t.Fatalf("got %q", got)
+	}
+	if got := text.ClipWords("short", 24); got != "short" {
+		t.Fatalf("got %q", got)
+	}
+	if got := text.ClipWords(strings.Repeat("x", 40), 24); got != strings.Repeat("x", 24)+"…" {
+		t.Fatalf("a text without spaces is cut at n: %q", got)
+	}
+}

@@ -109,7 +109,7 @@ func oneLine(s string, n int) string {
 		}
 		return r
 	}, s)
-	return text.ClipMarked(s, n)
+	return text.ClipWords(s, n)
 }
 
 // findingsText lists the rule engine's findings so far (cluster text: data).
