@@ -111,9 +111,10 @@ func (pc *podCheck) configFinding(ctx context.Context, container string, r tools
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	facts := map[string]string{"keys": orDefault(strings.Join(r.Keys, ","), "all keys"), "usedBy": strings.Join(r.UsedBy, "; ")}
 	var rule, summary string
+	pod, blocked := pc.owned(wl), pc.blockedBy(ctx, container)
 	if !r.Exists {
 		rule = strings.ToLower(r.Kind) + "-missing"
-		summary = fmt.Sprintf("%s %s does not exist, but pod %s (%s) needs it for %s; the container cannot be created.", r.Kind, r.Name, pc.pod.Name, kubectlResource(wl), orDefault(strings.Join(r.UsedBy, "; "), "its configuration"))
+		summary = fmt.Sprintf("%s %s does not exist, but %s needs it for %s; %s.", r.Kind, r.Name, pod, orDefault(strings.Join(r.UsedBy, "; "), "its configuration"), blocked)
 		// A near namesake makes a typo in the reference the likelier fix.
 		if r.Kind == "ConfigMap" {
 			if cms, err := listOnce[*corev1.ConfigMap](ctx, pc.e, "ConfigMap", scanMaxObjects); err == nil {
@@ -131,7 +132,7 @@ func (pc *podCheck) configFinding(ctx context.Context, container string, r tools
 		rule = strings.ToLower(r.Kind) + "-key-missing"
 		facts["missingKeys"] = strings.Join(r.MissingKeys, ",")
 		facts["firstMissingKey"] = r.MissingKeys[0]
-		summary = fmt.Sprintf("%s %s exists but has no key %s, which pod %s (%s) references (%s); present keys: %s.", r.Kind, r.Name, strings.Join(r.MissingKeys, ","), pc.pod.Name, kubectlResource(wl), strings.Join(r.UsedBy, "; "), orDefault(strings.Join(r.KeysPresent, ","), "none"))
+		summary = fmt.Sprintf("%s %s exists but has no key %s, which %s references (%s); present keys: %s; %s.", r.Kind, r.Name, strings.Join(r.MissingKeys, ","), pod, strings.Join(r.UsedBy, "; "), orDefault(strings.Join(r.KeysPresent, ","), "none"), blocked)
 	}
 	ev := pc.e.objEvidence(culprit, summary)
 	f := Finding{Rule: rule, Object: pc.ref, Culprit: culprit, Summary: summary, Evidence: append(append([]string{pc.statusEv}, evIDs...), ev),
@@ -230,4 +231,26 @@ func (pc *podCheck) subPathKeyMissing(ctx context.Context) (tools.ConfigRef, boo
 		}
 	}
 	return tools.ConfigRef{}, false
+}
+
+// owned names the pod with the workload a user edits: "pod web-7d9-x of Deployment web".
+func (pc *podCheck) owned(wl ObjectRef) string {
+	if wl.IsZero() || wl.Kind == "Pod" {
+		return "pod " + pc.pod.Name
+	}
+	return "pod " + pc.pod.Name + " of " + wl.Kind + " " + wl.Name
+}
+
+// blockedBy says, in the kubelet's words, what a missing configuration does to the
+// container: the waiting reason it reports, or the FailedMount events of a volume.
+func (pc *podCheck) blockedBy(ctx context.Context, container string) string {
+	for _, cs := range append(append([]corev1.ContainerStatus{}, pc.pod.Status.InitContainerStatuses...), pc.pod.Status.ContainerStatuses...) {
+		if cs.Name == container && cs.State.Waiting != nil && cs.State.Waiting.Reason == "CreateContainerConfigError" {
+			return "the container cannot be created (CreateContainerConfigError)"
+		}
+	}
+	if g := tools.EventsMention(pc.events(ctx), "FailedMount"); g != nil {
+		return fmt.Sprintf("the kubelet cannot mount the volume (FailedMount, x%d), so the pod stays in ContainerCreating", g.Count)
+	}
+	return "the container cannot be created"
 }

@@ -94,7 +94,7 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		if i := strings.IndexAny(key, ":="); i > 0 {
 			key = key[:i]
 		}
-		pc.find(ctx, "unschedulable-taint", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): the nodes carry taint {%s} that it does not tolerate.%s Scheduler: %s", p.Name, taint, fit.summary(), short),
+		pc.find(ctx, "unschedulable-taint", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): the nodes carry taint {%s} and the pod has no toleration for it.%s Scheduler: %s", p.Name, taint, fit.summary(), short),
 			wl, evIDs, map[string]string{"taint": taint, "taintKey": strings.TrimSpace(key), "message": short})
 		// Taints the node controller sets for a condition (memory pressure, not ready) are
 		// explained by that condition: look at those nodes next.

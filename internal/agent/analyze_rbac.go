@@ -304,7 +304,7 @@ func (e *env) judgeAccess(ctx context.Context, a accessAsk) *accessVerdict {
 		return v
 	}
 	m := nearMiss(view, a, ns)
-	prefix := fmt.Sprintf("ServiceAccount %s may not %s in namespace %s (SubjectAccessReview: %s). ", a.SA, a.what(), ns, verdict)
+	prefix := fmt.Sprintf("RBAC denies it: ServiceAccount %s may not %s in namespace %s (SubjectAccessReview: %s). ", a.SA, a.what(), ns, verdict)
 	if tools.IsNotFound(saErr) {
 		prefix += fmt.Sprintf("ServiceAccount %s does not even exist. ", a.SA)
 	}

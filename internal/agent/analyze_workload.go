@@ -187,19 +187,19 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 		if q, err := getAs[*corev1.ResourceQuota](ctx, e, "ResourceQuota", cf.Object); err == nil {
 			evIDs = append(evIDs, e.objEvidence(culprit, "ResourceQuota "+q.Name+": "+tools.QuotaLine(q)))
 		}
-		summary = fmt.Sprintf("%s cannot create pods: ResourceQuota %s is exhausted (%s).", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): ResourceQuota %s is exhausted (%s).", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
 	case "quota-missing-requests":
 		facts["name"] = cf.Object
 		extra = append(extra, e.ref("ResourceQuota", cf.Object))
-		summary = fmt.Sprintf("%s cannot create pods: ResourceQuota %s requires that pods %s.", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): ResourceQuota %s requires that pods %s.", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
 	case "runtimeclass-missing":
 		culprit = ObjectRef{Kind: "RuntimeClass", Name: cf.Object}
 		facts["name"] = cf.Object
-		summary = fmt.Sprintf("%s cannot create pods: its pod template names RuntimeClass %s, which does not exist, so admission rejects every pod.", workload.Kind+" "+workload.Name, cf.Object)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): its pod template names RuntimeClass %s, which does not exist, so admission rejects every pod.", workload.Kind+" "+workload.Name, cf.Object)
 	case "priorityclass-missing":
 		culprit = ObjectRef{Kind: "PriorityClass", Name: cf.Object}
 		facts["priorityClass"] = cf.Object
-		summary = fmt.Sprintf("%s cannot create pods: its pod template names PriorityClass %s, which does not exist.", workload.Kind+" "+workload.Name, cf.Object)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): its pod template names PriorityClass %s, which does not exist.", workload.Kind+" "+workload.Name, cf.Object)
 	case "limitrange-violation":
 		lrName := "<limitrange>"
 		if lrs, _, err := listAs[*corev1.LimitRange](ctx, e, "LimitRange", tools.ListOptions{Max: 20}); err == nil && len(lrs) > 0 {
@@ -208,15 +208,15 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 			evIDs = append(evIDs, e.objEvidence(lref, "LimitRange "+lrName+": "+tools.Summarize(lrs[0], e.now).Status))
 		}
 		facts["limitRange"] = lrName
-		summary = fmt.Sprintf("%s cannot create pods: they violate LimitRange %s (%s).", workload.Kind+" "+workload.Name, lrName, cf.Detail)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): they violate LimitRange %s (%s).", workload.Kind+" "+workload.Name, lrName, cf.Detail)
 	case "serviceaccount-missing":
 		culprit = e.ref("ServiceAccount", cf.Object)
 		facts["name"] = cf.Object
-		summary = fmt.Sprintf("%s cannot create pods: ServiceAccount %s does not exist.", workload.Kind+" "+workload.Name, cf.Object)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): ServiceAccount %s does not exist.", workload.Kind+" "+workload.Name, cf.Object)
 	case "admission-denied":
-		summary = fmt.Sprintf("%s cannot create pods: admission (%s) rejects them: %s", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): admission (%s) rejects them: %s", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
 	default:
-		summary = fmt.Sprintf("%s cannot create pods: %s", workload.Kind+" "+workload.Name, cf.Detail)
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): %s", workload.Kind+" "+workload.Name, cf.Detail)
 	}
 	affected := []ObjectRef{workload}
 	if seen.Key() != workload.Key() {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/test/fixtures"
+	"github.com/kubage/kubage/test/vocabulary"
 )
 
 func sa(name string) *corev1.ServiceAccount {
@@ -125,6 +126,9 @@ func TestAccessQuestions(t *testing.T) {
 				if !strings.Contains(rc.Summary, w) && !strings.Contains(c.Remediation.Actions[len(c.Remediation.Actions)-1].Command, w) {
 					t.Errorf("summary lacks %q: %s", w, rc.Summary)
 				}
+			}
+			for _, g := range vocabulary.Gaps(rc) {
+				t.Errorf("%s: the summary does not name %s: %s", rc.Rule, g, rc.Summary)
 			}
 		})
 	}

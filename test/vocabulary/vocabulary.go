@@ -58,7 +58,7 @@ var Vocabulary = map[string][]string{
 	"dependency-connection-limit": {"connections|clients", "replicas"},
 	// Scheduling.
 	"unschedulable-insufficient-resources": {"FailedScheduling|Insufficient", "requests|request"},
-	"unschedulable-taint":                  {"taint", "toleration|tolerate"},
+	"unschedulable-taint":                  {"taint", "toleration"},
 	"unschedulable-node-affinity":          {"nodeSelector|node affinity", "node"},
 	"unschedulable-nodes-cordoned":         {"cordoned|unschedulable"},
 	"unschedulable":                        {"FailedScheduling|schedul"},
@@ -134,7 +134,7 @@ var Vocabulary = map[string][]string{
 	"node-network-unavailable": {"NetworkUnavailable"},
 	"node-cordoned":            {"cordoned|unschedulable"},
 	// RBAC.
-	"rbac-forbidden":           {"RBAC|forbidden", "Role|RoleBinding|ClusterRole"},
+	"rbac-forbidden":           {"RBAC", "Role|RoleBinding|ClusterRole"},
 	"rolebinding-role-missing": {"RoleBinding", "Role|ClusterRole", "does not exist|not found"},
 	"rbac-allowed":             {"allowed"},
 	"app-error-logged":         {"log"},
