@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -116,17 +117,9 @@ func (pc *podCheck) configFinding(ctx context.Context, container string, r tools
 		rule = strings.ToLower(r.Kind) + "-missing"
 		summary = fmt.Sprintf("%s %s does not exist, but %s needs it for %s; %s.", r.Kind, r.Name, pod, orDefault(strings.Join(r.UsedBy, "; "), "its configuration"), blocked)
 		// A near namesake makes a typo in the reference the likelier fix.
-		if r.Kind == "ConfigMap" {
-			if cms, err := listOnce[*corev1.ConfigMap](ctx, pc.e, "ConfigMap", scanMaxObjects); err == nil {
-				var names []string
-				for _, c := range cms {
-					names = append(names, c.Name)
-				}
-				if near := closestName(r.Name, names); near != "" {
-					summary += fmt.Sprintf(" ConfigMap %s exists: if the reference is a typo, fix it in %s instead of creating %s.", near, kubectlResource(wl), r.Name)
-					facts["closest"] = near
-				}
-			}
+		if near := closestName(r.Name, pc.namesOf(ctx, r.Kind)); near != "" {
+			summary += fmt.Sprintf(" %s %s exists: if the reference is a typo, fix it in %s %s instead of creating %s.", r.Kind, near, wl.Kind, wl.Name, r.Name)
+			facts["closest"] = near
 		}
 	} else {
 		rule = strings.ToLower(r.Kind) + "-key-missing"
@@ -253,4 +246,26 @@ func (pc *podCheck) blockedBy(ctx context.Context, container string) string {
 		return fmt.Sprintf("the kubelet cannot mount the volume (FailedMount, x%d), so the pod stays in ContainerCreating", g.Count)
 	}
 	return "the container cannot be created"
+}
+
+// namesOf lists the names of the namespace's ConfigMaps or Secrets (names only: a Secret's
+// values are never read into a finding).
+func (pc *podCheck) namesOf(ctx context.Context, kind string) []string {
+	var names []string
+	switch kind {
+	case "ConfigMap":
+		if cms, err := listOnce[*corev1.ConfigMap](ctx, pc.e, "ConfigMap", scanMaxObjects); err == nil {
+			for _, c := range cms {
+				names = append(names, c.Name)
+			}
+		}
+	case "Secret":
+		if m, _, err := indexList(ctx, pc.e, "Secret", func(o *corev1.Secret) string { return o.Name }); err == nil {
+			for n := range m {
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
 }

@@ -344,3 +344,20 @@ func TestMissingTargetIsAFinding(t *testing.T) {
 		t.Fatalf("got %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
 	}
 }
+
+// A reference's objects come in the order a user fixes them: the missing object (reported
+// first, as the culprit), then the workload that names it, then the pods in between.
+func TestReferenceHolderFollowsTheCulprit(t *testing.T) {
+	objs := app("api", 1, envFrom("api-settings"), func(p *corev1.Pod) {
+		fx.Waiting(p, "CreateContainerConfigError", `configmap "api-settings" not found`)
+	})
+	rc := conclude(t, append(objs, fx.Node("node-1"))...).RootCause
+	if len(rc.AffectedObjects) < 3 || rc.AffectedObjects[0] != ref2(rc.Culprit) || rc.AffectedObjects[1].Kind != "Deployment" || rc.AffectedObjects[2].Kind != "Pod" {
+		t.Fatalf("%s: affected %v", rc.Rule, rc.AffectedObjects)
+	}
+	if !strings.Contains(rc.Summary, "CreateContainerConfigError") || !strings.Contains(rc.Summary, "Deployment api") {
+		t.Errorf("summary: %s", rc.Summary)
+	}
+}
+
+func ref2(r agent.ObjectRef) agent.ObjectRef { return r }

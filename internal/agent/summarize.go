@@ -63,6 +63,11 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 				if f.Confidence > c.Confidence {
 					c.Confidence = f.Confidence
 				}
+				// The same cause seen on a pod says what the kubelet reports (its waiting
+				// reason, its events); a workload's template check only says the name dangles.
+				if f.Object.Kind == "Pod" && c.Object.Kind != "Pod" && f.Culprit.Kind != "Pod" && f.Summary != "" {
+					c.Summary = f.Summary
+				}
 				continue
 			}
 			c := &candidate{Finding: f}
@@ -168,6 +173,9 @@ func rootCauseOf(c *candidate) RootCause {
 	// The culprit leads: it is the likeliest object to change; the symptom and the objects
 	// that reference the culprit follow.
 	affected := mergeRefs([]ObjectRef{c.Culprit, c.Object}, c.Affected)
+	if referencingRules[c.Rule] {
+		affected = holdersFirst(affected, c.Culprit)
+	}
 	if len(affected) > MaxAffected {
 		affected = affected[:MaxAffected]
 	}
@@ -220,6 +228,28 @@ func namesObject(text string, r ObjectRef) bool {
 	}
 	return false
 }
+
+// holdersFirst orders a reference's objects by where a user fixes it: the missing object (the
+// culprit, which the API reports first) and then the objects that name it (Deployment,
+// StatefulSet, DaemonSet, CronJob, Job, Ingress, claim, binding), before the pods and
+// ReplicaSets in between.
+func holdersFirst(refs []ObjectRef, culprit ObjectRef) []ObjectRef {
+	var holders, rest []ObjectRef
+	for _, r := range refs {
+		switch {
+		case r.Key() == culprit.Key():
+		case editedKinds[r.Kind]:
+			holders = append(holders, r)
+		default:
+			rest = append(rest, r)
+		}
+	}
+	return mergeRefs(append([]ObjectRef{culprit}, holders...), rest)
+}
+
+// editedKinds are the kinds a user edits to change a reference (pods and ReplicaSets are
+// re-created from them).
+var editedKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true, "CronJob": true, "Job": true, "Ingress": true, "PersistentVolumeClaim": true, "RoleBinding": true}
 
 func remediationOf(s Session, c *candidate) Remediation {
 	r, ok := Catalogue[c.Rule]
