@@ -73,7 +73,7 @@ func (e *env) checkNode(n *corev1.Node, evIDs []string) {
 	if h.Ready != "True" {
 		facts["detail"] = strings.TrimSpace(h.ReadyReason + " " + h.ReadyMessage)
 		e.find(Finding{Rule: "node-not-ready", Object: nref, Culprit: nref, Evidence: evIDs, Facts: facts,
-			Summary: fmt.Sprintf("Node %s is not Ready (Ready=%s, %s): %s", n.Name, h.Ready, orDefault(h.ReadyReason, "no reason"), orDefault(h.ReadyMessage, "no message"))})
+			Summary: fmt.Sprintf("Node %s is NotReady (Ready=%s, %s%s): %s", n.Name, h.Ready, orDefault(h.ReadyReason, "no reason"), e.heartbeat(n), orDefault(h.ReadyMessage, "no message"))})
 		return
 	}
 	for _, c := range n.Status.Conditions {
@@ -101,6 +101,18 @@ func (e *env) checkNode(n *corev1.Node, evIDs []string) {
 		e.find(Finding{Rule: "node-cordoned", Object: nref, Culprit: nref, Evidence: evIDs, Facts: facts,
 			Summary: fmt.Sprintf("Node %s is cordoned (SchedulingDisabled): no new pods land on it.", n.Name)})
 	}
+}
+
+// heartbeat says how long ago the kubelet last reported the node's Ready condition.
+func (e *env) heartbeat(n *corev1.Node) string {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && !c.LastHeartbeatTime.IsZero() {
+			if d := e.now.Sub(c.LastHeartbeatTime.Time).Round(time.Second); d > 0 {
+				return ", last heartbeat " + d.String() + " ago"
+			}
+		}
+	}
+	return ""
 }
 
 func analyzeHPA(ctx context.Context, e *env, ref ObjectRef) error {

@@ -127,7 +127,7 @@ var Vocabulary = map[string][]string{
 	"cronjob-concurrency-blocked": {"concurrencyPolicy", "Forbid"},
 	"cronjob-job-failing":         {"Job", "failed"},
 	// Nodes.
-	"node-not-ready":           {"NotReady|Ready=False|Ready=Unknown|not Ready"},
+	"node-not-ready":           {"NotReady"},
 	"node-memory-pressure":     {"MemoryPressure"},
 	"node-disk-pressure":       {"DiskPressure"},
 	"node-pid-pressure":        {"PIDPressure"},
