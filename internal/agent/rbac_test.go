@@ -133,3 +133,23 @@ func TestAccessQuestions(t *testing.T) {
 		})
 	}
 }
+
+// The problem's words pick between unrelated findings: a user asking about access gets the
+// binding that grants nothing, not the crash next door.
+func TestProblemWordsPickTheRBACFinding(t *testing.T) {
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "deployer", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "deploy-manager"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ci", Namespace: ns}}}
+	objs := append(app("web", 1, nil, crashing), rb, sa("ci"), fx.Node("node-1"))
+	for problem, want := range map[string]string{
+		"the pipeline gets a permission error": "rolebinding-role-missing",
+		"web keeps restarting":                 "crash-loop",
+	} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook{}.source()
+		if rc := drive(t, e, agent.Session{ID: "t", Problem: problem, Namespace: ns}).RootCause; rc.Rule != want {
+			t.Errorf("%q: got %s on %s, want %s", problem, rc.Rule, rc.Culprit, want)
+		}
+	}
+}
