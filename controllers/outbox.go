@@ -86,7 +86,10 @@ func (o *outbox) deliver(ctx context.Context, kind string, obj client.Object, li
 		d := &(*list)[i]
 		sink, err := o.sinks.resolve(ctx, obj.GetNamespace(), d.Sink)
 		sinkType := string(sink.Type)
-		if err != nil {
+		if err != nil && ctx.Err() != nil {
+			// Told to stop while reading the sink: nothing was sent, so no attempt was made.
+			return 0, ctx.Err()
+		} else if err != nil {
 			// A missing sink or Secret may appear: retried like a failed send, then given up.
 			notify.Record(d, err, o.backoff, now)
 		} else if w := o.sender.Wait(obj.GetNamespace()+"/"+d.Sink, sink.MaxPerHour, now); w > 0 {

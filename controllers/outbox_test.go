@@ -29,7 +29,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kubagev1alpha1 "github.com/kubage/kubage/api/v1alpha1"
 	"github.com/kubage/kubage/internal/notify"
@@ -115,5 +117,39 @@ func TestPersistAttemptTriesAgainOnlyWhileTheAPIServerIsUnavailable(t *testing.T
 	err = persistAttempt(context.Background(), func(context.Context) error { calls++; return invalid })
 	if !apierrors.IsInvalid(err) || calls != 1 {
 		t.Fatalf("persistAttempt = %v after %d call(s), want the Invalid error after 1", err, calls)
+	}
+}
+
+// An operator told to stop while it reads a message's sink has sent nothing: the message
+// keeps its attempts, so the next operator does not give up one attempt early.
+func TestOutboxCountsNoAttemptWhenStoppedBeforeSending(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	scheme := runtime.NewScheme()
+	if err := kubagev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(ctx context.Context, _ client.WithWatch, _ client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+			stop() // the operator is told to stop while the sink is read
+			return ctx.Err()
+		},
+	}).Build()
+	o := &outbox{sinks: &sinkResolver{client: c, apiReader: c}, sender: &notify.Sender{},
+		backoff: notify.Backoff{Base: time.Second, Max: time.Minute, Attempts: 3}, clock: time.Now}
+	obj := &kubagev1alpha1.TroubleshootSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-check"}}
+	now := time.Now()
+	notify.Enqueue(&obj.Status.Notifications, kubagev1alpha1.NotificationDelivery{ID: "first", Sink: "hook", Event: "NewProblem"}, now)
+	writes := 0
+	persist := func(context.Context) error { writes++; return nil }
+
+	if _, err := o.deliver(ctx, "TroubleshootSchedule", obj, &obj.Status.Notifications, now, persist); err == nil {
+		t.Fatal("deliver went on after the operator was told to stop")
+	}
+	if d := obj.Status.Notifications[0]; d.State != kubagev1alpha1.DeliveryPending || d.Attempts != 0 || d.LastError != "" {
+		t.Fatalf("the message is %s after %d attempt(s) (%q), want Pending and untouched", d.State, d.Attempts, d.LastError)
+	}
+	if writes != 1 {
+		t.Fatalf("the status was written %d times, want once (before the first send)", writes)
 	}
 }
