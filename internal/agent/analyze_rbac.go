@@ -61,38 +61,24 @@ var (
 	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access|getting|listing|watching|creating|updating|patching|deleting|reading|writing|editing|seeing|accessing)(?:s|es)?\s+(?:the\s+|any\s+|all\s+)?([a-z][a-z0-9.-]{1,80})`)
 	askAuthz    = regexp.MustCompile(`(?i)forbidden|denied|not allowed|permission|rbac|\b403\b`)
 	askWord     = regexp.MustCompile(`(?i)\b[a-z][a-z0-9.-]{2,80}\b`)
-	askSABefore = regexp.MustCompile(`(?i)\b([a-z0-9][a-z0-9.-]{0,252})[ "'\x60]+service ?account`)
-	askDenied   = regexp.MustCompile(`(?i)can'?not|can't|cannot|forbidden|denied|not allowed|unable|permission|rbac|why can|\b403\b`)
+	askSABefore = regexp.MustCompile(`(?i)\b([a-z0-9][a-z0-9.-]{0,252})[ "'\x60]+(?:service ?account|sa\b)`)
+	askDenied   = regexp.MustCompile(`(?i)can'?not|can't|cannot|forbidden|denied|not allowed|unable|permission|rbac|why can|\b403\b|auth can-i`)
+	// askMultiword joins resource names people write as words ("config maps") into the plural
+	// the API uses.
+	askMultiword = strings.NewReplacer("config maps", "configmaps", "config map", "configmap", "Config Maps", "configmaps", "ConfigMaps", "configmaps",
+		"persistent volume claims", "persistentvolumeclaims", "persistent volume claim", "persistentvolumeclaim",
+		"stateful sets", "statefulsets", "daemon sets", "daemonsets", "replica sets", "replicasets", "cron jobs", "cronjobs",
+		"role bindings", "rolebindings", "network policies", "networkpolicies", "endpoint slices", "endpointslices")
 	verbSynonym = map[string]string{"read": "get", "see": "list", "access": "get", "write": "update", "edit": "update",
 		"getting": "get", "listing": "list", "watching": "watch", "creating": "create", "updating": "update", "patching": "patch",
 		"deleting": "delete", "reading": "get", "writing": "update", "editing": "update", "seeing": "list", "accessing": "get"}
 )
 
-// notAName lists words that follow or precede "service account" in questions without being its name.
-var notAName = map[string]bool{
-	"gets": true, "get": true, "is": true, "can": true, "cannot": true, "can't": true, "cant": true, "does": true, "doesn't": true,
-	"has": true, "lacks": true, "fails": true, "needs": true, "should": true, "was": true, "in": true, "from": true, "to": true,
-	"for": true, "of": true, "that": true, "which": true, "and": true, "the": true, "a": true, "my": true, "our": true, "this": true,
-	"its": true, "their": true, "may": true, "isn't": true, "why": true, "with": true,
-	"list": true, "watch": true, "create": true, "update": true, "patch": true, "delete": true, "read": true, "write": true,
-	"see": true, "access": true, "edit": true, "deletecollection": true, "not": true, "cannot't": true,
-}
-
-// knownGroups gives the API group of common resources (the rest default to core or to the
-// group written after a dot, "widgets.example.com").
-var knownGroups = map[string]string{
-	"deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
-	"jobs": "batch", "cronjobs": "batch", "ingresses": "networking.k8s.io", "networkpolicies": "networking.k8s.io",
-	"horizontalpodautoscalers": "autoscaling", "poddisruptionbudgets": "policy", "endpointslices": "discovery.k8s.io",
-	"roles": "rbac.authorization.k8s.io", "rolebindings": "rbac.authorization.k8s.io", "leases": "coordination.k8s.io",
-	"storageclasses": "storage.k8s.io", "troubleshoots": "kubage.io",
-}
-
 // parseAccessQuestion reads a permission question from the problem text. The subject may be
 // missing (the analyzer then looks for a ServiceAccount the text names); the resource must be
 // one Kubernetes has, so "pods cannot get scheduled" is not a permission question.
 func parseAccessQuestion(problem string) (accessAsk, bool) {
-	p := clipString(problem, 2000)
+	p := askMultiword.Replace(clipString(problem, 2000))
 	if !askDenied.MatchString(p) {
 		return accessAsk{}, false
 	}

@@ -48,3 +48,24 @@ func (e *env) deniedVerb(ctx context.Context, a accessAsk) string {
 	}
 	return probeVerbs[0]
 }
+
+// notAName lists words that follow or precede "service account" in questions without being its name.
+var notAName = map[string]bool{
+	"gets": true, "get": true, "is": true, "can": true, "cannot": true, "can't": true, "cant": true, "does": true, "doesn't": true,
+	"has": true, "lacks": true, "fails": true, "needs": true, "should": true, "was": true, "in": true, "from": true, "to": true,
+	"for": true, "of": true, "that": true, "which": true, "and": true, "the": true, "a": true, "my": true, "our": true, "this": true,
+	"its": true, "their": true, "may": true, "isn't": true, "why": true, "with": true,
+	"list": true, "watch": true, "create": true, "update": true, "patch": true, "delete": true, "read": true, "write": true,
+	"see": true, "access": true, "edit": true, "deletecollection": true, "not": true, "cannot't": true,
+	"unable": true, "won't": true, "keeps": true, "still": true, "now": true, "always": true, "suddenly": true, "sa": true,
+}
+
+// knownGroups gives the API group of common resources (the rest default to core or to the
+// group written after a dot, "widgets.example.com").
+var knownGroups = map[string]string{
+	"deployments": "apps", "replicasets": "apps", "statefulsets": "apps", "daemonsets": "apps",
+	"jobs": "batch", "cronjobs": "batch", "ingresses": "networking.k8s.io", "networkpolicies": "networking.k8s.io",
+	"horizontalpodautoscalers": "autoscaling", "poddisruptionbudgets": "policy", "endpointslices": "discovery.k8s.io",
+	"roles": "rbac.authorization.k8s.io", "rolebindings": "rbac.authorization.k8s.io", "leases": "coordination.k8s.io",
+	"storageclasses": "storage.k8s.io", "troubleshoots": "kubage.io",
+}
