@@ -153,7 +153,7 @@ func (pc *podCheck) mounts(ctx context.Context, container string) error {
 			return nil
 		case "FailedCreatePodSandBox":
 			ev := pc.e.eventEvidence(pc.ref, g)
-			pc.find(ctx, "create-container-error", container, fmt.Sprintf("Pod %s cannot get a sandbox (network/runtime) on node %s: %s", pc.pod.Name, pc.pod.Spec.NodeName, g.Message),
+			pc.find(ctx, "create-container-error", container, fmt.Sprintf("Pod %s is stuck in ContainerCreating: FailedCreatePodSandBox (x%d) on node %s, the container runtime or the network (CNI) plugin there cannot set up the pod's sandbox: %s", pc.pod.Name, g.Count, pc.pod.Spec.NodeName, g.Message),
 				ObjectRef{}, []string{ev}, map[string]string{"message": tools.Sanitize(g.Message, 200, true)})
 			return nil
 		}

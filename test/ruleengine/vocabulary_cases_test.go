@@ -89,6 +89,11 @@ func vocabCases() []vocabCase {
 				})
 				return o
 			}},
+		{name: "runtime cannot set up the sandbox", problem: quiet, rule: "create-container-error", contains: []string{"CNI", "node-1"},
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) { fx.Waiting(p, "ContainerCreating", "") })
+				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "abc": plugin type="calico" failed (add): connection is unauthorized: Unauthorized`, 30, time.Minute))
+			}},
 		{name: "image pull failing for another reason", problem: quiet, rule: "image-pull-error",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) {

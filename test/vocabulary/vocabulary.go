@@ -42,7 +42,7 @@ var Vocabulary = map[string][]string{
 	"configmap-key-missing":       {"ConfigMap", "key"},
 	"secret-missing":              {"Secret", "does not exist|not found"},
 	"secret-key-missing":          {"Secret", "key"},
-	"create-container-error":      {"CreateContainerError|RunContainerError|ContainerCannotRun|CreateContainerConfigError"},
+	"create-container-error":      {"CreateContainerError|RunContainerError|ContainerCannotRun|CreateContainerConfigError|FailedCreatePodSandBox"},
 	"container-failed":            {"exit code|exited with code"},
 	"readiness-probe-failing":     {"readiness probe", "ready"},
 	"liveness-probe-failing":      {"liveness probe|startup probe", "restart"},
