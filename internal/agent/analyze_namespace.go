@@ -295,7 +295,13 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		return err
 	}
 	for _, ds := range dss {
-		e.daemonSetNowhere(ds, []string{e.objEvidence(e.ref("DaemonSet", ds.Name), "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)})
+		ev := []string{e.objEvidence(e.ref("DaemonSet", ds.Name), "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)}
+		if !e.daemonSetNowhere(ds, ev) {
+			e.heldDaemonSet(ds, ev)
+		}
+	}
+	for _, st := range stss {
+		e.heldStatefulSet(st, []string{e.objEvidence(e.ref("StatefulSet", st.Name), "StatefulSet "+st.Name+": "+tools.Summarize(st, e.now).Status)})
 	}
 	// A policy that isolates pods for ingress and admits nothing cuts them off whatever else works.
 	pols, err := listOnce[*networkingv1.NetworkPolicy](ctx, e, "NetworkPolicy", maxPolicyList)

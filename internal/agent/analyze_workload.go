@@ -61,7 +61,7 @@ func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
 		dref := e.ref("DaemonSet", ds.Name)
 		ev := e.objEvidence(dref, "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)
 		e.createFailures(ctx, dref, dref, "")
-		if e.daemonSetNowhere(ds, []string{ev}) {
+		if e.daemonSetNowhere(ds, []string{ev}) || e.heldDaemonSet(ds, []string{ev}) {
 			return nil
 		}
 		return e.workloadPods(ctx, dref, ds.Spec.Selector, ds.Status.DesiredNumberScheduled, false, []string{ev})
@@ -309,6 +309,7 @@ func analyzeStatefulSet(ctx context.Context, e *env, ref ObjectRef) error {
 	evIDs := []string{e.objEvidence(sref, "StatefulSet "+sts.Name+": "+tools.Summarize(sts, e.now).Status)}
 	e.createFailures(ctx, sref, sref, "")
 	e.governingService(ctx, sts, evIDs)
+	e.heldStatefulSet(sts, evIDs)
 	replicas := replicasOf(sts.Spec.Replicas)
 	for _, t := range sts.Spec.VolumeClaimTemplates {
 		for i := int32(0); i < replicas && i < 3; i++ {

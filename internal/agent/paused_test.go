@@ -22,7 +22,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
@@ -80,5 +82,30 @@ func TestNodeAffinitySaysWhatItRequires(t *testing.T) {
 	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
 	if rc.Rule != "unschedulable-node-affinity" || !strings.Contains(rc.Summary, "In [zone-d]") || !strings.Contains(rc.Summary, "zone-a, zone-b") {
 		t.Fatalf("want the required zone and the nodes' zones in the summary")
+	}
+}
+
+// A StatefulSet in the middle of an ordinary rolling update holds nothing back.
+func TestRollingStatefulSetIsNotHeld(t *testing.T) {
+	s := statefulSet("db", 3, 3, func(s *appsv1.StatefulSet) {
+		s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
+		s.Status.CurrentRevision, s.Status.UpdateRevision, s.Status.UpdatedReplicas = "db-1", "db-2", 1
+	})
+	svc := svcAt("db", "None", map[string]string{"app": "db"}, 5432)
+	objs := []runtime.Object{s, svc, fx.Node("node-1")}
+	var pods []*corev1.Pod
+	for i := 0; i < 3; i++ {
+		p := fx.Pod(ns, fmt.Sprintf("db-%d", i), s.Spec.Template.Labels, s.Spec.Template.Spec, s, "StatefulSet")
+		pods = append(pods, p)
+		objs = append(objs, p)
+	}
+	objs = append(objs, fx.EndpointSlice(svc, pods...))
+	rc := conclude(t, objs...).RootCause
+	if rc.Rule == "rollout-held" {
+		t.Fatalf("an ordinary rolling update is reported as held: %s", rc.Summary)
+	}
+	s.Spec.UpdateStrategy.Type = appsv1.OnDeleteStatefulSetStrategyType
+	if rc := conclude(t, objs...).RootCause; rc.Rule != "rollout-held" || !strings.Contains(rc.Summary, "OnDelete") {
+		t.Fatalf("OnDelete: got %s: %s", rc.Rule, rc.Summary)
 	}
 }

@@ -65,6 +65,7 @@ var ruleWords = []struct {
 	{"serviceaccount", []string{"service account", "serviceaccount"}},
 	{"daemonset", []string{"daemonset", "every node", "agent"}},
 	{"deployment-paused", []string{"rollout", "deploy", "new version", "paused", "not updated"}},
+	{"rollout-held", []string{"rollout", "new version", "not updated", "old version", "still runs", "update"}},
 	{"statefulset-service", []string{"dns", "statefulset", "headless", "peer"}},
 	{"schema", []string{"migration", "schema", "table", "relation", "database"}},
 	{"pull-secret", []string{"image", "pull", "registry"}},

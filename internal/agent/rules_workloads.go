@@ -24,6 +24,11 @@ func init() {
 		Signals:    "spec.paused=true while the template differs from the newest ReplicaSet's (images) or status.updatedReplicas is below spec.replicas",
 		Actions:    []ActionTemplate{{Description: "Resume the rollout ({change})", Command: "kubectl -n {ns} rollout resume deployment/{name}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} rollout status deployment/{name}"}})
+	rule(Rule{ID: "rollout-held", Category: "RolloutHeld", Confidence: 78,
+		Title:      "the StatefulSet's or DaemonSet's update strategy keeps its template change from reaching the pods",
+		Signals:    "status.updateRevision differs from currentRevision (or updatedNumberScheduled is below desired) with updateStrategy OnDelete or a rollingUpdate.partition above 0",
+		Actions:    []ActionTemplate{{Description: "Let the change through ({change}): lower the partition, or delete the old pods one at a time under OnDelete", Command: "kubectl -n {ns} get pods -o custom-columns=NAME:.metadata.name,REVISION:.metadata.labels.controller-revision-hash", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} rollout status {resource}"}})
 	rule(Rule{ID: "rollout-stuck", Category: "RolloutStuck", Confidence: 70,
 		Title:   "the Deployment's rollout exceeded its progress deadline",
 		Signals: "Deployment condition Progressing=False reason ProgressDeadlineExceeded, new ReplicaSet not available",

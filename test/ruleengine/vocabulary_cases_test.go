@@ -17,6 +17,7 @@ limitations under the License.
 package ruleengine_test
 
 import (
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -189,6 +190,28 @@ func vocabCases() []vocabCase {
 				d.Spec.Template.Spec.Containers[0].Image = "registry.example/web:1.2"
 				d.Status.UpdatedReplicas = 0
 				return o
+			}},
+		{name: "statefulset partition holds its update back", problem: "postgres still runs the old version", rule: "rollout-held", contains: []string{"partition is 3", "0 of 3"},
+			objs: func() []runtime.Object {
+				s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "postgres", Namespace: ns, UID: fx.UID("StatefulSet", "postgres"), Generation: 2},
+					Spec: appsv1.StatefulSetSpec{Replicas: fx.Ptr(int32(3)), ServiceName: "postgres", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "postgres"}},
+						UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: fx.Ptr(int32(3))}},
+						Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "postgres"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{fx.Container("postgres", "postgres:16.4")}}}},
+					Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3, CurrentReplicas: 3, UpdatedReplicas: 0,
+						CurrentRevision: "postgres-6c8d5", UpdateRevision: "postgres-7f9b2"}}
+				o := []runtime.Object{s, fx.Service(ns, "postgres", map[string]string{"app": "postgres"}, intstr.FromInt32(5432)), fx.Node("node-1")}
+				for i := 0; i < 3; i++ {
+					o = append(o, fx.Pod(ns, fmt.Sprintf("postgres-%d", i), s.Spec.Template.Labels, s.Spec.Template.Spec, s, "StatefulSet"))
+				}
+				return o
+			}},
+		{name: "daemonset OnDelete holds its update back", problem: quiet, rule: "rollout-held", contains: []string{"OnDelete", "1 of 2"},
+			objs: func() []runtime.Object {
+				ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "node-agent", Namespace: ns, UID: fx.UID("DaemonSet", "node-agent"), Generation: 3},
+					Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}}, UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
+						Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "node-agent"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{fx.Container("agent", "agent:2")}}}},
+					Status: appsv1.DaemonSetStatus{ObservedGeneration: 3, DesiredNumberScheduled: 2, CurrentNumberScheduled: 2, NumberReady: 2, NumberAvailable: 2, UpdatedNumberScheduled: 1}}
+				return []runtime.Object{ds, fx.Node("node-1"), fx.Node("node-2")}
 			}},
 		{name: "pull secret named by the pods does not exist", problem: quiet, rule: "pull-secret-missing",
 			objs: func() []runtime.Object {

@@ -104,6 +104,7 @@ var Vocabulary = map[string][]string{
 	"workload-create-failed":      {"FailedCreate|cannot create"},
 	"workload-pods-unhealthy":     {"replicas", "ready"},
 	"rollout-stuck":               {"ProgressDeadlineExceeded|progress deadline", "rollout"},
+	"rollout-held":                {"OnDelete|partition", "updateStrategy|rollingUpdate", "revision"},
 	"deployment-paused":           {"paused", "rollout|template"},
 	"statefulset-service-missing": {"serviceName", "Service"},
 	"daemonset-no-nodes":          {"DaemonSet", "nodeSelector|node affinity"},
