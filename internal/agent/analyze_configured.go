@@ -131,6 +131,16 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 				addValue("arg", a, "argument "+clipString(a, 80))
 			}
 		}
+		if isInitContainer(pc.pod, c.Name) && !isSidecar(c) {
+			// An init container's command is usually a wait for what the pod needs.
+			for _, h := range commandHosts(append(append([]string(nil), c.Command...), c.Args...)) {
+				n := len(out)
+				addValue("host", h, "the command of init container "+c.Name)
+				for k := n; k < len(out); k++ {
+					out[k].addr = true // a name waited for is an address, even without a port
+				}
+			}
+		}
 		for i, p := range []*corev1.Probe{c.ReadinessProbe, c.LivenessProbe, c.StartupProbe} {
 			if p != nil && p.Exec != nil {
 				for _, h := range commandHosts(p.Exec.Command) {
@@ -174,17 +184,26 @@ func commandHosts(cmd []string) []string {
 		if len(out) >= 3 {
 			break
 		}
+		h := ""
 		switch {
+		case waitTools[strings.Trim(w, shellPunct)]:
+			h = waitToolHost(words, i)
 		case hostFlags[w] && i+1 < len(words):
-			out = append(out, words[i+1])
+			h = words[i+1]
 		case strings.Contains(w, "=") && hostFlags[w[:strings.IndexByte(w, '=')]]:
-			out = append(out, w[strings.IndexByte(w, '=')+1:])
+			h = w[strings.IndexByte(w, '=')+1:]
 		case strings.Contains(w, "://") || hostPortRe.MatchString(" "+w):
-			out = append(out, w)
+			h = w
+		}
+		if h = strings.Trim(h, shellPunct); h != "" && !containsStr(out, h) {
+			out = append(out, h)
 		}
 	}
 	return out
 }
+
+// shellPunct is what a shell script puts around a word ("until nc -z 'db' 5432; do").
+const shellPunct = ";&|()'\"`"
 
 // followConfigured walks the Services the container is configured to call and reports the
 // first one that is broken; an unresolvable configured name is reported on a DNS error.

@@ -104,6 +104,8 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			return nil
 		}
 		pc.crash(ctx, cs, spec, "crash-loop", 70)
+	case cs.State.Running != nil && isInitContainer(p, cs.Name) && !isSidecar(spec):
+		pc.initBlocked(ctx, cs, spec)
 	case cs.State.Running != nil:
 		if last != nil && last.Reason == "OOMKilled" && cs.RestartCount > 0 {
 			pc.oom(ctx, cs, spec)
@@ -205,6 +207,9 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 		logSummary = "last log line: " + lr.Lines[len(lr.Lines)-1]
 	case lr.Note != "":
 		logSummary = lr.Note
+	}
+	if h := commandLineHint(exit, spec); h != "" && !clue.IsError() {
+		logSummary += "; " + h
 	}
 	var summary string
 	if exit == 0 && rule == "crash-loop" {

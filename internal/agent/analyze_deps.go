@@ -290,6 +290,10 @@ func (pc *podCheck) hostUnknown(ctx context.Context, d *depCheck, h HostPort, na
 	}
 	if closest != "" {
 		extra = append(extra, e.ref("Service", closest))
+	} else if wrongNS == "" {
+		// Nothing like it exists: the Service itself may be what is missing.
+		fmt.Fprintf(&b, " If %s is meant to exist, create Service %s.", name, name)
+		extra = append(extra, e.ref("Service", name))
 	}
 	d.report(ctx, "dependency-host-unknown", 0, culprit, b.String(), nil, extra, facts)
 }

@@ -162,3 +162,22 @@ func lastTermination(cs corev1.ContainerStatus) *corev1.ContainerStateTerminated
 	}
 	return cs.LastTerminationState.Terminated
 }
+
+// commandLineHint says, for a failure without text, what the spec shows about the exit code's
+// usual cause: a usage error (exit 2, or 64 from sysexits) is the command line the program
+// rejected; 126 and 127 are the command that cannot run. "" when the code says nothing of it.
+func commandLineHint(exit int32, c corev1.Container) string {
+	line := strings.Join(append(append([]string(nil), c.Command...), c.Args...), " ")
+	if strings.TrimSpace(line) == "" {
+		return ""
+	}
+	switch exit {
+	case 2, 64:
+		return fmt.Sprintf("exit code %d usually means the program rejected its command line, which is: %s", exit, tools.Sanitize(line, 200, true))
+	case 126, 127:
+		if len(c.Command) > 0 {
+			return fmt.Sprintf("exit code %d means its command %s could not be run", exit, tools.Sanitize(c.Command[0], 120, true))
+		}
+	}
+	return ""
+}

@@ -35,7 +35,7 @@ var causeLayer = map[string]int{
 	"readiness-probe-failing": 1, "liveness-probe-failing": 1, "oom-killed": 1, "image-pull-error": 1,
 	"unschedulable": 1, "unschedulable-insufficient-resources": 1, "unschedulable-taint": 1, "unschedulable-node-affinity": 1,
 	"unschedulable-nodes-cordoned": 1, "create-container-error": 1, "pod-pvc-pending": 1, "statefulset-pvc-pending": 1,
-	"pod-on-unhealthy-node": 1, "volume-mount-failed": 1, "pod-stuck-terminating": 1, "quota-exhausted": 1,
+	"pod-on-unhealthy-node": 1, "volume-mount-failed": 1, "init-container-blocked": 1, "pod-stuck-terminating": 1, "quota-exhausted": 1,
 }
 
 func layerOf(rule string) int {

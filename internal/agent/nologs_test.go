@@ -19,6 +19,7 @@ package agent_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -42,6 +43,59 @@ func readOnlyEmptyDir(path string) func(*corev1.PodSpec) {
 	return func(s *corev1.PodSpec) {
 		s.Volumes = append(s.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 		s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "scratch", MountPath: path, ReadOnly: true})
+	}
+}
+
+// waitingInit gives the pod template an init container running cmd, and its pods an init
+// container that has been running for ran.
+func waitingInit(ran time.Duration, sidecar bool, cmd ...string) (func(*corev1.PodSpec), func(*corev1.Pod)) {
+	return func(s *corev1.PodSpec) {
+			c := corev1.Container{Name: "wait", Image: "busybox:1.36", Command: cmd}
+			if sidecar {
+				c.RestartPolicy = fx.Ptr(corev1.ContainerRestartPolicyAlways)
+			}
+			s.InitContainers = []corev1.Container{c}
+		}, func(p *corev1.Pod) {
+			st := corev1.ContainerStatus{Name: "wait", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(ran)}}}
+			if sidecar {
+				st.Ready, st.Started = true, fx.Ptr(true)
+				p.Status.InitContainerStatuses = []corev1.ContainerStatus{st}
+				return
+			}
+			fx.SetNotReady(p)
+			p.Status.Phase = corev1.PodPending
+			p.Status.InitContainerStatuses = []corev1.ContainerStatus{st}
+			p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}
+		}
+}
+
+// An init container that never finishes is a wait for something: what it waits for is
+// matched against the namespace, with or without its log.
+func TestInitContainerWaits(t *testing.T) {
+	spec, pod := waitingInit(15*time.Minute, false, "sh", "-c", "until nslookup mydb.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for mydb; sleep 2; done")
+	ncSpec, ncPod := waitingInit(15*time.Minute, false, "sh", "-c", "until nc -z -w 2 orders-db 5432; do sleep 2; done")
+	loneSpec, lonePod := waitingInit(15*time.Minute, false, "/bin/prepare-assets", "--all")
+	carSpec, carPod := waitingInit(15*time.Minute, true, "sh", "-c", "while true; do nslookup mydb; sleep 30; done")
+	for _, logs := range []logBook{nil, {"web-": "waiting for mydb\nwaiting for mydb\n"}} {
+		runDepCases(t, []depCase{
+			{name: "an init container waits for a name no Service has", problem: "web never starts",
+				objs: func() []runtime.Object { return append(app("web", 1, spec, pod), fx.Node("node-1")) },
+				logs: logs, rule: "dependency-host-unknown", culprit: "Deployment/web", affected: []string{"Service/mydb"},
+				terms: []string{"mydb", "init container", "create Service mydb"}},
+			{name: "an init container waits for a Service whose pods crash", problem: "web never starts",
+				objs: func() []runtime.Object {
+					o := app("web", 1, ncSpec, ncPod)
+					o = append(o, app("orders-db", 1, nil, crashing)...)
+					return append(o, svcAt("orders-db", "10.96.0.9", map[string]string{"app": "orders-db"}, 5432), fx.Node("node-1"))
+				},
+				logs: logs, rule: "crash-loop", culprit: "Deployment/orders-db", affected: []string{"Deployment/web", "Service/orders-db"}},
+			{name: "an init container that waits for nothing known is reported with its command", problem: "web never starts",
+				objs: func() []runtime.Object { return append(app("web", 1, loneSpec, lonePod), fx.Node("node-1")) },
+				logs: logs, rule: "init-container-blocked", culprit: "Deployment/web", terms: []string{"/bin/prepare-assets --all", "15m0s"}},
+			{name: "a sidecar init container runs for good and is not blamed", problem: "is anything wrong?",
+				objs: func() []runtime.Object { return append(app("web", 1, carSpec, carPod), fx.Node("node-1")) },
+				logs: logs, rule: "no-problem-found"},
+		})
 	}
 }
 
@@ -115,6 +169,18 @@ func TestNoLogsStructuralEvidence(t *testing.T) {
 					cmWith("proxy-conf", "nginx.conf", "upstream backend { server api:80; }\nserver { location / { proxy_pass http://backend; } }\n"), fx.Node("node-1"))
 			},
 			logs: nil, rule: "no-problem-found"},
+		{name: "quiet crash with exit code 2: the summary quotes the command line it rejected", problem: "the api keeps restarting",
+			objs: func() []runtime.Object {
+				return append(app("api", 1, func(s *corev1.PodSpec) { s.Containers[0].Args = []string{"serve", "--listen-addres=:8080"} },
+					func(p *corev1.Pod) { fx.CrashLoop(p, 2, "Error", 5) }), fx.Node("node-1"))
+			},
+			logs: nil, rule: "crash-loop", culprit: "Deployment/api", terms: []string{"--listen-addres=:8080", "exit code 2", "logs unavailable"}},
+		{name: "quiet crash with exit code 127 names the command", problem: "the api keeps restarting",
+			objs: func() []runtime.Object {
+				return append(app("api", 1, func(s *corev1.PodSpec) { s.Containers[0].Command = []string{"/app/bin/serve"} },
+					func(p *corev1.Pod) { fx.CrashLoop(p, 127, "Error", 5) }), fx.Node("node-1"))
+			},
+			logs: nil, rule: "crash-loop", culprit: "Deployment/api", terms: []string{"/app/bin/serve could not be run"}},
 		{name: "a quiet crash does not blame an nginx upstream block name", problem: "the proxy keeps restarting",
 			objs: func() []runtime.Object {
 				o := app("proxy", 1, mountCM("proxy-conf", "/etc/nginx"), crashing)

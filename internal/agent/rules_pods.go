@@ -120,6 +120,11 @@ func init() {
 		Signals:    "container running with ready=false and no probe failure events",
 		Actions:    []ActionTemplate{{Description: "Inspect the pod and its readiness probe", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "init-container-blocked", Category: "InitContainerBlocked", Confidence: 70,
+		Title:      "an init container never finishes, so the pod's containers never start",
+		Signals:    "a non-sidecar init container Running while the pod is Pending (Init:N/M); the hosts its command waits for (nslookup, nc, curl, pg_isready -h ...) matched against the namespace's Services; its log",
+		Actions:    []ActionTemplate{{Description: "Make what init container {container} waits for available, or fix its command", Command: "kubectl -n {ns} logs {pod} -c {container}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "pod-evicted", Category: "PodEvicted", Confidence: 72,
 		Title:   "the pod was evicted by the kubelet",
 		Signals: "pod status.reason Evicted with the kubelet's message",
