@@ -55,7 +55,13 @@ func (pc *podCheck) initBlocked(ctx context.Context, cs corev1.ContainerStatus, 
 	ran := pc.e.now.Sub(cs.State.Running.StartedAt.Time).Round(time.Second)
 	lr := pc.e.logs(ctx, pc.pod.Name, cs.Name, false)
 	clue, logClue, evIDs := pc.textClues(ctx, cs.Name, "", lr)
-	symptom := fmt.Sprintf("is still running after %s as an init container, so the pod's other containers have not started", ran)
+	done := 0
+	for _, st := range pc.pod.Status.InitContainerStatuses {
+		if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
+			done++
+		}
+	}
+	symptom := fmt.Sprintf("is still running after %s as an init container, so the pod's other containers have not started (Init:%d/%d)", ran, done, len(pc.pod.Spec.InitContainers))
 	if why, ok := strings.CutPrefix(lr.Note, "logs unavailable: "); ok && len(lr.Lines) == 0 {
 		symptom += fmt.Sprintf(", and its log cannot be read (%s)", clipString(why, 100))
 	}

@@ -83,6 +83,17 @@ func vocabCases() []vocabCase {
 				d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "SMTP_PORT", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "mail"}, Key: "SMTP_PORT"}}}}
 				return append(o, fx.ConfigMap(ns, "mail", "SMTP_HOST"))
 			}},
+		{name: "an init container never finishes", problem: quiet, rule: "init-container-blocked", contains: []string{"/bin/prepare-assets"},
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Spec.InitContainers = []corev1.Container{{Name: "assets", Image: "busybox:1.36", Command: []string{"/bin/prepare-assets", "--all"}}}
+					fx.SetNotReady(p)
+					p.Status.Phase = corev1.PodPending
+					p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "assets", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(10 * time.Minute)}}}}
+					p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}
+				})
+				return o
+			}},
 		{name: "runtime cannot create the container", problem: quiet, rule: "create-container-error",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) {

@@ -48,6 +48,7 @@ var Vocabulary = map[string][]string{
 	"liveness-probe-failing":      {"liveness probe|startup probe", "restart"},
 	"container-not-ready":         {"ready"},
 	"pod-evicted":                 {"Evicted"},
+	"init-container-blocked":      {"init container", "Init:"},
 	"pod-stuck-terminating":       {"Terminating|deleting|deletion", "finalizer|grace period|node"},
 	"pod-on-unhealthy-node":       {"Node", "Ready|Pressure|NetworkUnavailable"},
 	"config-value-missing":        {"env|environment"},
