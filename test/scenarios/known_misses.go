@@ -22,9 +22,9 @@ package scenarios
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
 	// Wave 7b (incident write-ups and runbooks), measured 2026-11-27 10:12–10:17 UTC.
-	"alertmanager-peers-headless-service-gone": "dependency-host-unknown on StatefulSet alertmanager-main: reads alertmanager-main-0.alertmanager-operated as Service alertmanager-main-0 in namespace alertmanager-operated; the missing governing Service alertmanager-operated is not named",
-	"auth-service-config-unquoted-colon":       "crash-loop on Deployment auth-service quoting the YAML error; does not follow /etc/auth/config.yaml to the mounted ConfigMap auth-service-config",
-	"calico-rr-master-label-removed":           "readiness-probe-failing on DaemonSet calico-node; the Pending calico-route-reflector Deployment (nodeSelector node-role.kubernetes.io/master) is not ranked as the cause",
+	"alertmanager-peers-headless-service-gone": "dependency-host-unknown on StatefulSet alertmanager-main: reads alertmanager-main-0.alertmanager-operated as Service alertmanager-main-0 in namespace alertmanager-operated; the missing governing Service alertmanager-operated is not named (the no-logs variant names it)",
+	"auth-service-config-unquoted-colon":       "crash-loop on Deployment auth-service quoting the YAML error from the log; does not follow /etc/auth/config.yaml to the mounted ConfigMap auth-service-config (the no-logs variant does)",
+	"calico-rr-master-label-removed":           "targeted at DaemonSet calico-node: readiness-probe-failing there; the Pending calico-route-reflector Deployment (nodeSelector node-role.kubernetes.io/master) is not followed from it (target-less names it)",
 	"checkout-ecr-token-refresh-failing":       "image-pull-auth on Deployment checkout-service; does not follow imagePullSecret regcred to the failing ecr-token-refresh CronJob/Job, and the summary is cut before \"expired\"",
 	"ingester-preempted-by-priorityclass":      "unschedulable-insufficient-resources on StatefulSet ingester; the preemption by the higher-priority distributor pod is not found",
 	"opa-webhook-down-blocks-pod-creation":     "workload-create-failed on Deployment storefront quoting 'failed calling webhook … service \"opa\" not found'; neither the ValidatingWebhookConfiguration nor the missing Service is in affectedObjects",
