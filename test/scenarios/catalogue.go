@@ -63,6 +63,7 @@ func All() []*Scenario {
 	out = append(out, runbookScenarios()...)
 	out = append(out, independentScenarios()...)
 	out = append(out, logScenarios()...)
+	out = append(out, wave7aScenarios()...)
 	out = append(out, wave7bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
