@@ -18,6 +18,7 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 )
@@ -85,16 +87,14 @@ func (e *Env) createStaticPV(ctx context.Context, name, claim, size string, mode
 	return nil
 }
 
-// labelScenarioNode adds labels to a node of the scenario.
+// labelScenarioNode adds labels to a node of the scenario (a merge patch: the node's kubelet
+// and the node controller write the same object).
 func (e *Env) labelScenarioNode(ctx context.Context, node string, kv map[string]string) error {
-	n, err := e.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": kv}})
 	if err != nil {
 		return err
 	}
-	for k, v := range kv {
-		n.Labels[k] = v
-	}
-	_, err = e.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	_, err = e.Client.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
 }
 
@@ -182,7 +182,9 @@ func wave7aFirstScenarios() []*Scenario {
 			Want: Want{Culprit: Ref{Kind: "Deployment", Name: "fraud-scorer"}, Terms: []string{"dnsPolicy"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
-					func() error { return e.createBackend(ctx, "risk-rules", "registry.example/risk/rules:1.12.0", 8080, 8080) },
+					func() error {
+						return e.createBackend(ctx, "risk-rules", "registry.example/risk/rules:1.12.0", 8080, 8080)
+					},
 					func() error {
 						d := deployment("fraud-scorer", "registry.example/risk/fraud-scorer:3.7.1", 1, crash("1", "", "fraud-scorer-node-resolver"))
 						d.Spec.Template.Spec.DNSPolicy = corev1.DNSDefault
@@ -212,7 +214,9 @@ func wave7aFirstScenarios() []*Scenario {
 						return e.createRole(ctx, "platform-agent", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "pods"}, Verbs: []string{"get", "list", "watch"}},
 							rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}})
 					},
-					func() error { return e.createRoleBinding(ctx, "platform-agent", "Role", "platform-agent", "platform-agent") },
+					func() error {
+						return e.createRoleBinding(ctx, "platform-agent", "Role", "platform-agent", "platform-agent")
+					},
 					func() error {
 						d := deployment("platform-agent", "registry.example/platform/agent:v0.19.2", 1, crash("1", "", "platform-agent-token-missing"))
 						d.Spec.Template.Spec.ServiceAccountName = "platform-agent"
@@ -231,7 +235,9 @@ func wave7aFirstScenarios() []*Scenario {
 			Want: Want{Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "media-library"}, Terms: []string{"ReadWriteOncePod"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
-					func() error { return e.createStaticPV(ctx, "media-library", "media-library", "50Gi", corev1.ReadWriteOncePod) },
+					func() error {
+						return e.createStaticPV(ctx, "media-library", "media-library", "50Gi", corev1.ReadWriteOncePod)
+					},
 					func() error {
 						c := pvc("media-library", "manual", "50Gi", corev1.ReadWriteOncePod)
 						c.Spec.VolumeName = e.ClusterName("media-library")
@@ -242,7 +248,9 @@ func wave7aFirstScenarios() []*Scenario {
 						claimVolume(&d.Spec.Template, "media-library")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createDeployment(ctx, deployment("media-transcoder", "registry.example/media/transcoder:2.2.0", 1, nil)) },
+					func() error {
+						return e.createDeployment(ctx, deployment("media-transcoder", "registry.example/media/transcoder:2.2.0", 1, nil))
+					},
 				)
 			},
 			Wait: all(anyPod("media-api", runningReady), anyPod("media-api", unschedulable("ReadWriteOncePod"))),
@@ -318,7 +326,9 @@ func wave7aFirstScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: func(ctx context.Context, e *Env) error { return jobFailed(ctx, e, "ledger-close", "BackoffLimitExceeded") },
+			Wait: func(ctx context.Context, e *Env) error {
+				return jobFailed(ctx, e, "ledger-close", "BackoffLimitExceeded")
+			},
 		},
 		{
 			// logging: the proxy is healthy; its error log, between access-log lines, says the
@@ -329,7 +339,9 @@ func wave7aFirstScenarios() []*Scenario {
 			Want: Want{Culprit: Ref{Kind: "ConfigMap", Name: "uploads-proxy-conf"}, Terms: []string{"client_max_body_size"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
-					func() error { return e.createBackend(ctx, "assets-api", "registry.example/media/assets-api:4.1.0", 80, 8080) },
+					func() error {
+						return e.createBackend(ctx, "assets-api", "registry.example/media/assets-api:4.1.0", 80, 8080)
+					},
 					func() error {
 						return e.createConfigMap(ctx, "uploads-proxy-conf", map[string]string{"nginx.conf": "events {}\nhttp {\n  client_max_body_size 1m;\n  server {\n" +
 							"    listen 8080;\n    server_name uploads.example.com;\n    location /api/ { proxy_pass http://assets-api:80; proxy_read_timeout 60s; }\n" +
@@ -340,7 +352,9 @@ func wave7aFirstScenarios() []*Scenario {
 						mountConfigMap(&d.Spec.Template, "uploads-proxy-conf", "/etc/nginx")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, service("uploads-proxy", map[string]string{"app": "uploads-proxy"}, intstr.FromString("http"))) },
+					func() error {
+						return e.createService(ctx, service("uploads-proxy", map[string]string{"app": "uploads-proxy"}, intstr.FromString("http")))
+					},
 					func() error { return e.createIngress(ctx, ingress("uploads", "uploads-proxy", 80)) },
 				)
 			},

@@ -80,8 +80,12 @@ func wave7aMoreScenarios() []*Scenario {
 							rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods", "pods/log"}, Verbs: []string{"get", "list", "watch"}},
 							rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods/exec", "pods/portforward"}, Verbs: []string{"get"}})
 					},
-					func() error { return e.createRoleBinding(ctx, "oncall-debug", "Role", "oncall-debug", "oncall-debugger") },
-					func() error { return e.createDeployment(ctx, deployment("checkout", "registry.example/shop/checkout:9.1.0", 2, nil)) },
+					func() error {
+						return e.createRoleBinding(ctx, "oncall-debug", "Role", "oncall-debug", "oncall-debugger")
+					},
+					func() error {
+						return e.createDeployment(ctx, deployment("checkout", "registry.example/shop/checkout:9.1.0", 2, nil))
+					},
 				)
 			},
 			Wait: readyReplicas("checkout", 2),
@@ -189,7 +193,9 @@ func wave7aMoreScenarios() []*Scenario {
 						d.Spec.Template.Spec.ServiceAccountName = "payments-runtime"
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createDeployment(ctx, deployment("fx-rates", "registry.example/payments/fx-rates:1.0.7", 1, nil)) },
+					func() error {
+						return e.createDeployment(ctx, deployment("fx-rates", "registry.example/payments/fx-rates:1.0.7", 1, nil))
+					},
 				)
 			},
 			Wait: anyPod("payments-api", waiting("ErrImagePull", "ImagePullBackOff")),
@@ -226,7 +232,9 @@ func wave7aMoreScenarios() []*Scenario {
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = httpProbe("/ready")
 						return e.createDeployment(ctx, env(d, "REDIS_HOST", "redis", "REDIS_PORT", "6379"))
 					},
-					func() error { return e.createDeployment(ctx, deployment("catalog", "registry.example/shop/catalog:8.0.0", 1, nil)) },
+					func() error {
+						return e.createDeployment(ctx, deployment("catalog", "registry.example/shop/catalog:8.0.0", 1, nil))
+					},
 				)
 			},
 			Wait: all(anyPod("redis", unschedulable("node affinity/selector")), anyPod("cart", crashLooping(1)), anyPod("sessions", runningNotReady)),
@@ -267,12 +275,16 @@ func wave7aMoreScenarios() []*Scenario {
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
 					func() error { return e.createIngressClassNamed(ctx, "nginx", "k8s.io/ingress-nginx") },
-					func() error { return e.createBackend(ctx, "marketing-web", "registry.example/web/marketing:2026.02.1", 80, 8080) },
+					func() error {
+						return e.createBackend(ctx, "marketing-web", "registry.example/web/marketing:2026.02.1", 80, 8080)
+					},
 					func() error {
 						return e.createIngress(ctx, ingressWithClass("marketing-site", "marketing-web", e.ClusterName("nginx-internal")))
 					},
 					func() error { return e.createBackend(ctx, "docs-web", "registry.example/web/docs:5.0.0", 80, 8080) },
-					func() error { return e.createIngress(ctx, ingressWithClass("docs", "docs-web", e.ClusterName("nginx"))) },
+					func() error {
+						return e.createIngress(ctx, ingressWithClass("docs", "docs-web", e.ClusterName("nginx")))
+					},
 				)
 			},
 			Wait: all(anyPod("marketing-web", runningReady), anyPod("docs-web", runningReady)),
@@ -301,7 +313,9 @@ func wave7aMoreScenarios() []*Scenario {
 						d.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "scratch", MountPath: "/builds"}}
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createDeployment(ctx, deployment("ci-coordinator", "registry.example/ci/coordinator:17.8.0", 1, nil)) },
+					func() error {
+						return e.createDeployment(ctx, deployment("ci-coordinator", "registry.example/ci/coordinator:17.8.0", 1, nil))
+					},
 				)
 			},
 			Wait: anyPod("ci-runner", unschedulable("unbound")),
@@ -325,7 +339,9 @@ func wave7aMoreScenarios() []*Scenario {
 					},
 					func() error { return e.createServiceOn(ctx, "ssr", "ssr-renderer", 80, intstr.FromString("http")) },
 					func() error { return e.createIngress(ctx, ingress("storefront", "ssr", 80)) },
-					func() error { return e.createBackend(ctx, "storefront-api", "registry.example/shop/storefront-api:12.1.0", 80, 8080) },
+					func() error {
+						return e.createBackend(ctx, "storefront-api", "registry.example/shop/storefront-api:12.1.0", 80, 8080)
+					},
 				)
 			},
 			Wait: anyPod("ssr-renderer", crashLooping(1)),
@@ -346,7 +362,9 @@ func wave7aMoreScenarios() []*Scenario {
 						return e.createDeployment(ctx, d)
 					},
 					func() error { return e.createPDB(ctx, "checkout", 2, map[string]string{"app": "checkout"}) },
-					func() error { return e.createDeployment(ctx, deployment("payments-gw", "registry.example/shop/payments-gw:3.0.2", 2, nil)) },
+					func() error {
+						return e.createDeployment(ctx, deployment("payments-gw", "registry.example/shop/payments-gw:3.0.2", 2, nil))
+					},
 					func() error { return e.createPDB(ctx, "payments-gw", 1, map[string]string{"app": "payments-gw"}) },
 				)
 			},
