@@ -65,7 +65,7 @@ var _ = Describe("TroubleshootSchedules", func() {
 			s.Spec.SuccessfulRunsHistoryLimit = ptr.To[int32](2)
 			s.Spec.Notify = &kubagev1alpha1.Notify{Sinks: []kubagev1alpha1.LocalSinkReference{{Name: "team-slack"}}}
 		})
-		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		createSchedule(ctx, s)
 
 		By("finding the crash loop in three runs in a row and reporting it once")
 		Eventually(func(g Gomega) {
@@ -138,7 +138,7 @@ var _ = Describe("TroubleshootSchedules", func() {
 		s := newSchedule(ns, "web-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
 			s.Spec.Notify = &kubagev1alpha1.Notify{Sinks: []kubagev1alpha1.LocalSinkReference{{Name: "hook"}}}
 		})
-		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		createSchedule(ctx, s)
 
 		By("recording the failed first attempt and saying so in a condition")
 		Eventually(func(g Gomega) {
@@ -190,7 +190,7 @@ var _ = Describe("TroubleshootSchedules", func() {
 		s := newSchedule(ns, "web-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
 			s.Spec.Notify = &kubagev1alpha1.Notify{Sinks: []kubagev1alpha1.LocalSinkReference{{Name: "down"}}}
 		})
-		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		createSchedule(ctx, s)
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 			c := meta.FindStatusCondition(s.Status.Conditions, kubagev1alpha1.NotifiedCondition)
@@ -219,8 +219,8 @@ var _ = Describe("TroubleshootSchedules", func() {
 		clean := newSchedule(ns, "clean-check", "*/2 * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) {
 			s.Spec.TroubleshootTemplate.Spec.Target = nil
 		})
-		Expect(k8sClient.Create(ctx, failing)).To(Succeed())
-		Expect(k8sClient.Create(ctx, clean)).To(Succeed())
+		createSchedule(ctx, failing)
+		createSchedule(ctx, clean)
 		finished := func(name string, phase kubagev1alpha1.TroubleshootPhase) func() int {
 			return func() int {
 				n := 0
@@ -253,7 +253,7 @@ var _ = Describe("TroubleshootSchedules", func() {
 		ns := newNamespace(ctx, "suspended")
 		startScheduleManager(ctx, controllers.Options{Clientset: cs, TaskPollInterval: 200 * time.Millisecond})
 		s := newSchedule(ns, "paused", "* * * * * *", func(s *kubagev1alpha1.TroubleshootSchedule) { s.Spec.Suspend = true })
-		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		createSchedule(ctx, s)
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 			ready := meta.FindStatusCondition(s.Status.Conditions, kubagev1alpha1.ReadyCondition)
@@ -270,7 +270,7 @@ var _ = Describe("TroubleshootSchedules", func() {
 		// The suite's manager (no shard, no seconds field) handles unlabelled schedules.
 		s := newSchedule(ns, "bad", "61 * * * *", nil)
 		delete(s.Labels, kubagev1alpha1.ShardingKeyLabel)
-		Expect(k8sClient.Create(ctx, s)).To(Succeed())
+		createSchedule(ctx, s)
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
 			ready := meta.FindStatusCondition(s.Status.Conditions, kubagev1alpha1.ReadyCondition)
@@ -301,6 +301,16 @@ var _ = Describe("TroubleshootSchedules", func() {
 		Expect(k8sClient.Create(ctx, alert)).To(MatchError(ContainSubstring("template.spec.alert is not allowed")))
 	})
 })
+
+// createSchedule creates s and deletes it when the spec ends: envtest deletes no namespaces,
+// and a schedule left behind keeps starting runs in every later manager of the test shard.
+func createSchedule(ctx context.Context, s *kubagev1alpha1.TroubleshootSchedule) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, s)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, s))).To(Succeed())
+	})
+}
 
 func newSchedule(ns, name, cron string, mutate func(*kubagev1alpha1.TroubleshootSchedule)) *kubagev1alpha1.TroubleshootSchedule {
 	s := &kubagev1alpha1.TroubleshootSchedule{
