@@ -38,7 +38,8 @@ import (
 // Secret values are never read.
 
 // parseWords mark an error line about a file's syntax rather than its absence.
-var parseWords = regexp.MustCompile(`(?i)\b(parse|parsing|unmarshal|syntax|invalid character|unexpected (end|token|eof)|malformed|yaml:|json:|cannot decode|decode)\b`)
+// A parser's own prefix ("yaml: line 14: …") ends in a colon, where \b does not match.
+var parseWords = regexp.MustCompile(`(?i)\b(parse|parsing|unmarshal|syntax|invalid character|unexpected (end|token|eof)|malformed|cannot decode|decode)\b|(?:^|[^.\w/-])(yaml|json|toml):`)
 
 // Bounds of the syntax check.
 const (

@@ -226,6 +226,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 				}
 				return pc.walkProvider(ctx, d, s, h)
 			}
+			if d.clue.Class == ErrDNS && pc.governingServiceGone(ctx, d, h, name, hns) {
+				return true
+			}
 			// The name resolves nowhere, and a Service of that name lives right here: the
 			// configuration points at the wrong namespace.
 			if d.clue.Class == ErrDNS && (byName[name] != nil || pc.findValue(ctx, d, h.Host) != nil) {

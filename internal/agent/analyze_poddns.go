@@ -79,3 +79,30 @@ func (pc *podCheck) podDNSMissing(ctx context.Context, d *depCheck, h HostPort, 
 	d.report(ctx, "dependency-host-unknown", 0, culprit, summary, nil, extra, facts)
 	return true
 }
+
+// governingServiceGone reports a pod.service host whose service part is the governing
+// Service (spec.serviceName) of a StatefulSet of the namespace, and that Service does not
+// exist: the name reads like another namespace, but it is a pod's stable DNS name, and it
+// resolves again once the headless Service is back.
+func (pc *podCheck) governingServiceGone(ctx context.Context, d *depCheck, h HostPort, podName, service string) bool {
+	e := pc.e
+	stss, err := listOnce[*appsv1.StatefulSet](ctx, e, "StatefulSet", scanMaxObjects)
+	if err != nil {
+		return false
+	}
+	for _, sts := range stss {
+		if sts.Spec.ServiceName != service {
+			continue
+		}
+		if _, err := e.get(ctx, "Service", service); !tools.IsNotFound(err) {
+			return false
+		}
+		sref, stref := e.ref("Service", service), e.ref("StatefulSet", sts.Name)
+		e.governingService(ctx, sts, []string{e.objEvidence(stref, "StatefulSet "+sts.Name+": "+tools.Summarize(sts, e.now).Status)})
+		facts := map[string]string{"host": h.Host, "service": service, "pod": podName, "statefulset": sts.Name}
+		d.report(ctx, "dependency-unreachable", 0, sref, fmt.Sprintf("%s: it calls %s, the stable DNS name of pod %s under Service %s, the governing Service (spec.serviceName) of StatefulSet %s; that Service does not exist, so the name does not resolve. Recreate headless Service %s (clusterIP: None) selecting the StatefulSet's pods.",
+			d.opening(), h.String(), podName, service, sts.Name, service), nil, []ObjectRef{sref, stref}, facts)
+		return true
+	}
+	return false
+}

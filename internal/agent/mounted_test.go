@@ -107,3 +107,18 @@ func TestMountedConfigMaps(t *testing.T) {
 		t.Fatalf("got %v %v", names, paths)
 	}
 }
+
+func TestParseWords(t *testing.T) {
+	for line, want := range map[string]bool{
+		`level=fatal msg="failed to load configuration" error="yaml: line 14: mapping values are not allowed in this context"`: true,
+		`json: cannot unmarshal string into Go struct field Config.port of type int`:                                           true,
+		`toml: line 3 (last key "db"): expected a top-level item to end with a newline`:                                        true,
+		`error parsing /etc/app/config.json`:                                                                                   true,
+		`open /etc/app/config.yaml: no such file or directory`:                                                                 false,
+		`myyaml:thing is fine`: false,
+	} {
+		if got := parseWords.MatchString(line); got != want {
+			t.Errorf("parseWords(%q) = %t, want %t", line, got, want)
+		}
+	}
+}

@@ -17,13 +17,18 @@ limitations under the License.
 package agent_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/test/fixtures"
 )
 
@@ -188,4 +193,49 @@ func TestNoLogsStructuralEvidence(t *testing.T) {
 			},
 			logs: nil, rule: "crash-loop", culprit: "Deployment/proxy"},
 	})
+}
+
+// A peer's stable DNS name (pod.service) that does not resolve because the StatefulSet's
+// governing Service is gone: the name reads like "pod in namespace service", but the Service
+// is the fault, whether or not the log can be read.
+func TestPeerNamesUnderAMissingGoverningService(t *testing.T) {
+	mesh := func() []runtime.Object {
+		d := fx.Deployment(ns, "mesh", 2, "registry.example/mesh:1")
+		sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "mesh", Namespace: ns, UID: fx.UID("StatefulSet", "mesh")}, Spec: appsv1.StatefulSetSpec{Replicas: fx.Ptr(int32(2)),
+			ServiceName: "mesh-peers", Selector: d.Spec.Selector, Template: d.Spec.Template}, Status: appsv1.StatefulSetStatus{Replicas: 2, ReadyReplicas: 2}}
+		sts.Spec.Template.Spec.Containers[0].Args = []string{"--peer=mesh-0.mesh-peers:7946", "--peer=mesh-1.mesh-peers:7946"}
+		o := []runtime.Object{sts, svcAt("mesh", "10.96.0.60", d.Spec.Template.Labels, 80), fx.Node("node-1")}
+		for i := 0; i < 2; i++ {
+			o = append(o, fx.Pod(ns, fmt.Sprintf("mesh-%d", i), d.Spec.Template.Labels, sts.Spec.Template.Spec, sts, "StatefulSet"))
+		}
+		return o
+	}
+	log := logBook{"mesh-": "level=info msg=starting\nlevel=warn msg=\"failed to join cluster\" err=\"lookup mesh-1.mesh-peers on 10.96.0.10:53: no such host\"\nlevel=warn msg=\"failed to join cluster\" err=\"lookup mesh-1.mesh-peers on 10.96.0.10:53: no such host\"\n"}
+	for _, logs := range []logBook{log, nil} {
+		for _, target := range []*agent.Target{nil, {Kind: "StatefulSet", Name: "mesh"}} {
+			e := agent.NewRuleEngine(fake.NewClientset(mesh()...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logs.source()
+			rc := drive(t, e, agent.Session{ID: "t", Problem: "a member has not found the other cluster members", Namespace: ns, Target: target}).RootCause
+			var aff []string
+			for _, r := range rc.AffectedObjects {
+				aff = append(aff, r.Kind+"/"+r.Name)
+			}
+			if rc.Culprit.Kind != "Service" || rc.Culprit.Name != "mesh-peers" || !contains(aff, "StatefulSet/mesh") || !strings.Contains(rc.Summary, "mesh-peers") {
+				t.Errorf("logs %t, target %v: got %s on %s/%s (affected %v): %s", logs != nil, target, rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, aff, rc.Summary)
+			}
+		}
+	}
+}
+
+// A parser's error about a mounted file leads to the ConfigMap key holding it.
+func TestParserErrorNamesTheMountedConfigMap(t *testing.T) {
+	runDepCases(t, []depCase{{name: "yaml: line N in the log", problem: "logins fail, the auth pods crash-loop",
+		objs: func() []runtime.Object {
+			o := app("auth", 1, mountCM("auth-config", "/etc/auth"), crashing)
+			return append(o, cmWith("auth-config", "config.yaml", "server:\n  port: 8080\nfeatures:\n  strategy: adaptive: true\n"), fx.Node("node-1"))
+		},
+		logs: logBook{"auth-": "level=info msg=\"loading configuration\" path=/etc/auth/config.yaml\nlevel=fatal msg=\"failed to load configuration\" error=\"yaml: line 4: mapping values are not allowed in this context\" path=/etc/auth/config.yaml\nlevel=info msg=\"shutdown complete\"\n"},
+		rule: "config-file-invalid", culprit: "ConfigMap/auth-config", affected: []string{"Deployment/auth"},
+		terms: []string{"mapping values are not allowed", "config.yaml"}}})
 }
