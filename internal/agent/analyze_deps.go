@@ -395,7 +395,7 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	if pc.policyBlocks(ctx, d, svc, ready[0], h) {
 		return true
 	}
-	if pc.unstableProvider(ctx, d, sref, head, pods, facts) {
+	if pc.unstableProvider(ctx, d, sref, head, pods, facts) || pc.serverErrorFrom(ctx, d, head, ready, facts) {
 		return true
 	}
 	// The path looks open: the provider answers but fails. That only explains a network

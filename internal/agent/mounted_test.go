@@ -122,3 +122,21 @@ func TestParseWords(t *testing.T) {
 		}
 	}
 }
+
+func TestServerWord(t *testing.T) {
+	cases := []struct {
+		line  string
+		names []string
+		want  string
+	}{
+		{"DCSError: etcdserver: mvcc: database space exceeded", []string{"etcd", imageBase("quay.io/coreos/etcd:v3.5.15")}, "etcdserver"},
+		{"search failed: elasticsearch cluster_block_exception", []string{"search-data", imageBase("docker.elastic.co/elasticsearch/elasticsearch@sha256:abc")}, "elasticsearch"},
+		{"upstream payments-api returned 500", []string{"api"}, ""},
+		{"panic: nil map", []string{"redis"}, ""},
+	}
+	for _, tc := range cases {
+		if got := serverWord(tc.line, tc.names...); got != tc.want {
+			t.Errorf("serverWord(%q, %v) = %q, want %q", tc.line, tc.names, got, tc.want)
+		}
+	}
+}

@@ -239,3 +239,27 @@ func TestParserErrorNamesTheMountedConfigMap(t *testing.T) {
 		rule: "config-file-invalid", culprit: "ConfigMap/auth-config", affected: []string{"Deployment/auth"},
 		terms: []string{"mapping values are not allowed", "config.yaml"}}})
 }
+
+// A Ready provider that answers with its own error: the client's error names the provider's
+// software, and the provider is blamed, quoting its log when it can be read.
+func TestServerErrorNamesTheProvider(t *testing.T) {
+	kv := map[string]string{"app": "kvstore"}
+	objs := func() []runtime.Object {
+		o := app("ledger", 1, func(s *corev1.PodSpec) {
+			s.Containers[0].Env = []corev1.EnvVar{{Name: "KV_HOSTS", Value: "kv-client:2379"}}
+		}, func(p *corev1.Pod) {
+			crashing(p)
+			p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = "DCSError: failed to update leader key /service/ledger/leader: kvstoreserver: mvcc: database space exceeded"
+		})
+		o = append(o, app("kvstore", 2, nil, nil)...)
+		return append(withEndpoints(o, svcAt("kv-client", "10.96.0.70", kv, 2379), "kvstore-"), fx.Node("node-1"))
+	}
+	runDepCases(t, []depCase{
+		{name: "logs unreachable: the client's termination message names the provider's software", problem: "ledger has no leader",
+			objs: objs, logs: nil, rule: "dependency-unreachable", culprit: "Deployment/kvstore", affected: []string{"Deployment/ledger"},
+			terms: []string{"database space exceeded", "kvstoreserver", "cannot be read"}},
+		{name: "the provider's own log is quoted", problem: "ledger has no leader",
+			objs: objs, logs: logBook{"kvstore-": "level=warn msg=\"alarm raised\" alarm=NOSPACE error=\"mvcc: database space exceeded\"\n", "ledger-": ""},
+			rule: "dependency-unreachable", culprit: "Deployment/kvstore", terms: []string{"database space exceeded", "NOSPACE"}},
+	})
+}

@@ -1,0 +1,98 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// A provider can be Ready and still be the fault: it answers, with an error of its own
+// ("etcdserver: mvcc: database space exceeded", "elasticsearch: cluster_block_exception").
+// A client quoting such an error names the server by its software in the error's words;
+// when those words name the provider it is configured to call (its workload or its image),
+// the provider is blamed, with its own log's error when that can be read.
+
+// serverWord finds, in an error line, a word naming the provider (a token starting with the
+// workload's name or the image's base name, 4 characters or more), or "".
+func serverWord(line string, names ...string) string {
+	low := strings.ToLower(clipBytes(line, maxClueLineLen))
+	words := strings.FieldsFunc(low, func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9')
+	})
+	for _, n := range names {
+		n = strings.ToLower(n)
+		if len(n) < 4 {
+			continue
+		}
+		for _, w := range words {
+			if strings.HasPrefix(w, n) {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+// imageBase is an image reference's last path element without tag or digest
+// ("quay.io/coreos/etcd:v3.5.15" → "etcd").
+func imageBase(image string) string {
+	image, _, _ = strings.Cut(image, "@")
+	base := path.Base(image)
+	base, _, _ = strings.Cut(base, ":")
+	return base
+}
+
+// serverErrorFrom blames a Ready provider whose own software the client's error names.
+func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head string, ready []*corev1.Pod, facts map[string]string) bool {
+	if !d.clue.IsError() || len(ready) == 0 {
+		return false
+	}
+	e := pc.e
+	wl := e.workloadOf(ctx, ready[0])
+	names := []string{wl.Name}
+	for _, c := range ready[0].Spec.Containers {
+		names = append(names, imageBase(c.Image))
+	}
+	word := serverWord(d.clue.Line, names...)
+	if word == "" {
+		return false
+	}
+	said, conf := "", 60
+	for i, p := range representatives(ready, 2) {
+		if i >= maxLogContainers || len(p.Spec.Containers) == 0 {
+			break
+		}
+		lr := e.logs(ctx, p.Name, p.Spec.Containers[0].Name, false)
+		if c := ExtractClues(lr.Lines); c.IsError() {
+			said, conf = fmt.Sprintf(" Its pod %s logs %s.", p.Name, quoteLine(c.Line)), 75
+			pref := e.ref("Pod", p.Name)
+			d.evIDs = append(d.evIDs, e.evidence(fmt.Sprintf("Log of %s: %s", p.Name, c.Line), Source{Kind: SourceLog, Object: &pref, Tool: "k8s_logs"}, c.Line))
+			break
+		} else if lr.Note != "" && len(lr.Lines) == 0 && said == "" {
+			said = fmt.Sprintf(" Its log cannot be read (%s).", clipString(strings.TrimPrefix(lr.Note, "logs unavailable: "), 100))
+		}
+	}
+	facts["serverWord"] = word
+	d.report(ctx, "dependency-unreachable", conf, wl, fmt.Sprintf("%s, whose %d pod(s) are Ready: the error (%q) is one the server returns, so the fault is in %s %s, not in the client.%s",
+		head, len(ready), word, wl.Kind, wl.Name, said), nil, []ObjectRef{wl}, facts)
+	return true
+}
