@@ -69,7 +69,9 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
 			return true
 		}
-		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, g.Message)
+		// Some emitters repeat the kubelet's prefix ("Readiness probe failed: Readiness probe failed: …").
+		msg := strings.Replace(g.Message, kind+" probe failed: "+kind+" probe failed: ", kind+" probe failed: ", 1)
+		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, msg)
 		if rule == "liveness-probe-failing" {
 			summary += fmt.Sprintf("; the kubelet restarted it %d time(s).", cs.RestartCount)
 			summary += probeTiming(probe, spec.StartupProbe, cs)
