@@ -347,9 +347,8 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 			return false
 		}
 		if _, total := tools.ReadyEndpoints(slices); total == 0 {
-			e.find(Finding{Rule: "service-no-endpoints", Object: sref, Culprit: sref, Evidence: []string{svcEv}, Facts: map[string]string{},
-				Summary: fmt.Sprintf("Service %s has no selector and no endpoints, so it sends traffic nowhere.", svc.Name)})
-			d.report(ctx, "dependency-unreachable", 0, sref, head+", which has no selector and no endpoints.", []ObjectRef{sref}, []ObjectRef{sref}, facts)
+			culprit, _ := e.selectorlessFinding(ctx, svc, []string{svcEv})
+			d.report(ctx, "dependency-unreachable", 0, sref, head+", which has no selector and no endpoints.", []ObjectRef{sref, culprit}, []ObjectRef{sref, culprit}, facts)
 			return true
 		}
 		return false

@@ -61,8 +61,7 @@ func analyzeService(ctx context.Context, e *env, ref ObjectRef) error {
 	facts := map[string]string{"selector": tools.LabelsString(svc.Spec.Selector)}
 	if len(svc.Spec.Selector) == 0 {
 		if total == 0 {
-			e.find(Finding{Rule: "service-no-endpoints", Object: sref, Culprit: sref, Evidence: []string{statusEv, sliceEv}, Facts: facts,
-				Summary: fmt.Sprintf("Service %s has no selector and no endpoints, so it sends traffic nowhere.", svc.Name)})
+			e.selectorlessFinding(ctx, svc, []string{statusEv, sliceEv})
 		}
 		return nil
 	}

@@ -36,9 +36,9 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name}"}})
 	rule(Rule{ID: "service-no-endpoints", Category: "ServiceNoEndpoints", Confidence: 60,
 		Title:      "the Service has no selector and no endpoints",
-		Signals:    "spec.selector empty, no EndpointSlices with endpoints",
-		Actions:    []ActionTemplate{{Description: "Add a selector or create the EndpointSlice by hand", Command: "kubectl -n {ns} edit service {name}", Risk: RiskMedium}},
-		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={name}"}})
+		Signals:    "spec.selector empty, no EndpointSlices with endpoints; hand-written EndpointSlices labelled for another name (or not at all) and Endpoints under another name that were meant for it",
+		Actions:    []ActionTemplate{{Description: "Attach endpoints to Service {service}: label the hand-written EndpointSlice kubernetes.io/service-name={service}, name the Endpoints after the Service, or give the Service a selector", Command: "kubectl -n {ns} edit {resource}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service}"}})
 	rule(Rule{ID: "service-target-port-mismatch", Category: "ServiceTargetPortMismatch", Confidence: 82,
 		Title:      "the Service's targetPort is not a port the pods expose",
 		Signals:    "spec.ports[].targetPort not among the containers' ports (by number or name)",

@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
+// A Service without a selector gets the endpoints someone writes by hand: an EndpointSlice
+// labelled kubernetes.io/service-name=<service>, or an Endpoints object of the Service's own
+// name (mirrored into a slice). When it has none, the likely fault is the hand-written object
+// that was meant for it and does not attach: a slice labelled with another name (or none), or
+// Endpoints under another name. That object is the one to fix.
+
+// strayEndpoints looks for the hand-written endpoints meant for svc that do not attach to it.
+// It returns the object, what is wrong with it, and ok; ok is false when nothing looks meant
+// for the Service.
+func (e *env) strayEndpoints(ctx context.Context, svc *corev1.Service) (ObjectRef, string, bool) {
+	slices, err := listOnce[*discoveryv1.EndpointSlice](ctx, e, "EndpointSlice", 2000)
+	if err != nil {
+		return ObjectRef{}, "", false
+	}
+	var names []string
+	byName := map[string]*discoveryv1.EndpointSlice{}
+	for _, es := range slices {
+		owner := es.Labels[discoveryv1.LabelServiceName]
+		if owner == svc.Name {
+			continue
+		}
+		// A slice named after the Service, or labelled with a name close to it, was meant for it.
+		if strings.HasPrefix(es.Name, svc.Name) || owner != "" && closestName(svc.Name, []string{owner}) != "" {
+			names = append(names, es.Name)
+			byName[es.Name] = es
+		}
+	}
+	if len(names) > 0 {
+		es := byName[names[0]]
+		label := "has no kubernetes.io/service-name label"
+		if v := es.Labels[discoveryv1.LabelServiceName]; v != "" {
+			label = fmt.Sprintf("is labelled kubernetes.io/service-name=%s", v)
+		}
+		return e.ref("EndpointSlice", es.Name), fmt.Sprintf("EndpointSlice %s holds %s but %s, so Service %s, which has no selector, does not use it: label the slice kubernetes.io/service-name=%s",
+			es.Name, sliceAddresses(es), label, svc.Name, svc.Name), true
+	}
+	eps, err := listOnce[*corev1.Endpoints](ctx, e, "Endpoints", scanMaxObjects)
+	if err != nil {
+		return ObjectRef{}, "", false
+	}
+	var epNames []string
+	for _, ep := range eps {
+		if ep.Name == svc.Name {
+			if !hasAddresses(ep) {
+				return e.ref("Endpoints", ep.Name), fmt.Sprintf("Endpoints %s, written by hand for Service %s, which has no selector, list no ready address", ep.Name, svc.Name), true
+			}
+			continue
+		}
+		epNames = append(epNames, ep.Name)
+	}
+	if near := closestName(svc.Name, epNames); near != "" {
+		return e.ref("Endpoints", near), fmt.Sprintf("Endpoints %s look meant for Service %s, which has no selector, but Endpoints attach only to the Service of the same name: rename them %s (or the Service)", near, svc.Name, svc.Name), true
+	}
+	return ObjectRef{}, "", false
+}
+
+// sliceAddresses renders a slice's endpoints as "10.0.0.5:8080" (at most three).
+func sliceAddresses(es *discoveryv1.EndpointSlice) string {
+	port := ""
+	if len(es.Ports) > 0 && es.Ports[0].Port != nil {
+		port = fmt.Sprintf(":%d", *es.Ports[0].Port)
+	}
+	var out []string
+	for _, ep := range es.Endpoints {
+		for _, a := range ep.Addresses {
+			if len(out) < 3 {
+				out = append(out, a+port)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "no endpoints"
+	}
+	return "endpoints " + strings.Join(out, ", ")
+}
+
+// hasAddresses reports whether hand-written Endpoints list a ready address.
+func hasAddresses(ep *corev1.Endpoints) bool { //nolint:staticcheck // hand-written Endpoints are what selectorless Services use
+	for _, s := range ep.Subsets {
+		if len(s.Addresses) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// selectorlessFinding reports a selectorless Service without endpoints, blaming the stray
+// hand-written endpoints when there are some; it returns the culprit.
+func (e *env) selectorlessFinding(ctx context.Context, svc *corev1.Service, evIDs []string) (ObjectRef, string) {
+	sref := e.ref("Service", svc.Name)
+	culprit, why, ok := e.strayEndpoints(ctx, svc)
+	summary := fmt.Sprintf("Service %s has no selector and no endpoints, so it sends traffic nowhere: no EndpointSlice labelled kubernetes.io/service-name=%s and no Endpoints named %s exist.", svc.Name, svc.Name, svc.Name)
+	f := Finding{Rule: "service-no-endpoints", Object: sref, Culprit: sref, Evidence: evIDs, Facts: map[string]string{"service": svc.Name}}
+	if ok {
+		summary = fmt.Sprintf("Service %s has no endpoints: %s.", svc.Name, why)
+		f.Culprit, f.Affected = culprit, []ObjectRef{sref}
+		f.Evidence = append(f.Evidence, e.objEvidence(culprit, why))
+	} else {
+		culprit = sref
+	}
+	f.Summary = summary
+	e.find(f)
+	return culprit, summary
+}
