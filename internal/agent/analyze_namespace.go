@@ -261,7 +261,9 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	for _, ing := range ings {
 		iref := e.ref("Ingress", ing.Name)
 		n := len(e.res.Findings)
-		e.ingressTLS(ctx, ing, e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status))
+		ingEv := e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)
+		e.ingressTLS(ctx, ing, ingEv)
+		e.ingressClass(ctx, ing, ingEv)
 		if len(e.res.Findings) > n {
 			continue
 		}

@@ -297,7 +297,7 @@ var referencingRules = map[string]bool{
 	"pvc-access-mode-unsupported": true, "pvc-no-matching-pv": true, "serviceaccount-missing": true, "image-pull-auth": true,
 	"dependency-host-unknown": true, "config-value-missing": true, "config-file-missing": true, "service-selector-mismatch": true,
 	"pull-secret-missing": true, "statefulset-service-missing": true, "priorityclass-missing": true, "runtimeclass-missing": true,
-	"ingress-tls-secret-missing": true,
+	"ingress-tls-secret-missing": true, "ingress-class-missing": true,
 }
 
 // referenceActions adds, for a culprit something refers to, the fix on the referencing

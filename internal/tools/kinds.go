@@ -322,6 +322,17 @@ var kinds = []*KindInfo{
 			}
 			return objs(l.Items), l.ListMeta, nil
 		}},
+	{Kind: "IngressClass", Plural: "ingressclasses", Short: []string{"ingressclass"},
+		get: getter(func(ctx context.Context, cs kubernetes.Interface, _, n string) (*networkingv1.IngressClass, error) {
+			return cs.NetworkingV1().IngressClasses().Get(ctx, n, metav1.GetOptions{})
+		}),
+		list: func(ctx context.Context, cs kubernetes.Interface, _ string, o metav1.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
+			l, err := cs.NetworkingV1().IngressClasses().List(ctx, o)
+			if err != nil {
+				return nil, metav1.ListMeta{}, err
+			}
+			return objs(l.Items), l.ListMeta, nil
+		}},
 	{Kind: "NetworkPolicy", Plural: "networkpolicies", Short: []string{"netpol", "networkpolicy"}, Namespaced: true,
 		get: getter(func(ctx context.Context, cs kubernetes.Interface, ns, n string) (*networkingv1.NetworkPolicy, error) {
 			return cs.NetworkingV1().NetworkPolicies(ns).Get(ctx, n, metav1.GetOptions{})

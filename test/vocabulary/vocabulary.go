@@ -86,6 +86,7 @@ var Vocabulary = map[string][]string{
 	"networkpolicy-deny-egress":     {"NetworkPolicy", "egress"},
 	"ingress-backend-missing":       {"Ingress", "Service", "does not exist|not found"},
 	"ingress-backend-port-mismatch": {"Ingress", "port"},
+	"ingress-class-missing":         {"IngressClass", "ingressClassName|default"},
 	"ingress-tls-secret-missing":    {"Ingress", "TLS", "Secret"},
 	"dependency-host-unknown":       {"Service|host"},
 	"dependency-port-mismatch":      {"port", "Service"},
@@ -151,7 +152,7 @@ var (
 		"configmap-missing": true, "secret-missing": true, "configmap-key-missing": true, "secret-key-missing": true,
 		"pvc-missing": true, "pvc-storageclass-missing": true, "serviceaccount-missing": true, "pull-secret-missing": true,
 		"statefulset-service-missing": true, "priorityclass-missing": true, "runtimeclass-missing": true,
-		"ingress-tls-secret-missing": true, "ingress-backend-missing": true, "rolebinding-role-missing": true, "hpa-target-missing": true,
+		"ingress-tls-secret-missing": true, "ingress-backend-missing": true, "ingress-class-missing": true, "rolebinding-role-missing": true, "hpa-target-missing": true,
 	}
 	holders = map[string]bool{
 		"Deployment": true, "StatefulSet": true, "DaemonSet": true, "CronJob": true, "Job": true, "Pod": true, "ReplicaSet": true,
@@ -201,13 +202,14 @@ func Gaps(rc agent.RootCause) []string {
 		out = append(out, "the culprit "+rc.Culprit.Kind+" "+rc.Culprit.Name)
 	}
 	if Referencing[rc.Rule] {
-		named := false
+		named, holder := false, false
 		for _, r := range rc.AffectedObjects {
-			if r.Key() != rc.Culprit.Key() && holders[r.Kind] && NamesObject(rc.Summary, r) {
-				named = true
+			if r.Key() != rc.Culprit.Key() && holders[r.Kind] {
+				holder = true
+				named = named || NamesObject(rc.Summary, r)
 			}
 		}
-		if !named {
+		if holder && !named {
 			out = append(out, "the object that refers to the culprit (one of the affected objects)")
 		}
 	}
