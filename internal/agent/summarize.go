@@ -102,7 +102,8 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 					break
 				}
 			}
-			if first != c && !strings.Contains(c.Summary, first.Summary) {
+			// A symptom on the culprit itself (a quota "fully used" under "exceeded quota") adds nothing.
+			if first != c && first.Object.Key() != c.Culprit.Key() && !strings.Contains(c.Summary, first.Summary) {
 				c.symptom = first.Summary
 			}
 		}
