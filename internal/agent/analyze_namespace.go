@@ -298,7 +298,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	}
 	for _, ds := range dss {
 		ev := []string{e.objEvidence(e.ref("DaemonSet", ds.Name), "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)}
-		if !e.daemonSetNowhere(ds, ev) {
+		if !e.daemonSetNowhere(ctx, ds, ev) {
 			e.heldDaemonSet(ds, ev)
 		}
 	}

@@ -61,7 +61,7 @@ func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
 		dref := e.ref("DaemonSet", ds.Name)
 		ev := e.objEvidence(dref, "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)
 		e.createFailures(ctx, dref, dref, "")
-		if e.daemonSetNowhere(ds, []string{ev}) || e.heldDaemonSet(ds, []string{ev}) {
+		if e.daemonSetNowhere(ctx, ds, []string{ev}) || e.heldDaemonSet(ds, []string{ev}) {
 			return nil
 		}
 		return e.workloadPods(ctx, dref, ds.Spec.Selector, ds.Status.DesiredNumberScheduled, false, []string{ev})
@@ -330,7 +330,7 @@ func analyzeStatefulSet(ctx context.Context, e *env, ref ObjectRef) error {
 }
 
 // daemonSetNowhere reports a DaemonSet that no node is eligible for.
-func (e *env) daemonSetNowhere(ds *appsv1.DaemonSet, evIDs []string) bool {
+func (e *env) daemonSetNowhere(ctx context.Context, ds *appsv1.DaemonSet, evIDs []string) bool {
 	spec := ds.Spec.Template.Spec
 	if ds.Status.DesiredNumberScheduled > 0 || ds.Status.ObservedGeneration == 0 || len(spec.NodeSelector) == 0 && spec.Affinity == nil {
 		return false
@@ -340,8 +340,12 @@ func (e *env) daemonSetNowhere(ds *appsv1.DaemonSet, evIDs []string) bool {
 	if len(spec.NodeSelector) > 0 {
 		sel = "nodeSelector " + tools.LabelsString(spec.NodeSelector)
 	}
+	nodes := "no node"
+	if ns, err := listOnce[*corev1.Node](ctx, e, "Node", scanMaxObjects); err == nil {
+		nodes = fmt.Sprintf("none of the %d node(s)", len(ns))
+	}
 	e.find(Finding{Rule: "daemonset-no-nodes", Object: dref, Culprit: dref, Evidence: evIDs, Facts: map[string]string{"nodeSelector": sel},
-		Summary: fmt.Sprintf("DaemonSet %s wants 0 pods: no node matches its %s, so it runs on no node.", ds.Name, sel)})
+		Summary: fmt.Sprintf("DaemonSet %s wants 0 pods (desiredNumberScheduled 0): %s matches its %s, so it runs on no node.", ds.Name, nodes, sel)})
 	return true
 }
 
