@@ -319,8 +319,13 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 	switch {
 	case missingSecret != "":
 		facts["pullSecret"] = missingSecret
-		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): its imagePullSecrets name Secret %s, which does not exist, so the registry gets no credentials.", p.Name, spec.Image, cs.State.Waiting.Reason, missingSecret),
+		from, sa := pc.pullSecretSource(ctx, missingSecret)
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): its imagePullSecrets%s name Secret %s, which does not exist, so the registry gets no credentials.", p.Name, spec.Image, cs.State.Waiting.Reason, from, missingSecret),
 			pc.e.ref("Secret", missingSecret), evIDs, facts)
+		if !sa.IsZero() {
+			last := &pc.e.res.Findings[len(pc.e.res.Findings)-1]
+			last.Affected = mergeRefs(last.Affected, []ObjectRef{sa})
+		}
 	case class == PullAuth:
 		facts["pullSecret"] = firstPullSecret(p)
 		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry refused the credentials (imagePullSecrets %s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(facts["pullSecret"], "none"), short), ObjectRef{}, evIDs, facts)
@@ -360,4 +365,21 @@ func termClue(msg string) Clue {
 		return c
 	}
 	return Clue{}
+}
+
+// pullSecretSource says where a pod's pull secret came from when its workload's template
+// does not name it: admission copies the imagePullSecrets of the pod's ServiceAccount into the
+// pod, so that ServiceAccount is the object to fix.
+func (pc *podCheck) pullSecretSource(ctx context.Context, secret string) (string, ObjectRef) {
+	name := orDefault(pc.pod.Spec.ServiceAccountName, "default")
+	sa, err := getAs[*corev1.ServiceAccount](ctx, pc.e, "ServiceAccount", name)
+	if err != nil {
+		return "", ObjectRef{}
+	}
+	for _, s := range sa.ImagePullSecrets {
+		if s.Name == secret {
+			return fmt.Sprintf(" (inherited from ServiceAccount %s)", name), pc.e.ref("ServiceAccount", name)
+		}
+	}
+	return "", ObjectRef{}
 }

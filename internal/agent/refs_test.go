@@ -361,3 +361,29 @@ func TestReferenceHolderFollowsTheCulprit(t *testing.T) {
 }
 
 func ref2(r agent.ObjectRef) agent.ObjectRef { return r }
+
+// A pull secret the pods inherit from their ServiceAccount is fixed on the ServiceAccount.
+func TestPullSecretInheritedFromServiceAccount(t *testing.T) {
+	objs := app("ledger", 1, func(s *corev1.PodSpec) { s.ServiceAccountName = "ledger" }, func(p *corev1.Pod) {
+		p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+		fx.Waiting(p, "ImagePullBackOff", `Back-off pulling image "registry.private.example/ledger:1"`)
+	})
+	account := sa("ledger")
+	account.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
+	c := conclude(t, append(objs, account, fx.Node("node-1"))...)
+	rc := c.RootCause
+	names := map[string]bool{}
+	for _, a := range rc.AffectedObjects {
+		names[a.Kind+"/"+a.Name] = true
+	}
+	if rc.Culprit.Name != "regcred" || !names["ServiceAccount/ledger"] || !names["Deployment/ledger"] || !strings.Contains(rc.Summary, "inherited from ServiceAccount ledger") {
+		t.Fatalf("%s on %s, affected %v: %s", rc.Rule, rc.Culprit, rc.AffectedObjects, rc.Summary)
+	}
+	fix := false
+	for _, a := range c.Remediation.Actions {
+		fix = fix || strings.Contains(a.Description, "ServiceAccount ledger")
+	}
+	if !fix {
+		t.Errorf("no action on the ServiceAccount: %+v", c.Remediation.Actions)
+	}
+}

@@ -334,6 +334,8 @@ func referenceActions(c *candidate, facts map[string]string) []Action {
 				Command: fmt.Sprintf("kubectl -n %s get %s -o yaml > %s.yaml && kubectl -n %s delete %s", ns, res, r.Name, ns, res)})
 		case "Ingress":
 			out = append(out, Action{Risk: RiskMedium, Description: fmt.Sprintf("Or change the name Ingress %s uses (spec.tls or the backend)", r.Name), Command: fmt.Sprintf("kubectl -n %s edit %s", ns, res)})
+		case "ServiceAccount":
+			out = append(out, Action{Risk: RiskMedium, Description: fmt.Sprintf("Or fix the imagePullSecrets of ServiceAccount %s, which its pods inherit (pods created afterwards pick it up)", r.Name), Command: fmt.Sprintf("kubectl -n %s edit %s", ns, res)})
 		case "PersistentVolumeClaim":
 			if c.Culprit.Kind == "StorageClass" {
 				out = append(out, Action{Risk: RiskHigh, Description: fmt.Sprintf("Or re-create claim %s with an existing StorageClass (storageClassName is immutable)", r.Name),
