@@ -236,6 +236,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 				return true
 			}
 		case hostExternal:
+			if done, ok := pc.podServiceFQDN(ctx, d, h, byName); ok {
+				return done
+			}
 			if (d.clue.Class == ErrDNS || d.clue.Class == ErrTimeout) && pc.egressBlocked(ctx, d, h, nil) {
 				return true
 			}

@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -105,4 +106,21 @@ func (pc *podCheck) governingServiceGone(ctx context.Context, d *depCheck, h Hos
 		return true
 	}
 	return false
+}
+
+// podServiceFQDN handles pod.service.ns.svc(.cluster.local), a StatefulSet pod's full name in
+// this namespace: ok reports that the host's walk ends here, done that a finding explains the
+// call (a pod name under a Service that is gone and explains nothing lets the caller go on).
+func (pc *podCheck) podServiceFQDN(ctx context.Context, d *depCheck, h HostPort, byName map[string]*corev1.Service) (done, ok bool) {
+	p := strings.Split(strings.TrimSuffix(strings.TrimSuffix(h.Host, "."), ".cluster.local"), ".")
+	if len(p) != 4 || p[3] != "svc" || p[2] != pc.e.s.Namespace {
+		return false, false
+	}
+	if s := byName[p[1]]; s != nil {
+		return d.clue.Class == ErrDNS && pc.podDNSMissing(ctx, d, h, p[0], s) || pc.walkProvider(ctx, d, s, h), true
+	}
+	if d.clue.Class == ErrDNS && pc.governingServiceGone(ctx, d, h, p[0], p[1]) {
+		return true, true
+	}
+	return false, false
 }

@@ -158,3 +158,29 @@ func TestStatefulSetOrdinalBeyondReplicas(t *testing.T) {
 		}
 	}
 }
+
+// Peers that cannot resolve each other's pod.service names when the StatefulSet's governing
+// Service is gone: the Service is the fault, with the StatefulSet that names it.
+func TestGoverningServiceGoneBreaksPeerNames(t *testing.T) {
+	for _, host := range []string{"alertmanager-main-1.alertmanager-operated", "alertmanager-main-1.alertmanager-operated.payments.svc.cluster.local"} {
+		for _, target := range []*agent.Target{nil, {Kind: "StatefulSet", Name: "alertmanager-main"}} {
+			s := statefulSet("alertmanager-main", 3, 3, func(s *appsv1.StatefulSet) { s.Spec.ServiceName = "alertmanager-operated" })
+			objs := []runtime.Object{s, fx.Node("node-1")}
+			for i := 0; i < 3; i++ {
+				objs = append(objs, fx.Pod(ns, fmt.Sprintf("alertmanager-main-%d", i), s.Spec.Template.Labels, s.Spec.Template.Spec, s, "StatefulSet"))
+			}
+			e := agent.NewRuleEngine(fake.NewClientset(objs...))
+			e.Now = func() time.Time { return fx.Now }
+			line := fmt.Sprintf("level=warn component=cluster msg=\"refresh result\" err=\"1 error occurred:\\n\\t* Failed to resolve %s:9094: lookup %s on 10.96.0.10:53: no such host\"\n", host, host)
+			e.Logs = logBook{"alertmanager-main-": strings.Repeat(line, 4)}.source()
+			rc := drive(t, e, agent.Session{ID: "t", Problem: "A member of an Alertmanager cluster has not found all other cluster members.", Namespace: ns, Target: target}).RootCause
+			names := map[string]bool{}
+			for _, a := range rc.AffectedObjects {
+				names[a.Kind+"/"+a.Name] = true
+			}
+			if rc.Rule != "statefulset-service-missing" || rc.Culprit.Name != "alertmanager-operated" || !names["StatefulSet/alertmanager-main"] {
+				t.Errorf("%s (target %v): got %s on %s, affected %v: %s", host, target, rc.Rule, rc.Culprit, rc.AffectedObjects, rc.Summary)
+			}
+		}
+	}
+}
