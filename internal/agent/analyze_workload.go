@@ -179,7 +179,7 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 	facts := map[string]string{"workload": kubectlResource(workload), "detail": cf.Detail}
 	culprit := workload
 	var summary string
-	var extra []ObjectRef
+	var extra, follow []ObjectRef
 	switch cf.Rule {
 	case "quota-exceeded":
 		culprit = e.ref("ResourceQuota", cf.Object)
@@ -188,6 +188,12 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 			evIDs = append(evIDs, e.objEvidence(culprit, "ResourceQuota "+q.Name+": "+tools.QuotaLine(q)))
 		}
 		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): ResourceQuota %s is exhausted (%s).", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
+		if hs := e.quotaHolders(ctx); len(hs) > 0 {
+			summary += " Its pods are held by " + holdersText(hs) + "."
+			if pile := e.cronJobPileUp(ctx, cf.Object, hs, workload); !pile.IsZero() {
+				follow = append(follow, pile)
+			}
+		}
 	case "quota-missing-requests":
 		facts["name"] = cf.Object
 		extra = append(extra, e.ref("ResourceQuota", cf.Object))
@@ -223,7 +229,7 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 		affected = append(affected, seen)
 	}
 	affected = append(affected, extra...)
-	e.find(Finding{Rule: cf.Rule, Object: seen, Culprit: culprit, Summary: summary, Evidence: evIDs, Facts: facts, Affected: affected})
+	e.find(Finding{Rule: cf.Rule, Object: seen, Culprit: culprit, Summary: summary, Evidence: evIDs, Facts: facts, Affected: affected, Follow: follow})
 }
 
 // workloadPods looks at a workload's pods and points the regulator at representative

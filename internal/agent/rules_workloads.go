@@ -24,6 +24,14 @@ func init() {
 		Signals:    "spec.paused=true while the template differs from the newest ReplicaSet's (images) or status.updatedReplicas is below spec.replicas",
 		Actions:    []ActionTemplate{{Description: "Resume the rollout ({change})", Command: "kubectl -n {ns} rollout resume deployment/{name}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} rollout status deployment/{name}"}})
+	rule(Rule{ID: "cronjob-jobs-pile-up", Category: "CronJobJobsPileUp", Confidence: 86,
+		Title:   "a CronJob starts runs faster than they finish, and its piled-up Jobs hold the namespace's quota",
+		Signals: "a ResourceQuota refusing pods ('exceeded quota') whose pods are mostly a CronJob's, with concurrencyPolicy Allow and several active Jobs older than the schedule interval",
+		Actions: []ActionTemplate{
+			{Description: "Stop the pile-up: set concurrencyPolicy Forbid (or Replace) and an activeDeadlineSeconds on CronJob {name}", Command: "kubectl -n {ns} patch cronjob {name} --type=merge -p '{\"spec\":{\"concurrencyPolicy\":\"Forbid\"}}'", Risk: RiskMedium},
+			{Description: "Delete the stuck Jobs to free the quota ({quota})", Command: "kubectl -n {ns} get jobs -o name | grep {name} | xargs kubectl -n {ns} delete", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get resourcequota {quota}"}})
 	rule(Rule{ID: "rollout-held", Category: "RolloutHeld", Confidence: 78,
 		Title:      "the StatefulSet's or DaemonSet's update strategy keeps its template change from reaching the pods",
 		Signals:    "status.updateRevision differs from currentRevision (or updatedNumberScheduled is below desired) with updateStrategy OnDelete or a rollingUpdate.partition above 0",

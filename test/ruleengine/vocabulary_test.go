@@ -46,7 +46,7 @@ var auditedElsewhere = map[string]bool{
 	"dependency-host-unknown": true, "dependency-unreachable": true, "dependency-auth-failed": true, "dependency-port-mismatch": true,
 	"dependency-connection-limit": true, "config-value-missing": true, "config-file-missing": true, "app-error-logged": true,
 	"networkpolicy-deny-egress": true, "schema-not-migrated": true, "certificate-expired": true, "volume-full": true,
-	"mount-not-writable": true, "config-file-invalid": true, "rbac-forbidden": true,
+	"mount-not-writable": true, "config-file-invalid": true, "rbac-forbidden": true, "cronjob-jobs-pile-up": true,
 	// Steps of a chain: a deeper finding explains them whenever the cluster shows them, so
 	// their words reach a reader as "Seen as:"; rbac-allowed answers a question, no failure.
 	"container-not-ready": true, "cronjob-job-failing": true, "pod-on-unhealthy-node": true, "pod-pvc-pending": true,

@@ -127,6 +127,7 @@ var Vocabulary = map[string][]string{
 	"cronjob-suspended":           {"suspend"},
 	"cronjob-invalid-schedule":    {"schedule"},
 	"cronjob-missed-schedules":    {"schedule"},
+	"cronjob-jobs-pile-up":        {"concurrencyPolicy", "ResourceQuota", "Jobs"},
 	"cronjob-concurrency-blocked": {"concurrencyPolicy", "Forbid"},
 	"cronjob-job-failing":         {"Job", "failed"},
 	// Nodes.
