@@ -41,6 +41,7 @@ package controllers
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses;networkpolicies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingressclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch
 // Permission questions ("why can't service account X list pods?") are answered by the
 // authorizer and by the RBAC objects that almost grant the permission.
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch

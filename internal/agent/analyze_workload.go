@@ -219,6 +219,14 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 		culprit = e.ref("ServiceAccount", cf.Object)
 		facts["name"] = cf.Object
 		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): ServiceAccount %s does not exist.", workload.Kind+" "+workload.Name, cf.Object)
+	case "admission-webhook-failing":
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): %s", workload.Kind+" "+workload.Name, cf.Detail)
+		if cfg, svc, why, ok := e.failingWebhook(ctx, cf.Object, cf.Detail); ok {
+			culprit = cfg
+			facts["name"], facts["webhook"] = cfg.Name, cf.Object
+			extra = append(extra, svc)
+			summary = fmt.Sprintf("%s cannot create pods (FailedCreate): %s (%s).", workload.Kind+" "+workload.Name, why, cf.Detail)
+		}
 	case "admission-denied":
 		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): admission (%s) rejects them: %s", workload.Kind+" "+workload.Name, cf.Object, cf.Detail)
 	default:

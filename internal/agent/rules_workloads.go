@@ -81,6 +81,14 @@ func init() {
 		Signals:    "FailedCreate 'serviceaccount \"x\" not found'",
 		Actions:    []ActionTemplate{{Description: "Create ServiceAccount {name} or fix serviceAccountName in {workload}", Command: "kubectl -n {ns} create serviceaccount {name}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get {workload}"}})
+	rule(Rule{ID: "admission-webhook-failing", Category: "AdmissionWebhookFailing", Confidence: 88,
+		Title:   "an admission webhook the pods must pass cannot be called, and its failurePolicy Fail refuses them",
+		Signals: "FailedCreate 'failed calling webhook \"x\"' (service not found, connection refused, timeout); the Validating or MutatingWebhookConfiguration holding the webhook, its failurePolicy and backend Service",
+		Actions: []ActionTemplate{
+			{Description: "If the webhook's backend was uninstalled, delete the leftover configuration {name}", Command: "kubectl delete {plural} {name}", Risk: RiskHigh},
+			{Description: "Otherwise restore the webhook's backend (webhook {webhook}) or set its failurePolicy to Ignore", Command: "kubectl get {plural} {name} -o yaml", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get events --field-selector reason=FailedCreate  # no new 'failed calling webhook'"}})
 	rule(Rule{ID: "admission-denied", Category: "AdmissionDenied", Confidence: 82,
 		Title:      "an admission webhook or Pod Security rejects the pods",
 		Signals:    "FailedCreate 'admission webhook \"x\" denied the request' or 'violates PodSecurity'",

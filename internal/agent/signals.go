@@ -247,6 +247,7 @@ var (
 	quotaMust           = regexp.MustCompile(`failed quota: ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?): must specify ([^;]{1,200})`)
 	saNotFound          = regexp.MustCompile(`serviceaccount "([^"]{1,253})" not found`)
 	webhookDenied       = regexp.MustCompile(`admission webhook "([^"]{1,253})" denied the request`)
+	webhookFailing      = regexp.MustCompile(`failed calling webhook "([^"]{1,253})"`)
 	limitRangeMsg       = regexp.MustCompile(`(maximum|minimum) [a-z-]+ usage per (Container|Pod) is [^,\]]+(?:, but (?:request|limit) is [^,\]]+)?|limit to request ratio[^,\]]*`)
 	runtimeClassMissing = regexp.MustCompile(`RuntimeClass "([^"]{1,253})" not found`)
 	priorityMiss        = regexp.MustCompile(`no PriorityClass with name ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?) was found`)
@@ -279,6 +280,9 @@ func ParseCreateFailure(msg string) CreateFailure {
 	}
 	if m := webhookDenied.FindStringSubmatch(msg); m != nil {
 		return CreateFailure{Rule: "admission-denied", Object: m[1], Detail: clipString(msg, 300)}
+	}
+	if m := webhookFailing.FindStringSubmatch(msg); m != nil {
+		return CreateFailure{Rule: "admission-webhook-failing", Object: m[1], Detail: clipString(msg, 300)}
 	}
 	if strings.Contains(msg, "violates PodSecurity") {
 		return CreateFailure{Rule: "admission-denied", Object: "PodSecurity", Detail: clipString(msg, 300)}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -317,6 +318,28 @@ var kinds = []*KindInfo{
 		}),
 		list: func(ctx context.Context, cs kubernetes.Interface, ns string, o metav1.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
 			l, err := cs.NetworkingV1().Ingresses(ns).List(ctx, o)
+			if err != nil {
+				return nil, metav1.ListMeta{}, err
+			}
+			return objs(l.Items), l.ListMeta, nil
+		}},
+	{Kind: "ValidatingWebhookConfiguration", Plural: "validatingwebhookconfigurations", Short: []string{"validatingwebhookconfiguration"},
+		get: getter(func(ctx context.Context, cs kubernetes.Interface, _, n string) (*admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+			return cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, n, metav1.GetOptions{})
+		}),
+		list: func(ctx context.Context, cs kubernetes.Interface, _ string, o metav1.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
+			l, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().List(ctx, o)
+			if err != nil {
+				return nil, metav1.ListMeta{}, err
+			}
+			return objs(l.Items), l.ListMeta, nil
+		}},
+	{Kind: "MutatingWebhookConfiguration", Plural: "mutatingwebhookconfigurations", Short: []string{"mutatingwebhookconfiguration"},
+		get: getter(func(ctx context.Context, cs kubernetes.Interface, _, n string) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
+			return cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, n, metav1.GetOptions{})
+		}),
+		list: func(ctx context.Context, cs kubernetes.Interface, _ string, o metav1.ListOptions) ([]runtime.Object, metav1.ListMeta, error) {
+			l, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().List(ctx, o)
 			if err != nil {
 				return nil, metav1.ListMeta{}, err
 			}

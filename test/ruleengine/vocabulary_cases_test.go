@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -73,6 +74,15 @@ func vocabCases() []vocabCase {
 		{name: "admission webhook denies the pods", problem: quiet, rule: "admission-denied",
 			objs: func() []runtime.Object {
 				return noPods(`admission webhook "validate.kyverno.svc" denied the request: resource Pod/payments/web was blocked due to the following policies: require-labels`)
+			}},
+		{name: "admission webhook left behind without its backend", problem: "the storefront deploy shows 0 of 3 pods", rule: "admission-webhook-failing",
+			contains: []string{"failed calling webhook", "Service opa", "does not exist", "failurePolicy is Fail"},
+			objs: func() []runtime.Object {
+				fail := admissionregistrationv1.Fail
+				cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "opa-validating-webhook"},
+					Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "validating-webhook.openpolicyagent.org", FailurePolicy: &fail,
+						ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: ns, Name: "opa"}}}}}
+				return append(noPods(`Internal error occurred: failed calling webhook "validating-webhook.openpolicyagent.org": failed to call webhook: Post "https://opa.payments.svc:443/v1/admit?timeout=3s": service "opa" not found`), cfg)
 			}},
 		{name: "configmap key missing", problem: quiet, rule: "configmap-key-missing", contains: []string{"SMTP_PORT"},
 			objs: func() []runtime.Object {
@@ -134,7 +144,7 @@ func vocabCases() []vocabCase {
 			}},
 		{name: "controller cannot create pods for another reason", problem: quiet, rule: "workload-create-failed",
 			objs: func() []runtime.Object {
-				return noPods(`Internal error occurred: failed calling webhook "inject.example.com": failed to call webhook: Post "https://injector.example.svc:443/inject": context deadline exceeded`)
+				return noPods(`Timeout: request did not complete within requested timeout - context deadline exceeded`)
 			}},
 		{name: "job ran past its activeDeadlineSeconds", problem: quiet, rule: "job-deadline-exceeded", contains: []string{"600s"},
 			objs: func() []runtime.Object {

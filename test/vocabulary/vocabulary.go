@@ -99,6 +99,7 @@ var Vocabulary = map[string][]string{
 	"quota-missing-requests":      {"ResourceQuota", "requests|limits"},
 	"quota-exhausted":             {"ResourceQuota", "used|hard"},
 	"limitrange-violation":        {"LimitRange", "limit|request"},
+	"admission-webhook-failing":   {"webhook", "failurePolicy", "FailedCreate"},
 	"admission-denied":            {"admission|PodSecurity", "FailedCreate|denied|forbidden"},
 	"serviceaccount-missing":      {"ServiceAccount", "FailedCreate|not found|does not exist"},
 	"priorityclass-missing":       {"PriorityClass", "not found|does not exist"},
