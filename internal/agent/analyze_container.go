@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -314,7 +315,9 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 		evIDs = append(evIDs, pc.e.eventEvidence(pc.ref, *g))
 	}
 	facts := map[string]string{"image": spec.Image, "message": tools.Sanitize(msg, 200, true)}
-	short := tools.Sanitize(msg, 300, true)
+	// The image is named once already: its quoted repetitions in the runtime's message would
+	// push the registry's own words ("token has expired") out of the clipped quote.
+	short := tools.Sanitize(strings.ReplaceAll(msg, " "+strconv.Quote(spec.Image), ""), 300, true)
 	class := ClassifyPull(msg)
 	switch {
 	case missingSecret != "":
@@ -328,7 +331,18 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 		}
 	case class == PullAuth:
 		facts["pullSecret"] = firstPullSecret(p)
-		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry refused the credentials (imagePullSecrets %s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(facts["pullSecret"], "none"), short), ObjectRef{}, evIDs, facts)
+		summary := fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry refused the credentials (imagePullSecrets %s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(facts["pullSecret"], "none"), short)
+		// Credentials that a Job keeps refreshing are as good as its last run.
+		if ps := facts["pullSecret"]; ps != "" {
+			if writer, job, detail, ok := pc.e.secretWriter(ctx, ps); ok {
+				owned := strings.Replace(summary, "Pod "+p.Name, "P"+pc.owned(pc.e.workloadOf(ctx, p))[1:], 1)
+				pc.find(ctx, "image-pull-auth", cs.Name, strings.TrimRight(owned, ". ")+". "+detail+".", writer, evIDs, facts)
+				last := &pc.e.res.Findings[len(pc.e.res.Findings)-1]
+				last.Affected = mergeRefs(last.Affected, []ObjectRef{pc.e.ref("Secret", ps), job})
+				return
+			}
+		}
+		pc.find(ctx, "image-pull-auth", cs.Name, summary, ObjectRef{}, evIDs, facts)
 	case class == PullNotFound:
 		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the image or tag does not exist: %s", p.Name, spec.Image, cs.State.Waiting.Reason, short), ObjectRef{}, evIDs, facts)
 	case class == PullAmbiguous && len(p.Spec.ImagePullSecrets) == 0:

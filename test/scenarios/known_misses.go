@@ -23,7 +23,6 @@ package scenarios
 var knownMisses = map[string]string{
 	// Wave 7b (incident write-ups and runbooks), measured 2026-11-27 10:12–10:17 UTC.
 	"calico-rr-master-label-removed":      "targeted at DaemonSet calico-node: readiness-probe-failing there; the Pending calico-route-reflector Deployment (nodeSelector node-role.kubernetes.io/master) is not followed from it (target-less names it)",
-	"checkout-ecr-token-refresh-failing":  "image-pull-auth on Deployment checkout-service; does not follow imagePullSecret regcred to the failing ecr-token-refresh CronJob/Job, and the summary is cut before \"expired\"",
 	"ingester-preempted-by-priorityclass": "unschedulable-insufficient-resources on StatefulSet ingester; the preemption by the higher-priority distributor pod is not found",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 	"legacy-erp-endpointslice-label":      "names the selectorless Service legacy-erp as having no endpoints (service-no-endpoints); never looks at EndpointSlices, so legacy-erp-1 and its kubernetes.io/service-name=legacy-erp-db label are not found",
