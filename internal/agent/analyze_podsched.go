@@ -80,8 +80,13 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		if c := fit.capacity(); c != "" {
 			largest = fmt.Sprintf("; the largest of the %d node(s) it may use has %s allocatable", fit.free, c)
 		}
-		pc.find(ctx, "unschedulable-insufficient-resources", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node has enough free %s for its requests (%s%s). Scheduler: %s",
-			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, short), wl, evIDs,
+		summary := fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node has enough free %s for its requests (%s%s). Scheduler: %s",
+			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, short)
+		culprit := wl
+		if by, why, ok := pc.preemptor(ctx, p); ok && by.Key() != wl.Key() {
+			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
+		}
+		pc.find(ctx, "unschedulable-insufficient-resources", "", summary, culprit, evIDs,
 			map[string]string{"requests": requestsString(req), "resources": strings.Join(v.Resources, ","), "message": short})
 	case SchedTaint:
 		taint := ""

@@ -85,3 +85,33 @@ func TestQuotaHeldByPiledUpCronJob(t *testing.T) {
 		t.Fatalf("Forbid: got %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
 	}
 }
+
+// A pod Pending on Insufficient cpu after a pod of a higher PriorityClass took its node: the
+// higher-priority workload is named as the cause.
+func TestPendingPodPreemptedByHigherPriority(t *testing.T) {
+	ing := statefulSet("ingester", 2, 1, nil)
+	objs := []runtime.Object{ing, fx.Node("node-1"), svcAt("ingester", "None", map[string]string{"app": "ingester"}, 9095)}
+	for i := 0; i < 2; i++ {
+		p := fx.Pod(ns, fmt.Sprintf("ingester-%d", i), ing.Spec.Template.Labels, ing.Spec.Template.Spec, ing, "StatefulSet")
+		if i == 1 {
+			p.Spec.NodeName = ""
+			fx.Unschedulable(p, "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+			objs = append(objs, fx.Event(ns, "Pod", p.Name, "Normal", "Preempted", "Preempted by pod 6c1f0e2a-0d3b-4c55-9a7e-2f1d8f0c9b11 on node node-1", 1, 10*time.Minute))
+		}
+		objs = append(objs, p)
+	}
+	dist := app("distributor", 1, func(s *corev1.PodSpec) {
+		s.PriorityClassName, s.Priority = "stateless-critical", fx.Ptr(int32(1000000))
+		s.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}
+	}, nil)
+	objs = append(objs, dist...)
+	for _, target := range []*agent.Target{nil, {Kind: "StatefulSet", Name: "ingester"}} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook{}.source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: "an ingester is stuck in Pending and remote writes are failing", Namespace: ns, Target: target}).RootCause
+		if rc.Culprit.Kind != "Deployment" || rc.Culprit.Name != "distributor" || !strings.Contains(rc.Summary, "preempt") || !strings.Contains(rc.Summary, "Preempted") {
+			t.Fatalf("target %v: got %s on %s: %s", target, rc.Rule, rc.Culprit, rc.Summary)
+		}
+	}
+}

@@ -22,8 +22,7 @@ package scenarios
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
 	// Wave 7b (incident write-ups and runbooks), measured 2026-11-27 10:12–10:17 UTC.
-	"calico-rr-master-label-removed":      "targeted at DaemonSet calico-node: readiness-probe-failing there; the Pending calico-route-reflector Deployment (nodeSelector node-role.kubernetes.io/master) is not followed from it (target-less names it)",
-	"ingester-preempted-by-priorityclass": "unschedulable-insufficient-resources on StatefulSet ingester; the preemption by the higher-priority distributor pod is not found",
+	"calico-rr-master-label-removed": "targeted at DaemonSet calico-node: readiness-probe-failing there; the Pending calico-route-reflector Deployment (nodeSelector node-role.kubernetes.io/master) is not followed from it (target-less names it)",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 	"legacy-erp-endpointslice-label":      "names the selectorless Service legacy-erp as having no endpoints (service-no-endpoints); never looks at EndpointSlices, so legacy-erp-1 and its kubernetes.io/service-name=legacy-erp-db label are not found",
 	"fraud-scorer-dnspolicy-default":      "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
