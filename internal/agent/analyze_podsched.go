@@ -141,16 +141,23 @@ func (pc *podCheck) claims(ctx context.Context, evIDs []string) bool {
 	found := false
 	n := 0
 	for _, v := range pc.pod.Spec.Volumes {
-		if v.PersistentVolumeClaim == nil {
+		if v.PersistentVolumeClaim == nil && v.Ephemeral == nil {
 			continue
 		}
 		if n++; n > 5 {
 			break
 		}
-		name := v.PersistentVolumeClaim.ClaimName
+		// A generic ephemeral volume's claim is created for the pod as <pod>-<volume>, from the
+		// claim template in the pod spec.
+		name := pc.pod.Name + "-" + v.Name
+		if v.PersistentVolumeClaim != nil {
+			name = v.PersistentVolumeClaim.ClaimName
+		}
 		claim := pc.e.ref("PersistentVolumeClaim", name)
 		pvc, err := getAs[*corev1.PersistentVolumeClaim](ctx, pc.e, "PersistentVolumeClaim", name)
 		switch {
+		case tools.IsNotFound(err) && v.Ephemeral != nil:
+			continue // not created yet: the ephemeral volume controller makes it
 		case tools.IsNotFound(err):
 			pc.find(ctx, "pvc-missing", "", fmt.Sprintf("Pod %s mounts PersistentVolumeClaim %s, which does not exist.", pc.pod.Name, name), claim, evIDs, map[string]string{"claim": name})
 			found = true

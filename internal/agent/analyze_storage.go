@@ -39,6 +39,7 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 	}
 	cref := e.ref("PersistentVolumeClaim", pvc.Name)
 	evIDs := []string{e.objEvidence(cref, "PersistentVolumeClaim "+pvc.Name+": "+tools.Summarize(pvc, e.now).Status)}
+	defer e.claimOwners(ctx, pvc, len(e.res.Findings))
 	size := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
 	facts := map[string]string{"claim": pvc.Name, "size": size.String(), "accessModes": accessModes(pvc.Spec.AccessModes), "class": ptrOr(pvc.Spec.StorageClassName, "")}
 	switch pvc.Status.Phase {
@@ -276,4 +277,22 @@ func analyzeConfig(ctx context.Context, e *env, ref ObjectRef) error {
 	}
 	e.objEvidence(target, fmt.Sprintf("%s %s is used by %d pod(s), all ready", ref.Kind, ref.Name, len(users)))
 	return nil
+}
+
+// claimOwners adds, to the findings recorded since n, the workload of the pod that owns the
+// claim: a generic ephemeral volume's claim belongs to its pod, and the claim template that
+// names the class lives in that workload's pod template, the place to fix.
+func (e *env) claimOwners(ctx context.Context, pvc *corev1.PersistentVolumeClaim, n int) {
+	or := controllerOf(pvc)
+	if or == nil || or.Kind != "Pod" || len(e.res.Findings) == n {
+		return
+	}
+	p, err := getAs[*corev1.Pod](ctx, e, "Pod", or.Name)
+	if err != nil {
+		return
+	}
+	refs := []ObjectRef{e.ref("Pod", p.Name), e.workloadOf(ctx, p)}
+	for i := n; i < len(e.res.Findings); i++ {
+		e.res.Findings[i].Affected = mergeRefs(e.res.Findings[i].Affected, refs)
+	}
 }

@@ -212,6 +212,8 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 			lrName = lrs[0].Name
 			lref := e.ref("LimitRange", lrName)
 			evIDs = append(evIDs, e.objEvidence(lref, "LimitRange "+lrName+": "+tools.Summarize(lrs[0], e.now).Status))
+			// The LimitRange is the other place to fix: raise its bound (or ratio) or change the pods.
+			extra = append(extra, lref)
 		}
 		facts["limitRange"] = lrName
 		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): they violate LimitRange %s (%s).", workload.Kind+" "+workload.Name, lrName, cf.Detail)

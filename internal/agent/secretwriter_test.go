@@ -64,3 +64,40 @@ func TestRejectedPullSecretFollowsItsFailingWriter(t *testing.T) {
 		}
 	}
 }
+
+// A generic ephemeral volume whose claim template names a StorageClass that does not exist:
+// the pod's claim is <pod>-<volume>, owned by the pod; the class is the culprit and the
+// workload whose template holds the claim template is named.
+func TestEphemeralVolumeClassMissing(t *testing.T) {
+	class := "scratch-nvme"
+	objs := app("ci-runner", 1, func(s *corev1.PodSpec) {
+		s.Volumes = []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+			VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class,
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}}}}}}
+	}, func(p *corev1.Pod) {
+		p.Spec.NodeName = ""
+		fx.Unschedulable(p, "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
+	})
+	var pod *corev1.Pod
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			pod = p
+		}
+	}
+	pvc := fx.PVC(ns, pod.Name+"-scratch", &class, corev1.ClaimPending)
+	pvc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: fx.Ptr(true)}}
+	objs = append(objs, pvc, fx.StorageClass("standard", "ebs.csi.aws.com", true, "WaitForFirstConsumer"), fx.Node("node-1"))
+	for _, target := range []*agent.Target{nil, {Kind: "Deployment", Name: "ci-runner"}} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook{}.source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: "CI jobs are queued forever, the runners never start", Namespace: ns, Target: target}).RootCause
+		names := map[string]bool{}
+		for _, a := range rc.AffectedObjects {
+			names[a.Kind+"/"+a.Name] = true
+		}
+		if rc.Culprit.Kind != "StorageClass" || rc.Culprit.Name != class || !names["Deployment/ci-runner"] {
+			t.Fatalf("target %v: got %s on %s, affected %v: %s", target, rc.Rule, rc.Culprit, rc.AffectedObjects, rc.Summary)
+		}
+	}
+}
