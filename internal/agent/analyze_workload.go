@@ -64,6 +64,7 @@ func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
 		if e.daemonSetNowhere(ctx, ds, []string{ev}) || e.heldDaemonSet(ds, []string{ev}) {
 			return nil
 		}
+		e.daemonSetTaintedNodes(ctx, ds, []string{ev})
 		return e.workloadPods(ctx, dref, ds.Spec.Selector, ds.Status.DesiredNumberScheduled, false, []string{ev})
 	}
 	return fmt.Errorf("workload analyzer does not handle %s", ref.Kind)

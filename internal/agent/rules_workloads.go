@@ -32,6 +32,11 @@ func init() {
 			{Description: "Delete the stuck Jobs to free the quota ({quota})", Command: "kubectl -n {ns} get jobs -o name | grep {name} | xargs kubectl -n {ns} delete", Risk: RiskMedium},
 		},
 		Validation: []string{"kubectl -n {ns} get resourcequota {quota}"}})
+	rule(Rule{ID: "daemonset-taint-excluded", Category: "DaemonSetTaintExcluded", Confidence: 70,
+		Title:      "nodes the DaemonSet selects get no pod because of a taint its pods do not tolerate",
+		Signals:    "nodes matching the DaemonSet's nodeSelector with a NoSchedule/NoExecute taint (not control-plane or node-condition taints) that its pod template does not tolerate; desiredNumberScheduled leaves them out",
+		Actions:    []ActionTemplate{{Description: "Add a toleration for {taint} to DaemonSet {name} if it must run on {nodes}", Command: "kubectl -n {ns} edit daemonset {name}  # spec.template.spec.tolerations", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pods -o wide -l {podSelector}"}})
 	rule(Rule{ID: "rollout-held", Category: "RolloutHeld", Confidence: 78,
 		Title:      "the StatefulSet's or DaemonSet's update strategy keeps its template change from reaching the pods",
 		Signals:    "status.updateRevision differs from currentRevision (or updatedNumberScheduled is below desired) with updateStrategy OnDelete or a rollingUpdate.partition above 0",

@@ -220,6 +220,18 @@ func vocabCases() []vocabCase {
 					Status: appsv1.DaemonSetStatus{ObservedGeneration: 1}}
 				return []runtime.Object{ds, fx.Node("node-1")}
 			}},
+		{name: "daemonset left off a tainted node", target: &agent.Target{Kind: "DaemonSet", Name: "log-shipper"}, problem: "no logs from the GPU nodes", rule: "daemonset-taint-excluded",
+			contains: []string{"gpu-a", "nvidia.com/gpu=present:NoSchedule"},
+			objs: func() []runtime.Object {
+				ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "log-shipper", Namespace: ns, UID: fx.UID("DaemonSet", "log-shipper")},
+					Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "log-shipper"}},
+						Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "log-shipper"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{fx.Container("shipper", "fluent-bit:3")}}}},
+					Status: appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberReady: 1, NumberAvailable: 1, UpdatedNumberScheduled: 1}}
+				gpu := fx.Node("gpu-a")
+				gpu.Spec.Taints = []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}
+				p := fx.Pod(ns, "log-shipper-abcde", ds.Spec.Template.Labels, ds.Spec.Template.Spec, ds, "DaemonSet")
+				return []runtime.Object{ds, p, fx.Node("node-1"), gpu}
+			}},
 		{name: "deployment paused holding back its change", problem: quiet, rule: "deployment-paused",
 			objs: func() []runtime.Object {
 				d, _, o := webApp(1, nil)

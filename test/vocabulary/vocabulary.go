@@ -110,6 +110,7 @@ var Vocabulary = map[string][]string{
 	"rollout-held":                {"OnDelete|partition", "updateStrategy|rollingUpdate", "revision"},
 	"deployment-paused":           {"paused", "rollout|template"},
 	"statefulset-service-missing": {"serviceName", "Service"},
+	"daemonset-taint-excluded":    {"taint", "toleration", "desiredNumberScheduled"},
 	"daemonset-no-nodes":          {"DaemonSet", "nodeSelector|node affinity"},
 	"pull-secret-missing":         {"imagePullSecrets", "Secret"},
 	"hpa-maxed-out":               {"HorizontalPodAutoscaler|HPA", "maxReplicas|maximum"},
