@@ -24,10 +24,7 @@ var knownMisses = map[string]string{
 	// Wave 7b (incident write-ups and runbooks), measured 2026-11-27 10:12–10:17 UTC.
 	"calico-rr-master-label-removed": "targeted at DaemonSet calico-node: readiness-probe-failing there; the Pending calico-route-reflector Deployment (nodeSelector node-role.kubernetes.io/master) is not followed from it (target-less names it)",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
-	"legacy-erp-endpointslice-label":      "names the selectorless Service legacy-erp as having no endpoints (service-no-endpoints); never looks at EndpointSlices, so legacy-erp-1 and its kubernetes.io/service-name=legacy-erp-db label are not found",
 	"fraud-scorer-dnspolicy-default":      "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
 	"storefront-rails-pool-below-threads": "app-error-logged on Deployment storefront quoting a FATAL header line that holds only the request id; the ConnectionTimeoutError and the ConfigMap's pool: 5 are not named",
-	"search-limitrange-cpu-ratio":         "limitrange-violation on Deployment search-api, quoting LimitRange container-limits and its ratio in the summary but leaving the LimitRange out of affectedObjects; the refused reindex Job is not mentioned",
-	"ci-runner-ephemeral-class-missing":   "targeted: unschedulable on Deployment ci-runner ('pod has unbound immediate PersistentVolumeClaims') without the StorageClass; target-less: pvc-storageclass-missing on StorageClass scratch-nvme without the Deployment whose claim template names it",
 	"log-shipper-gpu-taint-untolerated":   "no-problem-found: the DaemonSet's status is complete (1 of 1), and the pool's GPU node without a log-shipper pod (untolerated nvidia.com/gpu taint) is not examined",
 }
