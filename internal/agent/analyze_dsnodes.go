@@ -33,6 +33,10 @@ import (
 // not tolerate is left out of desiredNumberScheduled, so the DaemonSet reports every pod
 // ready while that node has none (no log shipper, no monitoring agent there).
 
+// A DaemonSet kept off tainted nodes explains nothing its running pods suffer from: it ranks
+// with the symptoms, so a crash of those pods, or anything deeper, wins over it.
+func init() { causeLayer["daemonset-taint-excluded"] = 0 }
+
 // daemonSetTaintedNodes reports the nodes a DaemonSet selects that get no pod because of a
 // taint its template does not tolerate. Control-plane taints and the node-condition taints
 // (node.kubernetes.io/*) are left out: keeping DaemonSets off them is usually intended, or

@@ -109,3 +109,19 @@ func TestRollingStatefulSetIsNotHeld(t *testing.T) {
 		t.Fatalf("OnDelete: got %s: %s", rc.Rule, rc.Summary)
 	}
 }
+
+// A DaemonSet kept off a tainted node does not hide why its running pods crash.
+func TestTaintExcludedDaemonSetLosesToItsCrash(t *testing.T) {
+	ds := daemonSet("node-agent", func(d *appsv1.DaemonSet) { d.Status.DesiredNumberScheduled = 1 })
+	p := fx.Pod(ns, "node-agent-abcde", ds.Spec.Template.Labels, ds.Spec.Template.Spec, ds, "DaemonSet")
+	fx.CrashLoop(p, 1, "Error", 5)
+	gpu := fx.Node("gpu-a")
+	gpu.Spec.Taints = []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}
+	e := agent.NewRuleEngine(fake.NewClientset(ds, p, fx.Node("node-1"), gpu))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"node-agent-": "open /host/proc/1/status: no such file or directory\n"}.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "node-agent keeps restarting", Namespace: ns, Target: &agent.Target{Kind: "DaemonSet", Name: "node-agent"}}).RootCause
+	if rc.Rule == "daemonset-taint-excluded" {
+		t.Fatalf("the taint finding hides the crash: %s", rc.Summary)
+	}
+}
