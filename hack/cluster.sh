@@ -23,6 +23,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 K8S_BIN=${KUBAGE_K8S_BIN:-$ROOT/bin/k8s}
 DIR=${KUBAGE_CLUSTER_DIR:-$ROOT/bin/cluster}
 NODES=${KUBAGE_NODES:-3}
+# Pod capacity of each node (a kubelet's default is 110; the test suites run a whole scenario
+# corpus at once and ask for more).
+NODE_PODS=${KUBAGE_NODE_PODS:-110}
 TIMEOUT=${KUBAGE_CLUSTER_TIMEOUT:-90}
 
 SERVICE_CIDR=10.96.0.0/16
@@ -319,12 +322,12 @@ status:
   allocatable:
     cpu: \"4\"
     memory: 15Gi
-    pods: \"110\"
+    pods: \"$NODE_PODS\"
     ephemeral-storage: 95Gi
   capacity:
     cpu: \"4\"
     memory: 16Gi
-    pods: \"110\"
+    pods: \"$NODE_PODS\"
     ephemeral-storage: 100Gi
   nodeInfo:
     architecture: amd64
@@ -464,6 +467,10 @@ up_once() {
   # kwok reads its Logs objects from the API (created by the stages from pod annotations).
   kubectl_ apply -f "$ROOT/hack/kwok/crd-logs.yaml" >/dev/null
 
+  # The controllers' and scheduler's own client limits (20 and 50 requests/s by default) are
+  # raised: a test corpus creates a few hundred namespaces of workloads at once, and the
+  # replicaset, job and endpoint controllers should not queue behind a limit meant for
+  # protecting a shared production API server.
   start kube-controller-manager "$K8S_BIN/kube-controller-manager" \
     --kubeconfig="$DIR/controller-manager.kubeconfig" \
     --authentication-kubeconfig="$DIR/controller-manager.kubeconfig" \
@@ -481,6 +488,8 @@ up_once() {
     --cluster-cidr="$POD_CIDR" \
     --allocate-node-cidrs=false \
     --controllers='*' \
+    --kube-api-qps=300 \
+    --kube-api-burst=600 \
     --v=1
 
   start kube-scheduler "$K8S_BIN/kube-scheduler" \
@@ -491,6 +500,8 @@ up_once() {
     --secure-port="$SCHEDULER_PORT" \
     --cert-dir="$DIR/pki/scheduler" \
     --leader-elect=false \
+    --kube-api-qps=300 \
+    --kube-api-burst=600 \
     --v=1
 
   KWOK_WORKDIR="$DIR/kwok" start kwok "$K8S_BIN/kwok" \

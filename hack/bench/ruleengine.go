@@ -147,7 +147,7 @@ func ruleEngineBench(ctx context.Context, env *Env) (any, error) {
 	rep := &ruleEngineReport{Procedure: fmt.Sprintf("scenarios deployed for real on the local kwok cluster; after the failure shows, 1 warm-up then %d measured sessions each with the RuleEngine through the operator's session engine (session.Local: in-process runner, state in memory, default budget); durations are wall time of the session on its own client without client-side rate limit (controller-runtime's default), API requests from the tools' request counter", *reRuns)}
 
 	env.Log.Printf("deploying %d scenarios", len(deploy))
-	ds := scenarios.DeployAll(ctx, env.Client, deploy, 150*time.Second)
+	ds := scenarios.DeployAll(ctx, env.Client, deploy, scenarios.FailureTimeout)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()

@@ -95,7 +95,7 @@ func run(ctx context.Context, logger *log.Logger) error {
 		return err
 	}
 	logger.Printf("deploying %d scenarios", len(list))
-	ds := scenarios.DeployAll(ctx, cs, list, 150*time.Second)
+	ds := scenarios.DeployAll(ctx, cs, list, scenarios.FailureTimeout)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()

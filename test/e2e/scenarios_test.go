@@ -98,7 +98,7 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 	awaitFailure := func(ctx SpecContext, s *scenarios.Scenario) *scenarios.Deployed {
 		d := deployed[s.Name]
 		Expect(d).NotTo(BeNil())
-		Eventually(d.Done()).WithContext(ctx).WithTimeout(160 * time.Second).Should(BeClosed())
+		Eventually(d.Done()).WithContext(ctx).WithTimeout(scenarios.FailureTimeout + 10*time.Second).Should(BeClosed())
 		Expect(d.Err()).NotTo(HaveOccurred())
 		return d
 	}
@@ -112,7 +112,7 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 		noLogs, err = kubernetes.NewForConfig(scenarios.NoLogsConfig(cfg))
 		Expect(err).NotTo(HaveOccurred())
 		start := time.Now()
-		ds := scenarios.DeployAll(ctx, clients, list, 150*time.Second)
+		ds := scenarios.DeployAll(ctx, clients, list, scenarios.FailureTimeout)
 		for _, d := range ds {
 			deployed[d.Name] = d
 		}

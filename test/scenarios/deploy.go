@@ -33,6 +33,7 @@ type Deployed struct {
 
 	done  chan struct{}
 	err   error
+	start time.Time
 	ready time.Duration
 }
 
@@ -48,6 +49,11 @@ func (d *Deployed) ReadyAfter() time.Duration { return d.ready }
 // deployParallelism bounds concurrent setups (namespace creation waits for its ServiceAccount).
 const deployParallelism = 8
 
+// FailureTimeout is how long a deployed scenario may take to show its failure. A whole
+// corpus (over two hundred scenarios, a few hundred pods crash-looping at once) on a
+// 2-core machine needs most of it for the failures that take several restarts.
+const FailureTimeout = 4 * time.Minute
+
 // DeployAll creates every scenario's objects, then awaits each precondition concurrently in
 // the background (at most waitTimeout each), so slow failures overlap. Scenarios that failed to
 // deploy are returned too (with Err set and Done closed); clean all of them up with CleanupAll.
@@ -55,7 +61,9 @@ func DeployAll(ctx context.Context, cs kubernetes.Interface, list []*Scenario, w
 	out := make([]*Deployed, len(list))
 	sem := make(chan struct{}, deployParallelism)
 	var wg sync.WaitGroup
-	bg := context.WithoutCancel(ctx)
+	// Every scenario is created before any is awaited: the waits' polling shares the
+	// client's rate limit with the creates and, started early, starved them (a corpus of
+	// 229 took 90s to create while the first ones were polled).
 	for i, s := range list {
 		d := &Deployed{Scenario: s, done: make(chan struct{})}
 		out[i] = d
@@ -63,26 +71,27 @@ func DeployAll(ctx context.Context, cs kubernetes.Interface, list []*Scenario, w
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
-			start := time.Now()
-			env, err := Deploy(ctx, cs, s)
+			d.start = time.Now()
+			d.Env, d.err = Deploy(ctx, cs, s)
 			<-sem
-			d.Env = env
-			if err != nil {
-				d.err = err
-				close(d.done)
-				return
-			}
-			go func() {
-				defer close(d.done)
-				d.err = s.Ready(bg, env, waitTimeout)
-				if d.err != nil {
-					d.err = fmt.Errorf("scenario %s: the failure never showed: %w", s.Name, d.err)
-				}
-				d.ready = time.Since(start)
-			}()
 		}()
 	}
 	wg.Wait()
+	bg := context.WithoutCancel(ctx)
+	for _, d := range out {
+		if d.err != nil {
+			close(d.done)
+			continue
+		}
+		go func() {
+			defer close(d.done)
+			d.err = d.Ready(bg, d.Env, waitTimeout)
+			if d.err != nil {
+				d.err = fmt.Errorf("scenario %s: the failure never showed: %w", d.Name, d.err)
+			}
+			d.ready = time.Since(d.start)
+		}()
+	}
 	return out
 }
 

@@ -382,9 +382,14 @@ func Table(results []Result) string {
 
 // poll calls f until it returns nil or timeout passes, returning f's last error.
 func poll(ctx context.Context, timeout time.Duration, f func() error) error {
+	return pollEvery(ctx, timeout, 200*time.Millisecond, f)
+}
+
+// pollEvery is poll with its own interval.
+func pollEvery(ctx context.Context, timeout, interval time.Duration, f func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	t := time.NewTicker(200 * time.Millisecond)
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		err := f()
@@ -399,10 +404,14 @@ func poll(ctx context.Context, timeout time.Duration, f func() error) error {
 	}
 }
 
+// readyInterval is how often Ready looks: a whole corpus waits at once (two hundred
+// scenarios and more), and every look is a few API requests on a shared, rate-limited client.
+const readyInterval = time.Second
+
 // Ready polls the scenario's Wait until the failure is visible or timeout passes.
 func (s *Scenario) Ready(ctx context.Context, e *Env, timeout time.Duration) error {
 	if s.Wait == nil {
 		return nil
 	}
-	return poll(ctx, timeout, func() error { return s.Wait(ctx, e) })
+	return pollEvery(ctx, timeout, readyInterval, func() error { return s.Wait(ctx, e) })
 }

@@ -49,6 +49,10 @@ type Options struct {
 	Dir string
 	// Nodes is the number of fake nodes (default 3).
 	Nodes int
+	// NodePods is each node's pod capacity (default 330, three times a kubelet's default:
+	// the suites deploy the whole scenario corpus, a few hundred pods, on these nodes at once,
+	// and at 110 the last scenarios' pods stayed Pending with "Too many pods").
+	NodePods int
 	// Timeout bounds the start (default 2 minutes).
 	Timeout time.Duration
 	// Output receives the script's progress; discarded when nil.
@@ -99,6 +103,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if nodes <= 0 {
 		nodes = 3
 	}
+	nodePods := opts.NodePods
+	if nodePods <= 0 {
+		nodePods = 330
+	}
 	dir := opts.Dir
 	if dir == "" {
 		var err error
@@ -123,6 +131,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	defer cancel()
 	env := []string{
 		"KUBAGE_NODES=" + strconv.Itoa(nodes),
+		"KUBAGE_NODE_PODS=" + strconv.Itoa(nodePods),
 		"KUBAGE_CLUSTER_TIMEOUT=" + strconv.Itoa(int(timeout.Seconds())),
 		// If this process dies without Stop (a test timeout, a kill), the cluster follows it.
 		"KUBAGE_CLUSTER_OWNER_PID=" + strconv.Itoa(os.Getpid()),
