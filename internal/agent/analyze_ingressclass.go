@@ -27,15 +27,15 @@ import (
 )
 
 // An ingress controller serves the Ingresses of its IngressClass (and, for the class marked
-// default, those that name none). An Ingress that names a class no one defines, or names none
-// where no class is the default, is served by nobody: it gets no address and its hosts 404 or
-// do not resolve, while every Service behind it is healthy.
+// default, those that name none). An Ingress that names a class no one defines is served by
+// nobody: it gets no address and its hosts 404 or do not resolve, while every Service behind
+// it is healthy. An Ingress that names none while no class is the default is not claimed:
+// IngressClasses are cluster-wide (another team's class would make that true of every
+// class-less Ingress) and many controllers are configured to serve Ingresses without a class;
+// blaming it outranked what was really wrong behind such Ingresses.
 
 // ingressClassAnnotation is the pre-1.18 way to name the class, still honoured by controllers.
 const ingressClassAnnotation = "kubernetes.io/ingress.class"
-
-// defaultIngressClass marks the class that serves Ingresses naming none.
-const defaultIngressClass = "ingressclass.kubernetes.io/is-default-class"
 
 // ingressClass reports an Ingress no controller serves because of its class; false when the
 // class exists (or the classes cannot be read: nothing is claimed then).
@@ -44,12 +44,9 @@ func (e *env) ingressClass(ctx context.Context, ing *networkingv1.Ingress, statu
 	if err != nil {
 		return false
 	}
-	var names, defaults []string
+	var names []string
 	for _, c := range classes {
 		names = append(names, c.Name)
-		if c.Annotations[defaultIngressClass] == "true" {
-			defaults = append(defaults, c.Name)
-		}
 	}
 	iref := e.ref("Ingress", ing.Name)
 	have := orDefault(strings.Join(names, ", "), "none")
@@ -60,12 +57,7 @@ func (e *env) ingressClass(ctx context.Context, ing *networkingv1.Ingress, statu
 	} else if a := ing.Annotations[ingressClassAnnotation]; a != "" {
 		name, field = a, "annotation "+ingressClassAnnotation
 	}
-	switch {
-	case name == "" && len(classes) > 0 && len(defaults) == 0:
-		e.find(Finding{Rule: "ingress-class-missing", Object: iref, Culprit: iref, Evidence: []string{statusEv}, Facts: facts,
-			Summary: fmt.Sprintf("Ingress %s names no ingressClassName and no IngressClass is marked default (%s=true), so no ingress controller serves it (IngressClasses: %s).", ing.Name, defaultIngressClass, have)})
-		return true
-	case name == "":
+	if name == "" {
 		return false
 	}
 	for _, n := range names {

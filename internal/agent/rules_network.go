@@ -40,8 +40,8 @@ func init() {
 		Actions:    []ActionTemplate{{Description: "Attach endpoints to Service {service}: label the hand-written EndpointSlice kubernetes.io/service-name={service}, name the Endpoints after the Service, or give the Service a selector", Command: "kubectl -n {ns} edit {resource}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service}"}})
 	rule(Rule{ID: "ingress-class-missing", Category: "IngressClassMissing", Confidence: 85,
-		Title:      "no ingress controller serves the Ingress: its IngressClass does not exist, or it names none and no class is the default",
-		Signals:    "spec.ingressClassName (or the kubernetes.io/ingress.class annotation) naming no IngressClass; no class named while IngressClasses exist and none is annotated is-default-class",
+		Title:      "no ingress controller serves the Ingress: the IngressClass it names does not exist",
+		Signals:    "spec.ingressClassName (or the kubernetes.io/ingress.class annotation) naming no IngressClass",
 		Actions:    []ActionTemplate{{Description: "Name an existing IngressClass ({classes}) in the Ingress, or create class {class} for the controller meant to serve it", Command: "kubectl -n {ns} edit ingress {ingress}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get ingress {ingress}  # ADDRESS is set"}})
 	rule(Rule{ID: "service-target-port-mismatch", Category: "ServiceTargetPortMismatch", Confidence: 82,

@@ -185,13 +185,6 @@ func vocabCases() []vocabCase {
 				class := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
 				return append(o, ing, svc, fx.EndpointSlice(svc, o[4].(*corev1.Pod)), class)
 			}},
-		{name: "ingress names no class and none is the default", problem: quiet, rule: "ingress-class-missing",
-			objs: func() []runtime.Object {
-				svc := fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http"))
-				_, _, o := webApp(1, nil)
-				class := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
-				return append(o, ingress("shop", "web", 80), svc, fx.EndpointSlice(svc, o[4].(*corev1.Pod)), class)
-			}},
 		{name: "ingress backend port not on the service", problem: quiet, rule: "ingress-backend-port-mismatch",
 			objs: func() []runtime.Object {
 				svc := fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http"))
