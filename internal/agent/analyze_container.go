@@ -105,6 +105,9 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			return nil
 		}
 		pc.crash(ctx, cs, spec, "crash-loop", 70)
+	case cs.State.Terminated != nil && !isInitContainer(p, cs.Name) && keepsCompleting(p, cs, cs.State.Terminated):
+		// Between restarts of a process that finishes instead of staying up.
+		pc.crash(ctx, cs, spec, "crash-loop", 65)
 	case cs.State.Running != nil && isInitContainer(p, cs.Name) && !isSidecar(spec):
 		pc.initBlocked(ctx, cs, spec)
 	case cs.State.Running != nil:
@@ -123,6 +126,12 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			}
 			return nil
 		}
+		if keepsCompleting(p, cs, last) && pc.e.now.Sub(last.FinishedAt.Time) < time.Hour {
+			// Running again after exiting 0 more than once: a run-once process restarted
+			// because restartPolicy is Always; between two restarts it looks healthy.
+			pc.crash(ctx, cs, spec, "crash-loop", 65)
+			return nil
+		}
 		if cs.RestartCount > 0 && last != nil && last.ExitCode != 0 && pc.e.now.Sub(last.FinishedAt.Time) < time.Hour {
 			if pc.probeFailure(ctx, cs, spec, true) {
 				return nil
@@ -133,6 +142,13 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 		}
 	}
 	return nil
+}
+
+// keepsCompleting reports a container of a restartPolicy Always pod that exited with code 0
+// (t) after being restarted at least twice: a process that finishes instead of staying up.
+func keepsCompleting(p *corev1.Pod, cs corev1.ContainerStatus, t *corev1.ContainerStateTerminated) bool {
+	restartsAlways := p.Spec.RestartPolicy == "" || p.Spec.RestartPolicy == corev1.RestartPolicyAlways
+	return restartsAlways && t != nil && t.ExitCode == 0 && cs.RestartCount >= 2
 }
 
 func (pc *podCheck) oom(ctx context.Context, cs corev1.ContainerStatus, spec corev1.Container) {
