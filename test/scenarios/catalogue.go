@@ -580,7 +580,10 @@ func controllerScenarios() []*Scenario {
 					}
 					e.State["rolled"] = "yes"
 				}
-				return deploymentCondition("payments", appsv1.DeploymentProgressing, "ProgressDeadlineExceeded")(ctx, e)
+				// The deadline (10s) can pass before the kubelet has reported a failed probe;
+				// the failure a user sees is both.
+				return all(deploymentCondition("payments", appsv1.DeploymentProgressing, "ProgressDeadlineExceeded"),
+					podEvent("Unhealthy", "Readiness probe failed"))(ctx, e)
 			},
 		},
 		{
