@@ -19,7 +19,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -81,11 +80,7 @@ func (pc *podCheck) nodeLabelValues(ctx context.Context, p *corev1.Pod) string {
 					vals[v] = true
 				}
 			}
-			var vs []string
-			for v := range vals {
-				vs = append(vs, v)
-			}
-			sort.Strings(vs)
+			vs := sortedKeys(vals)
 			if len(vs) == 0 {
 				parts = append(parts, fmt.Sprintf("no node has a %s label", e.Key))
 			} else {
