@@ -39,21 +39,19 @@ func (e *env) strayEndpoints(ctx context.Context, svc *corev1.Service) (ObjectRe
 	if err != nil {
 		return ObjectRef{}, "", false
 	}
-	var names []string
-	byName := map[string]*discoveryv1.EndpointSlice{}
-	for _, es := range slices {
-		owner := es.Labels[discoveryv1.LabelServiceName]
+	var es *discoveryv1.EndpointSlice
+	for _, s := range slices {
+		owner := s.Labels[discoveryv1.LabelServiceName]
 		if owner == svc.Name {
 			continue
 		}
 		// A slice named after the Service, or labelled with a name close to it, was meant for it.
-		if strings.HasPrefix(es.Name, svc.Name) || owner != "" && closestName(svc.Name, []string{owner}) != "" {
-			names = append(names, es.Name)
-			byName[es.Name] = es
+		if strings.HasPrefix(s.Name, svc.Name) || owner != "" && closestName(svc.Name, []string{owner}) != "" {
+			es = s
+			break
 		}
 	}
-	if len(names) > 0 {
-		es := byName[names[0]]
+	if es != nil {
 		label := "has no kubernetes.io/service-name label"
 		if v := es.Labels[discoveryv1.LabelServiceName]; v != "" {
 			label = fmt.Sprintf("is labelled kubernetes.io/service-name=%s", v)
