@@ -42,17 +42,7 @@ func (pc *podCheck) podDNSMissing(ctx context.Context, d *depCheck, h HostPort, 
 	}
 	// Only a StatefulSet's pods get such names; without one governing the Service, the walk
 	// goes on to its pods as for any provider.
-	stss, err := listOnce[*appsv1.StatefulSet](ctx, e, "StatefulSet", scanMaxObjects)
-	if err != nil {
-		return false
-	}
-	var sts *appsv1.StatefulSet
-	for _, s := range stss {
-		if s.Spec.ServiceName == svc.Name {
-			sts = s
-			break
-		}
-	}
+	sts := e.governedBy(ctx, svc.Name)
 	if sts == nil {
 		return false
 	}
@@ -87,25 +77,34 @@ func (pc *podCheck) podDNSMissing(ctx context.Context, d *depCheck, h HostPort, 
 // resolves again once the headless Service is back.
 func (pc *podCheck) governingServiceGone(ctx context.Context, d *depCheck, h HostPort, podName, service string) bool {
 	e := pc.e
-	stss, err := listOnce[*appsv1.StatefulSet](ctx, e, "StatefulSet", scanMaxObjects)
-	if err != nil {
+	sts := e.governedBy(ctx, service)
+	if sts == nil {
 		return false
 	}
-	for _, sts := range stss {
-		if sts.Spec.ServiceName != service {
-			continue
-		}
-		if _, err := e.get(ctx, "Service", service); !tools.IsNotFound(err) {
-			return false
-		}
-		sref, stref := e.ref("Service", service), e.ref("StatefulSet", sts.Name)
-		e.governingService(ctx, sts, []string{e.objEvidence(stref, "StatefulSet "+sts.Name+": "+tools.Summarize(sts, e.now).Status)})
-		facts := map[string]string{"host": h.Host, "service": service, "pod": podName, "statefulset": sts.Name}
-		d.report(ctx, "dependency-unreachable", 0, sref, fmt.Sprintf("%s: it calls %s, the stable DNS name of pod %s under Service %s, the governing Service (spec.serviceName) of StatefulSet %s; that Service does not exist, so the name does not resolve. Recreate headless Service %s (clusterIP: None) selecting the StatefulSet's pods.",
-			d.opening(), h.String(), podName, service, sts.Name, service), nil, []ObjectRef{sref, stref}, facts)
-		return true
+	if _, err := e.get(ctx, "Service", service); !tools.IsNotFound(err) {
+		return false
 	}
-	return false
+	sref, stref := e.ref("Service", service), e.ref("StatefulSet", sts.Name)
+	e.governingService(ctx, sts, []string{e.objEvidence(stref, "StatefulSet "+sts.Name+": "+tools.Summarize(sts, e.now).Status)})
+	facts := map[string]string{"host": h.Host, "service": service, "pod": podName, "statefulset": sts.Name}
+	d.report(ctx, "dependency-unreachable", 0, sref, fmt.Sprintf("%s: it calls %s, the stable DNS name of pod %s under Service %s, the governing Service (spec.serviceName) of StatefulSet %s; that Service does not exist, so the name does not resolve. Recreate headless Service %s (clusterIP: None) selecting the StatefulSet's pods.",
+		d.opening(), h.String(), podName, service, sts.Name, service), nil, []ObjectRef{sref, stref}, facts)
+	return true
+}
+
+// governedBy is the first StatefulSet of the namespace whose spec.serviceName is service
+// (nil when there is none or the list fails).
+func (e *env) governedBy(ctx context.Context, service string) *appsv1.StatefulSet {
+	stss, err := listOnce[*appsv1.StatefulSet](ctx, e, "StatefulSet", scanMaxObjects)
+	if err != nil {
+		return nil
+	}
+	for _, s := range stss {
+		if s.Spec.ServiceName == service {
+			return s
+		}
+	}
+	return nil
 }
 
 // podServiceFQDN handles pod.service.ns.svc(.cluster.local), a StatefulSet pod's full name in
