@@ -80,9 +80,10 @@ func (pc *podCheck) initBlocked(ctx context.Context, cs corev1.ContainerStatus, 
 			return
 		}
 	}
-	script := tools.Sanitize(strings.Join(append(append([]string(nil), spec.Command...), spec.Args...), " "), 200, true)
+	cmd := append(append([]string(nil), spec.Command...), spec.Args...)
+	script := tools.Sanitize(strings.Join(cmd, " "), 200, true)
 	waits := ""
-	if hs := commandHosts(append(append([]string(nil), spec.Command...), spec.Args...)); len(hs) > 0 {
+	if hs := commandHosts(cmd); len(hs) > 0 {
 		waits = fmt.Sprintf(" It waits for %s.", strings.Join(hs, ", "))
 	}
 	said := ""
