@@ -126,14 +126,15 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 				}
 			}
 		}
-		for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
+		argv := commandLine(c)
+		for _, a := range argv {
 			if strings.Contains(a, "://") || strings.Contains(a, ":") {
 				addValue("arg", a, "argument "+clipString(a, 80))
 			}
 		}
 		if isInitContainer(pc.pod, c.Name) && !isSidecar(c) {
 			// An init container's command is usually a wait for what the pod needs.
-			for _, h := range commandHosts(append(append([]string(nil), c.Command...), c.Args...)) {
+			for _, h := range commandHosts(argv) {
 				n := len(out)
 				addValue("host", h, "the command of init container "+c.Name)
 				for k := n; k < len(out); k++ {

@@ -59,7 +59,7 @@ func (pc *podCheck) quietConfig(ctx context.Context, d *depCheck) bool {
 // inside a ConfigMap or Secret volume it mounts (at most 3).
 func commandPaths(c corev1.Container, p *corev1.Pod) []string {
 	var out []string
-	for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
+	for _, a := range commandLine(c) {
 		for _, f := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == '=' || r == ',' || r == ';' || r == '"' || r == '\'' }) {
 			if len(out) >= 3 || !strings.HasPrefix(f, "/") || len(f) > 512 || path.Clean(f) != f {
 				continue
@@ -167,7 +167,7 @@ func lastTermination(cs corev1.ContainerStatus) *corev1.ContainerStateTerminated
 // usual cause: a usage error (exit 2, or 64 from sysexits) is the command line the program
 // rejected; 126 and 127 are the command that cannot run. "" when the code says nothing of it.
 func commandLineHint(exit int32, c corev1.Container) string {
-	line := strings.Join(append(append([]string(nil), c.Command...), c.Args...), " ")
+	line := strings.Join(commandLine(c), " ")
 	if strings.TrimSpace(line) == "" {
 		return ""
 	}
@@ -180,4 +180,9 @@ func commandLineHint(exit int32, c corev1.Container) string {
 		}
 	}
 	return ""
+}
+
+// commandLine is the container's command followed by its arguments (a new slice).
+func commandLine(c corev1.Container) []string {
+	return append(append([]string(nil), c.Command...), c.Args...)
 }

@@ -106,7 +106,7 @@ func (pc *podCheck) findValue(ctx context.Context, d *depCheck, needle string) *
 				}
 			}
 		}
-		for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
+		for _, a := range commandLine(c) {
 			if containsToken(a, needle) {
 				return &valueSource{ref: wl, key: "args", value: tools.Sanitize(a, 200, true), where: fmt.Sprintf("the arguments of container %s in %s %s", c.Name, wl.Kind, wl.Name)}
 			}
