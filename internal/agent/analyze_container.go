@@ -35,7 +35,7 @@ func (pc *podCheck) containers(ctx context.Context) error {
 	for _, c := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
 		specs[c.Name] = c
 	}
-	statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	statuses := allStatuses(p)
 	for _, cs := range statuses {
 		n := len(pc.e.res.Findings)
 		if err := pc.container(ctx, cs, specs[cs.Name]); err != nil {
@@ -412,4 +412,9 @@ func (pc *podCheck) pullSecretSource(ctx context.Context, secret string) (string
 		}
 	}
 	return "", ObjectRef{}
+}
+
+// allStatuses is the pod's init container statuses followed by its container statuses (a new slice).
+func allStatuses(p *corev1.Pod) []corev1.ContainerStatus {
+	return append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
 }

@@ -148,7 +148,7 @@ func podSignature(p *corev1.Pod) string {
 	if p.Status.Reason != "" {
 		sig += "/" + p.Status.Reason
 	}
-	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+	for _, cs := range allStatuses(p) {
 		if pr := tools.ContainerProblem(cs); pr != "" {
 			if i := strings.IndexByte(pr, '('); i > 0 {
 				pr = pr[:i]

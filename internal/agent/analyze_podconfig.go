@@ -237,7 +237,7 @@ func (pc *podCheck) owned(wl ObjectRef) string {
 // blockedBy says, in the kubelet's words, what a missing configuration does to the
 // container: the waiting reason it reports, or the FailedMount events of a volume.
 func (pc *podCheck) blockedBy(ctx context.Context, container string) string {
-	for _, cs := range append(append([]corev1.ContainerStatus{}, pc.pod.Status.InitContainerStatuses...), pc.pod.Status.ContainerStatuses...) {
+	for _, cs := range allStatuses(pc.pod) {
 		if cs.Name == container && cs.State.Waiting != nil && cs.State.Waiting.Reason == "CreateContainerConfigError" {
 			return "the container cannot be created (CreateContainerConfigError)"
 		}
