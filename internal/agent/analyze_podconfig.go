@@ -260,9 +260,9 @@ func (pc *podCheck) namesOf(ctx context.Context, kind string) []string {
 			}
 		}
 	case "Secret":
-		if m, _, err := indexList(ctx, pc.e, "Secret", func(o *corev1.Secret) string { return o.Name }); err == nil {
-			for n := range m {
-				names = append(names, n)
+		if ss, err := listOnce[*corev1.Secret](ctx, pc.e, "Secret", scanMaxObjects); err == nil {
+			for _, s := range ss {
+				names = append(names, s.Name)
 			}
 		}
 	}
