@@ -80,7 +80,7 @@ func (pc *podCheck) initBlocked(ctx context.Context, cs corev1.ContainerStatus, 
 			return
 		}
 	}
-	cmd := append(append([]string(nil), spec.Command...), spec.Args...)
+	cmd := commandLine(spec)
 	script := tools.Sanitize(strings.Join(cmd, " "), 200, true)
 	waits := ""
 	if hs := commandHosts(cmd); len(hs) > 0 {

@@ -74,7 +74,7 @@ func (e *env) secretWriter(ctx context.Context, secret string) (ObjectRef, Objec
 // mentions reports whether a pod template's commands, arguments or env values match word.
 func mentions(spec corev1.PodSpec, word *regexp.Regexp) bool {
 	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
-		parts := append(append([]string{}, c.Command...), c.Args...)
+		parts := commandLine(c)
 		for _, ev := range c.Env {
 			parts = append(parts, ev.Value)
 		}
