@@ -124,7 +124,7 @@ func (o *JobOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar((*string)(&o.ImagePullPolicy), "agent-image-pull-policy", string(corev1.PullIfNotPresent), "Pull policy of task Jobs.")
 	fs.StringVar(&o.ReadRole, "agent-read-role", "kubage-agent", "ClusterRole bound (RoleBinding) to the agent in session namespaces: read-only.")
 	fs.StringVar(&o.ResultRole, "agent-result-role", "kubage-agent-result", "ClusterRole bound (RoleBinding) to the agent in session namespaces: write result ConfigMaps.")
-	fs.StringVar(&o.ClusterReadRole, "agent-cluster-read-role", "kubage-agent-cluster", "ClusterRole bound cluster-wide to each namespace's agent: read Nodes, PersistentVolumes, StorageClasses.")
+	fs.StringVar(&o.ClusterReadRole, "agent-cluster-read-role", "kubage-agent-cluster", "ClusterRole bound cluster-wide to each namespace's agent: read Nodes, PersistentVolumes, StorageClasses, CSIDrivers, IngressClasses, webhook configurations.")
 	fs.DurationVar(&o.DefaultDeadline, "agent-job-deadline", 5*time.Minute, "activeDeadlineSeconds of a task Job when the session passes no deadline.")
 	fs.DurationVar(&o.MaxDeadline, "agent-job-max-deadline", 15*time.Minute, "Upper bound of a task Job's activeDeadlineSeconds.")
 	fs.DurationVar(&o.TTLAfterFinished, "agent-job-ttl", time.Hour, "ttlSecondsAfterFinished of task Jobs.")
