@@ -73,6 +73,7 @@ func hostsInValue(v string) ([]HostPort, bool) {
 	// host1:port,host2:port lists (brokers, seeds) without the patterns' leading separator.
 	for _, part := range strings.Split(low, ",") {
 		h, port, _ := strings.Cut(strings.TrimSpace(part), ":")
+		h = strings.TrimSuffix(h, ".") // an absolute name (svc.ns.svc.cluster.local.)
 		if bareValue.MatchString(h) && (port == "" || strings.Trim(port, "0123456789") == "") {
 			add(h, port)
 		}
@@ -86,7 +87,15 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 	var out []configuredHost
 	addValue := func(key, value, where string) {
 		hs, form := hostsInValue(value)
+	next:
 		for _, h := range hs {
+			for i := range out {
+				// The same host seen again with its port (DB_HOST, then DB_HOST with DB_PORT).
+				if out[i].host.Host == h.Host && out[i].host.Port == "" && h.Port != "" {
+					out[i].host.Port, out[i].hosty = h.Port, true
+					continue next
+				}
+			}
 			if len(out) < 4*maxConfiguredHosts {
 				out = append(out, configuredHost{host: h, where: where, hosty: form || hostyKey.MatchString(key), addr: form})
 			}
@@ -105,30 +114,55 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 		return c
 	}
 	for _, c := range d.containersFirst() {
-		for _, ev := range c.Env {
-			switch {
-			case ev.ValueFrom == nil:
-				addValue(ev.Name, ev.Value, "env "+ev.Name+"="+clipString(ev.Value, 80))
-			case ev.ValueFrom.ConfigMapKeyRef != nil:
-				if m := cm(ev.ValueFrom.ConfigMapKeyRef.Name); m != nil {
-					k := ev.ValueFrom.ConfigMapKeyRef.Key
-					addValue(ev.Name, m.Data[k], "env "+ev.Name+" from ConfigMap "+m.Name+" key "+k)
-				}
-			}
-		}
+		// vars are what $(VAR) expands to, in the order the kubelet defines them: envFrom
+		// first, then env (Secret values are never read, so their references stay).
+		vars := map[string]string{}
+		var set []setting
 		for _, ef := range c.EnvFrom {
 			if ef.ConfigMapRef == nil {
 				continue
 			}
 			if m := cm(ef.ConfigMapRef.Name); m != nil {
 				for _, k := range sortedKeys(m.Data) {
+					vars[ef.Prefix+k] = m.Data[k]
+					set = append(set, setting{ef.Prefix + k, m.Data[k]})
 					addValue(k, m.Data[k], "ConfigMap "+m.Name+" key "+k)
 				}
 			}
 		}
-		argv := commandLine(c)
+		for _, ev := range c.Env {
+			switch {
+			case ev.ValueFrom == nil:
+				v := expandRefs(ev.Value, vars)
+				vars[ev.Name] = v
+				set = append(set, setting{ev.Name, v})
+				addValue(ev.Name, v, "env "+ev.Name+"="+clipString(ev.Value, 80))
+			case ev.ValueFrom.ConfigMapKeyRef != nil:
+				if m := cm(ev.ValueFrom.ConfigMapKeyRef.Name); m != nil {
+					k := ev.ValueFrom.ConfigMapKeyRef.Key
+					vars[ev.Name] = m.Data[k]
+					set = append(set, setting{ev.Name, m.Data[k]})
+					addValue(ev.Name, m.Data[k], "env "+ev.Name+" from ConfigMap "+m.Name+" key "+k)
+				}
+			}
+		}
+		var argv []string
+		for _, a := range commandLine(c) {
+			argv = append(argv, expandRefs(a, vars))
+		}
+		flags := flagSettings(argv)
+		for _, f := range flags {
+			if !hostyKey.MatchString(f.key) && !strings.ContainsAny(f.value, ":/") {
+				continue // --log-level=debug names no host
+			}
+			addValue(f.key, f.value, "argument --"+clipString(f.key+"="+f.value, 80))
+		}
+		// A host and its port set apart are checked together (the host alone was added above).
+		for _, hp := range hostPortPairs(append(set, flags...)) {
+			addValue(hp.key, hp.value, "setting "+clipString(hp.key+" with its port", 80))
+		}
 		for _, a := range argv {
-			if strings.Contains(a, "://") || strings.Contains(a, ":") {
+			if (strings.Contains(a, "://") || strings.Contains(a, ":")) && !strings.HasPrefix(a, "-") {
 				addValue("arg", a, "argument "+clipString(a, 80))
 			}
 		}

@@ -207,6 +207,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			if s := byIP[name]; s != nil {
 				return pc.walkProvider(ctx, d, s, h)
 			}
+			if pc.followPodIP(ctx, d, h, svcs) {
+				return true
+			}
 		case hostInNamespace:
 			if s := byName[name]; s != nil {
 				return pc.walkProvider(ctx, d, s, h)
