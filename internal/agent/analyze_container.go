@@ -123,6 +123,7 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			if spec.ReadinessProbe != nil && pc.e.now.Sub(started) > 2*time.Minute {
 				pc.find(ctx, "container-not-ready", cs.Name, fmt.Sprintf("Container %s of pod %s has been running for %s but is not ready (readiness %s).", cs.Name, p.Name, pc.e.now.Sub(started).Round(time.Second), tools.ProbeLine(spec.ReadinessProbe)),
 					ObjectRef{}, nil, map[string]string{"probe": tools.ProbeLine(spec.ReadinessProbe)})
+				pc.followPeers(ctx, "")
 			}
 			return nil
 		}

@@ -88,6 +88,9 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			facts["errorLine"] = clue.Line
 		}
 		pc.find(ctx, rule, cs.Name, summary, ObjectRef{}, append([]string{ev}, evIDs...), facts)
+		if rule == "readiness-probe-failing" {
+			pc.followPeers(ctx, g.Message)
+		}
 		return true
 	}
 	return false
