@@ -75,6 +75,29 @@ func (e *env) daemonSetTaintedNodes(ctx context.Context, ds *appsv1.DaemonSet, e
 	return true
 }
 
+// daemonSetShortfall reports whether a DaemonSet's own spec and status disagree: its
+// nodeSelector names more schedulable nodes than status.desiredNumberScheduled counts. A
+// namespace scan checks taints only then: a DaemonSet that runs wherever it may (no
+// nodeSelector) is kept off other teams' tainted pools on purpose, and blaming each such
+// DaemonSet for them would bury the real fault.
+func (e *env) daemonSetShortfall(ctx context.Context, ds *appsv1.DaemonSet) bool {
+	if len(ds.Spec.Template.Spec.NodeSelector) == 0 || ds.Status.ObservedGeneration == 0 {
+		return false
+	}
+	nodes, err := listOnce[*corev1.Node](ctx, e, "Node", scanMaxObjects)
+	if err != nil {
+		return false
+	}
+	sel := labels.SelectorFromSet(ds.Spec.Template.Spec.NodeSelector)
+	selected := int32(0)
+	for _, n := range nodes {
+		if sel.Matches(labels.Set(n.Labels)) && !n.Spec.Unschedulable {
+			selected++
+		}
+	}
+	return selected > ds.Status.DesiredNumberScheduled
+}
+
 func uniq(l []string) []string {
 	seen := map[string]bool{}
 	var out []string
