@@ -21,10 +21,7 @@ package scenarios
 // skips their assertion; delete a line once the engine hits, and the spec asserts it again.
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
-	// Wave 7b (incident write-ups and runbooks), measured 2026-11-27 10:12–10:17 UTC.
-	"calico-rr-master-label-removed": "targeted at DaemonSet calico-node: readiness-probe-failing there; the Pending calico-route-reflector Deployment (nodeSelector node-role.kubernetes.io/master) is not followed from it (target-less names it)",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 	"fraud-scorer-dnspolicy-default":      "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
 	"storefront-rails-pool-below-threads": "app-error-logged on Deployment storefront quoting a FATAL header line that holds only the request id; the ConnectionTimeoutError and the ConfigMap's pool: 5 are not named",
-	"log-shipper-gpu-taint-untolerated":   "targeted hits (daemonset-taint-excluded); target-less: no-problem-found, the namespace scan does not check DaemonSets against tainted nodes (nodes are cluster-wide, and other teams' tainted pools would be blamed on every DaemonSet)",
 }
