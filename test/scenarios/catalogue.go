@@ -65,6 +65,7 @@ func All() []*Scenario {
 	out = append(out, logScenarios()...)
 	out = append(out, wave7aScenarios()...)
 	out = append(out, wave7bScenarios()...)
+	out = append(out, wave8aScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
