@@ -91,15 +91,17 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 		return true
 	}
 	// No text at all: configuration that fails silently comes first (analyze_quiet.go).
-	if pc.quietConfig(ctx, d) {
+	if !d.clue.IsError() && pc.quietConfig(ctx, d) {
 		return true
 	}
 	// The text names nothing the cluster knows (or there is no text): what the container is
 	// configured to call may still be down.
-	if !d.clue.IsError() || networkClass(d.clue.Class) || d.clue.Class == ErrGeneric {
-		return pc.followConfigured(ctx, d)
+	if (!d.clue.IsError() || networkClass(d.clue.Class) || d.clue.Class == ErrGeneric) && pc.followConfigured(ctx, d) {
+		return true
 	}
-	return false
+	// An error text that names nothing the cluster knows does not take away what the objects
+	// prove without it: a log adds evidence, it never pulls the conclusion away from them.
+	return d.clue.IsError() && pc.quietConfig(ctx, d)
 }
 
 // followText follows what the clue itself names.

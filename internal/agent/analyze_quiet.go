@@ -37,17 +37,16 @@ import (
 //     variables silently unset, and the application exits on its own.
 
 // quietConfig reports the configuration a quietly failing container was not really given.
+// It also runs for a container whose error text named nothing the cluster knows: the spec
+// proves the same thing whether or not the log could be read.
 func (pc *podCheck) quietConfig(ctx context.Context, d *depCheck) bool {
-	if d.clue.IsError() {
-		return false
-	}
 	dd := *d
-	if t := lastTermination(d.cs); t != nil {
+	if t := lastTermination(d.cs); t != nil && !d.clue.IsError() {
 		dd.symptom += fmt.Sprintf(" with no error in its termination message or log (exit code %d: %s)", t.ExitCode, ExitMeaning(t.ExitCode))
 	}
 	if paths := commandPaths(d.spec, pc.pod); len(paths) > 0 {
 		df := dd
-		df.clue = Clue{Class: ErrConfig, Paths: paths}
+		df.clue = Clue{Class: ErrConfig, Paths: paths, Line: d.clue.Line}
 		if pc.missingFiles(ctx, &df) {
 			return true
 		}
