@@ -41,7 +41,11 @@ func init() { causeLayer["daemonset-taint-excluded"] = 0 }
 // taint its template does not tolerate. Control-plane taints and the node-condition taints
 // (node.kubernetes.io/*) are left out: keeping DaemonSets off them is usually intended, or
 // another finding explains them.
-func (e *env) daemonSetTaintedNodes(ctx context.Context, ds *appsv1.DaemonSet, evIDs []string) bool {
+//
+// words, when not nil, keeps only the nodes the problem text speaks of (a word of the
+// taint's key or value, or the node's name): a DaemonSet that runs wherever it may and shows
+// no shortfall of its own is not blamed for every tainted pool of the cluster.
+func (e *env) daemonSetTaintedNodes(ctx context.Context, ds *appsv1.DaemonSet, evIDs []string, words map[string]bool) bool {
 	nodes, err := listOnce[*corev1.Node](ctx, e, "Node", scanMaxObjects)
 	if err != nil {
 		return false
@@ -56,6 +60,9 @@ func (e *env) daemonSetTaintedNodes(ctx context.Context, ds *appsv1.DaemonSet, e
 		}
 		for _, t := range untoleratedTaints(probe, n) {
 			if strings.HasPrefix(t.Key, "node.kubernetes.io/") || strings.HasPrefix(t.Key, "node-role.kubernetes.io/") {
+				continue
+			}
+			if words != nil && !taintNamed(words, t, n.Name) {
 				continue
 			}
 			missed = append(missed, n.Name)
@@ -96,6 +103,20 @@ func (e *env) daemonSetShortfall(ctx context.Context, ds *appsv1.DaemonSet) bool
 		}
 	}
 	return selected > ds.Status.DesiredNumberScheduled
+}
+
+// taintNamed reports whether the problem's words name a taint (a word of its key or value of
+// at least three letters, "gpu" in nvidia.com/gpu) or the node.
+func taintNamed(words map[string]bool, t corev1.Taint, node string) bool {
+	if words[strings.ToLower(node)] {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(t.Key+" "+t.Value), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		if len(w) >= 3 && (words[w] || words[w+"s"]) {
+			return true
+		}
+	}
+	return false
 }
 
 func uniq(l []string) []string {

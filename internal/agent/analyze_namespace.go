@@ -299,7 +299,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	for _, ds := range dss {
 		ev := []string{e.objEvidence(e.ref("DaemonSet", ds.Name), "DaemonSet "+ds.Name+": "+tools.Summarize(ds, e.now).Status)}
 		if !e.daemonSetNowhere(ctx, ds, ev) && !e.heldDaemonSet(ds, ev) && e.daemonSetShortfall(ctx, ds) {
-			e.daemonSetTaintedNodes(ctx, ds, ev)
+			e.daemonSetTaintedNodes(ctx, ds, ev, nil)
 		}
 	}
 	for _, st := range stss {

@@ -64,7 +64,11 @@ func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
 		if e.daemonSetNowhere(ctx, ds, []string{ev}) || e.heldDaemonSet(ds, []string{ev}) {
 			return nil
 		}
-		e.daemonSetTaintedNodes(ctx, ds, []string{ev})
+		var words map[string]bool
+		if !e.daemonSetShortfall(ctx, ds) {
+			words = problemWords(e.s.Problem)
+		}
+		e.daemonSetTaintedNodes(ctx, ds, []string{ev}, words)
 		return e.workloadPods(ctx, dref, ds.Spec.Selector, ds.Status.DesiredNumberScheduled, false, []string{ev})
 	}
 	return fmt.Errorf("workload analyzer does not handle %s", ref.Kind)

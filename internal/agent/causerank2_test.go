@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,7 +33,8 @@ import (
 // What the objects prove without a log stays the conclusion when the log is readable: an
 // error line that names nothing the cluster knows (or names the symptom, not the cause) adds
 // evidence, and the structural fault (an optional Secret that is missing, a provider scaled to
-// zero, a migration Job that cannot start, a claim that cannot bind) stays the root.
+// zero, a migration Job that cannot start, a claim that cannot bind, a provider on a lost node
+// or restarted by its liveness probe) stays the root.
 func TestLogsDoNotPullAwayFromStructure(t *testing.T) {
 	consumerTarget := func(c cluster) *agent.Target { return &agent.Target{Kind: "Deployment", Name: c.consumer} }
 	runRankCases(t, []rankCase{
@@ -99,6 +101,39 @@ func TestLogsDoNotPullAwayFromStructure(t *testing.T) {
 				return logBook{c.consumer + "-": fmt.Sprintf("panic: dial tcp: lookup %s-0.%s on 10.96.0.10:53: no such host\n\ngoroutine 1 [running]:\nmain.main()\n", c.provider, c.provider)}
 			},
 			want:   func(c cluster) string { return "pvc-storageclass-missing on StorageClass/fast-ssd" },
+			target: consumerTarget},
+		{name: "provider pods on a NotReady node",
+			objs: func(c cluster) []runtime.Object {
+				o := consumerApp(c, crashing)
+				o = append(o, providerApp(c, 1, nil, func(p *corev1.Pod) { p.Spec.NodeName = "node-2"; fx.SetNotReady(p) })...)
+				n := fx.Node("node-2")
+				fx.SetNodeCondition(n, corev1.NodeReady, corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status.")
+				n.Spec.Taints = []corev1.Taint{{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute}}
+				return append(o, n)
+			},
+			logs: func(c cluster) logBook {
+				return logBook{c.consumer + "-": fmt.Sprintf("ERROR dial tcp %s:%d: i/o timeout\n", c.ip, c.port)}
+			},
+			want:   func(c cluster) string { return "node-not-ready on Node/node-2" },
+			target: consumerTarget},
+		{name: "provider restarted by its liveness probe",
+			objs: func(c cluster) []runtime.Object {
+				o := consumerApp(c, crashing)
+				p := providerApp(c, 1, func(s *corev1.PodSpec) {
+					s.Containers[0].LivenessProbe = &corev1.Probe{PeriodSeconds: 5, FailureThreshold: 1, TimeoutSeconds: 1}
+				}, func(p *corev1.Pod) { fx.CrashLoop(p, 137, "Error", 9) })
+				for _, x := range p {
+					if pod, ok := x.(*corev1.Pod); ok {
+						p = append(p, fx.Event(ns, "Pod", pod.Name, "Warning", "Unhealthy", "Liveness probe failed: Get \"http://10.244.1.7:8080/healthz\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", 30, time.Minute),
+							fx.Event(ns, "Pod", pod.Name, "Normal", "Killing", "Container app failed liveness probe, will be restarted", 9, time.Minute))
+					}
+				}
+				return append(o, p...)
+			},
+			logs: func(c cluster) logBook {
+				return logBook{c.consumer + "-": fmt.Sprintf("ERROR upstream http://%s:%d: dial tcp %s:%d: connect: connection refused\n", c.provider, c.port, c.ip, c.port)}
+			},
+			want:   func(c cluster) string { return "liveness-probe-failing on Deployment/" + c.provider },
 			target: consumerTarget},
 	})
 }

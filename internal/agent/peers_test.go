@@ -214,3 +214,65 @@ func TestScanFindsDaemonSetShortOfItsSelectedNodes(t *testing.T) {
 		})
 	}
 }
+
+// The down peer's own cause is the root, however deep: here its pods cannot start without a
+// Secret, and the chain runs from the agent's readiness through the peer to the Secret.
+func TestReadinessFollowsPeerToItsMissingSecret(t *testing.T) {
+	s := peerSystem{agentKind: "Deployment", agent: "kafka-connect", peer: "kafka-broker",
+		agentImage: "registry.example/kafka:3.7", peerImage: "registry.example/kafka:3.7",
+		agentLabels: map[string]string{"app": "kafka-connect"}, peerLabel: map[string]string{"app": "kafka-broker"},
+		probeMsg: "HTTP probe failed with statuscode: 500"}
+	objs := agentWorkload(s)
+	peerObjs := pendingPeer(s.peer, s.peerImage, s.peerLabel, "unused")
+	for _, o := range peerObjs {
+		switch x := o.(type) {
+		case *appsv1.Deployment:
+			x.Spec.Template.Spec.NodeSelector = nil
+			x.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "KAFKA_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "broker-jaas"}, Key: "password"}}}}
+		case *corev1.Pod:
+			x.Spec.NodeName = "node-1"
+			x.Status = corev1.PodStatus{Phase: corev1.PodPending}
+			x.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Image: s.peerImage}}
+			fx.Waiting(x, "CreateContainerConfigError", `secret "broker-jaas" not found`)
+		}
+	}
+	objs = append(append(objs, peerObjs...), fx.Node("node-1"))
+	for _, target := range []*agent.Target{nil, {Kind: "Deployment", Name: s.agent}} {
+		cl := rootUnderShuffles(t, objs, logBook{}, agent.Session{ID: "t", Problem: "connectors are down", Namespace: ns, Target: target}, "secret-missing on Secret/broker-jaas")
+		if !strings.Contains(cl.RootCause.Summary, "kafka-connect") {
+			t.Errorf("the summary does not show the chain to kafka-connect: %s", cl.RootCause.Summary)
+		}
+	}
+}
+
+// A targeted DaemonSet that runs wherever it may (no nodeSelector, no shortfall) is checked
+// only against the tainted nodes the problem speaks of: another team's pool is not listed.
+func TestTargetedDaemonSetTaintsOnlyTheNamedPool(t *testing.T) {
+	for _, tc := range []struct{ problem, want, notWant string }{
+		{"no logs from the GPU nodes", "gpu-a", "batch-1"},
+		{"nothing is collected on the batch nodes", "batch-1", "gpu-a"},
+	} {
+		d := daemonSet("collector", func(d *appsv1.DaemonSet) {
+			d.Status.DesiredNumberScheduled, d.Status.CurrentNumberScheduled, d.Status.NumberReady, d.Status.NumberAvailable = 1, 1, 1, 1
+		})
+		p := fx.Pod(ns, "collector-abcde", d.Spec.Template.Labels, d.Spec.Template.Spec, d, "DaemonSet")
+		gpu, batch := fx.Node("gpu-a"), fx.Node("batch-1")
+		gpu.Spec.Taints = []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}
+		batch.Spec.Taints = []corev1.Taint{{Key: "workload.example/batch", Value: "true", Effect: corev1.TaintEffectNoSchedule}}
+		e := engine(d, p, fx.Node("node-1"), gpu, batch)
+		e.Logs = logBook{}.source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns, Target: &agent.Target{Kind: "DaemonSet", Name: "collector"}}).RootCause
+		if rc.Rule != "daemonset-taint-excluded" || !strings.Contains(rc.Summary, tc.want) || strings.Contains(rc.Summary, tc.notWant) {
+			t.Errorf("%q: got %s: %s", tc.problem, rc.Rule, rc.Summary)
+		}
+	}
+	// The problem names no pool: nothing to blame on a DaemonSet that runs wherever it may.
+	d := daemonSet("collector", func(d *appsv1.DaemonSet) { d.Status.DesiredNumberScheduled, d.Status.NumberReady = 1, 1 })
+	gpu := fx.Node("gpu-a")
+	gpu.Spec.Taints = []corev1.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: corev1.TaintEffectNoSchedule}}
+	e := engine(d, fx.Pod(ns, "collector-abcde", d.Spec.Template.Labels, d.Spec.Template.Spec, d, "DaemonSet"), fx.Node("node-1"), gpu)
+	e.Logs = logBook{}.source()
+	if rc := drive(t, e, agent.Session{ID: "t", Problem: "collector has no pods", Namespace: ns, Target: &agent.Target{Kind: "DaemonSet", Name: "collector"}}).RootCause; rc.Rule == "daemonset-taint-excluded" {
+		t.Errorf("blamed for a pool nobody asked about: %s", rc.Summary)
+	}
+}
