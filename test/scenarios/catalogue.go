@@ -66,6 +66,7 @@ func All() []*Scenario {
 	out = append(out, wave7aScenarios()...)
 	out = append(out, wave7bScenarios()...)
 	out = append(out, wave8aScenarios()...)
+	out = append(out, wave8bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}

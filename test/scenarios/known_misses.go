@@ -30,6 +30,11 @@ var knownMisses = map[string]string{
 	"statement-export-failjob-exit-1":        "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
 	"recommender-pending-cache-overcommit":   "unschedulable-insufficient-resources on Deployment recommender (Insufficient memory); session-cache's 13Gi requests that fill both nodes are not named",
 	"wiki-mysql-claim-larger-than-pv":        "pvc-storageclass-missing on StorageClass manual; the 10Gi static PersistentVolume of class manual that the 20Gi claim does not fit is not named",
+	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
+	"order-events-kafka-advertises-localhost": "targeted: workload-pods-unhealthy on Deployment order-events-consumer (0 of 2 ready); target-less: no-problem-found; the log's localhost/127.0.0.1:9092 is not matched to the kafka StatefulSet's KAFKA_CFG_ADVERTISED_LISTENERS",
+	"storefront-worker-redis-service-link":    "crash-loop on Deployment storefront-worker quoting only 'Traceback (most recent call last):'; the ValueError for REDIS_PORT=tcp://…:6379 and the Service named redis (service links) are not named",
+	"ledger-pgbouncer-transaction-pooling":    "no-problem-found: the Ready ledger-service's repeated PSQLException 'prepared statement \"S_1\" already exists' is not followed to pgbouncer's ConfigMap (pool_mode = transaction)",
+	"kibana-waits-es-max-map-count":           "right culprit (crash-loop on StatefulSet elasticsearch-master via kibana → Service) but the quoted ES JSON line is cut before 'vm.max_map_count [65530] is too low'",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 	"fraud-scorer-dnspolicy-default":      "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
 	"storefront-rails-pool-below-threads": "app-error-logged on Deployment storefront quoting a FATAL header line that holds only the request id; the ConnectionTimeoutError and the ConfigMap's pool: 5 are not named",
