@@ -44,7 +44,7 @@ const (
 )
 
 func wave8bScenarios() []*Scenario {
-	return append(wave8bFirstScenarios(), wave8bMoreScenarios()...)
+	return append(append(wave8bFirstScenarios(), wave8bMoreScenarios()...), wave8bThirdScenarios()...)
 }
 
 func wave8bFirstScenarios() []*Scenario {
