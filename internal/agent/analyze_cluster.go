@@ -198,7 +198,7 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 	metrics := hpaMetrics(h)
 	if h.Spec.MaxReplicas > 0 && h.Status.CurrentReplicas >= h.Spec.MaxReplicas && (limited != nil && limited.Reason == "TooManyReplicas" || h.Status.DesiredReplicas >= h.Spec.MaxReplicas) {
 		e.find(Finding{Rule: "hpa-maxed-out", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
-			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum of %d replicas and wants more (desired %d)%s.", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas, metrics)})
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum, maxReplicas %d, and wants more (desired %d)%s.%s", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas, metrics, scaledBack(evs))})
 		return nil
 	}
 	if h.Status.DesiredReplicas > h.Status.CurrentReplicas && ableFalse == nil && h.Status.CurrentReplicas >= replicasOr(h.Spec.MinReplicas, 1) {

@@ -37,6 +37,7 @@ const maxWorkloadPods = 500
 func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
 	switch ref.Kind {
 	case "Deployment":
+		defer e.followAutoscalers(ctx, ref)
 		return analyzeDeployment(ctx, e, ref)
 	case "ReplicaSet":
 		rs, err := getAs[*appsv1.ReplicaSet](ctx, e, "ReplicaSet", ref.Name)
@@ -52,6 +53,7 @@ func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
 		e.createFailures(ctx, rref, wl, rsFailureCondition(rs))
 		return e.workloadPods(ctx, wl, rs.Spec.Selector, replicasOf(rs.Spec.Replicas), false, []string{ev})
 	case "StatefulSet":
+		defer e.followAutoscalers(ctx, ref)
 		return analyzeStatefulSet(ctx, e, ref)
 	case "DaemonSet":
 		ds, err := getAs[*appsv1.DaemonSet](ctx, e, "DaemonSet", ref.Name)
