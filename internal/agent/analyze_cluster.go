@@ -167,6 +167,13 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 		e.find(Finding{Rule: "hpa-scale-blocked", Object: href, Culprit: target, Affected: []ObjectRef{target}, Follow: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
 			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s scaled %s/%s to %d replicas, but only %d pod(s) exist%s.", h.Name, target.Kind, target.Name, want, have, hpaMetrics(h))})
 	}
+	// The autoscaler says itself that it took a manual scale-up back to its maximum: that
+	// answers "it keeps dropping back", whatever its metrics do.
+	undo := scaledBack(evs)
+	if undo != "" && h.Spec.MaxReplicas > 0 {
+		e.find(Finding{Rule: "hpa-maxed-out", Confidence: 88, Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s holds %s/%s at maxReplicas %d (now %d replicas).%s", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.CurrentReplicas, undo)})
+	}
 	msg := ""
 	if activeFalse != nil && activeFalse.Reason != "ScalingDisabled" {
 		msg = activeFalse.Message
@@ -196,9 +203,9 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 		return nil
 	}
 	metrics := hpaMetrics(h)
-	if h.Spec.MaxReplicas > 0 && h.Status.CurrentReplicas >= h.Spec.MaxReplicas && (limited != nil && limited.Reason == "TooManyReplicas" || h.Status.DesiredReplicas >= h.Spec.MaxReplicas) {
+	if undo == "" && h.Spec.MaxReplicas > 0 && h.Status.CurrentReplicas >= h.Spec.MaxReplicas && (limited != nil && limited.Reason == "TooManyReplicas" || h.Status.DesiredReplicas >= h.Spec.MaxReplicas) {
 		e.find(Finding{Rule: "hpa-maxed-out", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
-			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum, maxReplicas %d, and wants more (desired %d)%s.%s", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas, metrics, scaledBack(evs))})
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s runs %s/%s at its maximum, maxReplicas %d, and wants more (desired %d)%s.", h.Name, target.Kind, target.Name, h.Spec.MaxReplicas, h.Status.DesiredReplicas, metrics)})
 		return nil
 	}
 	if h.Status.DesiredReplicas > h.Status.CurrentReplicas && ableFalse == nil && h.Status.CurrentReplicas >= replicasOr(h.Spec.MinReplicas, 1) {

@@ -241,7 +241,13 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		return err
 	}
 	for _, h := range hpas {
-		if err := e.checkHPA(ctx, h, nil); err != nil {
+		// An autoscaler at its maximum may have taken back a manual scale-up: only its
+		// events say so.
+		var evs []tools.EventGroup
+		if h.Spec.MaxReplicas > 0 && h.Status.CurrentReplicas >= h.Spec.MaxReplicas {
+			evs = e.events(ctx, "HorizontalPodAutoscaler", h.Name)
+		}
+		if err := e.checkHPA(ctx, h, evs); err != nil {
 			return err
 		}
 	}

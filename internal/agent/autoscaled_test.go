@@ -35,8 +35,9 @@ import (
 // the names, the log format and the order of the findings.
 func TestTargetedWorkloadFollowsItsAutoscaler(t *testing.T) {
 	for _, c := range spellings {
-		for _, atMin := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/at-min=%t", c.consumer, atMin), func(t *testing.T) {
+		for _, v := range []struct{ atMin, metricsDown, targetLess bool }{{}, {atMin: true}, {metricsDown: true}, {targetLess: true}, {metricsDown: true, targetLess: true}} {
+			atMin := v.atMin
+			t.Run(fmt.Sprintf("%s/%+v", c.consumer, v), func(t *testing.T) {
 				objs := labelledApp(c.consumer, c.label, 3, nil, nil)
 				max, cur, reason := int32(3), int32(3), "TooManyReplicas"
 				if atMin {
@@ -48,11 +49,18 @@ func TestTargetedWorkloadFollowsItsAutoscaler(t *testing.T) {
 					Status: autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: cur, DesiredReplicas: cur, Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
 						{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "ReadyForNewScale"},
 						{Type: autoscalingv2.ScalingLimited, Status: corev1.ConditionTrue, Reason: reason, Message: "the desired replica count is more than the maximum replica count"}}}}
+				if v.metricsDown {
+					// No metrics server: the autoscaler cannot read utilization either.
+					h.Status.Conditions = append(h.Status.Conditions, autoscalingCond())
+				}
 				ev := fx.Event(ns, "HorizontalPodAutoscaler", h.Name, "Normal", "SuccessfulRescale", fmt.Sprintf("New size: %d; reason: Current number of replicas above Spec.MaxReplicas", max), 4, time.Minute)
 				objs = append(objs, h, ev, fx.Node("node-1"))
 				line := fmt.Sprintf("ERROR %s: POST /orders -> 503 queue full (depth 512)\n", c.consumer)
 				logs := logBook{c.consumer + "-": strings.Repeat("INFO served\n"+line, 4)}
 				s := agent.Session{ID: "t", Problem: "we scaled " + c.consumer + " up for the sale and it keeps dropping back", Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: c.consumer}}
+				if v.targetLess {
+					s.Target = nil
+				}
 				if atMin {
 					// An autoscaler at its minimum is how it rests: the pods' errors stay the finding.
 					rootUnderShuffles(t, objs, logs, s, "app-error-logged on Deployment/"+c.consumer)
