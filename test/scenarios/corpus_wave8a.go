@@ -49,7 +49,7 @@ const (
 )
 
 func wave8aScenarios() []*Scenario {
-	return append(wave8aFirstScenarios(), wave8aMoreScenarios()...)
+	return append(append(wave8aFirstScenarios(), wave8aMoreScenarios()...), wave8aLateScenarios()...)
 }
 
 func wave8aFirstScenarios() []*Scenario {
@@ -439,9 +439,11 @@ func wave8aFirstScenarios() []*Scenario {
 					func() error {
 						return e.createDeployment(ctx, w8aDeployment("payments", "registry.example/pay/payments:7.1.0", 2, 9102, map[string]string{"app": "payments"}, nil))
 					},
+					func() error { return e.createServiceOn(ctx, "payments", "payments", 9102, intstr.FromString("http")) },
 					func() error {
 						return e.createDeployment(ctx, w8aDeployment("orders", "registry.example/shop/orders:3.9.1", 1, 9102, map[string]string{"app": "orders"}, nil))
 					},
+					func() error { return e.createServiceOn(ctx, "orders", "orders", 9102, intstr.FromString("http")) },
 				)
 			},
 			Wait: podsWith(map[string]string{"prometheus": "main"}, runningReady),

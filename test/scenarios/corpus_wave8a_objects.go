@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -180,5 +181,19 @@ func w8aRestricted() *corev1.SecurityContext {
 	return &corev1.SecurityContext{
 		AllowPrivilegeEscalation: ptr.To(false),
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
+
+// w8aNeverScheduled: the pod has waited at least age without being bound to a node (no
+// scheduler has picked it up, so it has no PodScheduled condition either).
+func w8aNeverScheduled(age time.Duration) func(p *corev1.Pod) error {
+	return func(p *corev1.Pod) error {
+		if p.Status.Phase != corev1.PodPending || p.Spec.NodeName != "" {
+			return fmt.Errorf("phase %s on node %q", p.Status.Phase, p.Spec.NodeName)
+		}
+		if waited := time.Since(p.CreationTimestamp.Time); waited < age {
+			return fmt.Errorf("unbound for only %s", waited.Round(time.Second))
+		}
+		return nil
 	}
 }
