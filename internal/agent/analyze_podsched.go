@@ -85,6 +85,8 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		culprit := wl
 		if by, why, ok := pc.preemptor(ctx, p); ok && by.Key() != wl.Key() {
 			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
+		} else if by, why, ok := pc.poolHolder(ctx, p, v.Resources); ok {
+			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
 		}
 		pc.find(ctx, "unschedulable-insufficient-resources", "", summary, culprit, evIDs,
 			map[string]string{"requests": requestsString(req), "resources": strings.Join(v.Resources, ","), "message": short})
