@@ -27,9 +27,7 @@ var knownMisses = map[string]string{
 	"prometheus-rule-many-to-many":           "app-error-logged on StatefulSet prometheus-k8s quoting the CheckoutErrorBudgetBurn line; neither the many-to-many error nor the rules ConfigMap prometheus-k8s-rules is named",
 	"catalog-search-heap-from-limit-bytes":   "crash-loop on Deployment catalog-search quoting the entrypoint's exec line; HEAP_MB from the downward API limits.memory in bytes (no divisor) is not named",
 	"statement-export-failjob-exit-1":        "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
-	"recommender-pending-cache-overcommit":   "unschedulable-insufficient-resources on Deployment recommender (Insufficient memory); session-cache's 13Gi requests that fill both nodes are not named",
 	"wiki-mysql-claim-larger-than-pv":        "pvc-storageclass-missing on StorageClass manual; the 10Gi static PersistentVolume of class manual that the 20Gi claim does not fit is not named",
-	"pricing-engine-scheduler-name-gone":     "dependency-unreachable on Service pricing-engine (its 3 pods not ready, no endpoints); the pods were never scheduled because they name schedulerName binpack-scheduler, which no scheduler serves; neither is named",
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	"order-events-kafka-advertises-localhost": "targeted: workload-pods-unhealthy on Deployment order-events-consumer (0 of 2 ready); target-less: no-problem-found; the log's localhost/127.0.0.1:9092 is not matched to the kafka StatefulSet's KAFKA_CFG_ADVERTISED_LISTENERS",
 	"storefront-worker-redis-service-link":    "crash-loop on Deployment storefront-worker quoting only 'Traceback (most recent call last):'; the ValueError for REDIS_PORT=tcp://…:6379 and the Service named redis (service links) are not named",
