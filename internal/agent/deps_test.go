@@ -318,6 +318,10 @@ func runDepCases(t *testing.T, cases []depCase) {
 			if rc.Rule != tc.rule || got != tc.culprit {
 				t.Fatalf("got %s on %s, want %s on %s\nsummary: %s\nchain: %v\nalternatives: %+v", rc.Rule, got, tc.rule, tc.culprit, rc.Summary, rc.Chain, c.Alternatives)
 			}
+			// The conclusion does not depend on the order the findings arrive in.
+			if tc.culprit != "" {
+				rootUnderShuffles(t, tc.objs(), tc.logs, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns}, tc.rule+" on "+tc.culprit)
+			}
 			var aff []string
 			for _, r := range rc.AffectedObjects {
 				aff = append(aff, r.Kind+"/"+r.Name)
