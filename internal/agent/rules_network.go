@@ -146,7 +146,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} describe hpa {name}"}})
 	rule(Rule{ID: "hpa-maxed-out", Category: "HPAMaxedOut", Confidence: 75,
 		Title:      "the HPA wants more replicas than its maximum",
-		Signals:    "ScalingLimited=True TooManyReplicas, currentReplicas == maxReplicas",
+		Signals:    "ScalingLimited=True TooManyReplicas, currentReplicas == maxReplicas; SuccessfulRescale 'above Spec.MaxReplicas' (a manual scale-up taken back)",
 		Actions:    []ActionTemplate{{Description: "Raise maxReplicas (now {maxReplicas}) or make pods handle more load", Command: "kubectl -n {ns} patch hpa {name} --type=merge -p '{\"spec\":{\"maxReplicas\":<higher>}}'", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get hpa {name}"}})
 	rule(Rule{ID: "hpa-scale-blocked", Category: "HPAScaleBlocked", Confidence: 60,

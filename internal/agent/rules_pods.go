@@ -179,7 +179,7 @@ func init() {
 	// --- Scheduling ---
 	rule(Rule{ID: "unschedulable-insufficient-resources", Category: "InsufficientResources", Confidence: 88,
 		Title:   "no node has enough free resources for the pod's requests",
-		Signals: "PodScheduled=False Unschedulable, FailedScheduling 'Insufficient cpu/memory' or 'Too many pods', pod requests",
+		Signals: "PodScheduled=False Unschedulable, FailedScheduling 'Insufficient cpu/memory' or 'Too many pods', pod requests; a higher-priority pod or a workload requesting half the pool's allocatable on the usable nodes",
 		Actions: []ActionTemplate{
 			{Description: "Lower the requests of {workload} (now {requests}) to what it needs", Command: "kubectl -n {ns} set resources {workload} --requests=cpu=<less>,memory=<less>", Risk: RiskMedium},
 			{Description: "Or add capacity (more or bigger nodes)", Command: "kubectl get nodes -o custom-columns=NAME:.metadata.name,CPU:.status.allocatable.cpu,MEM:.status.allocatable.memory", Risk: RiskLow},

@@ -34,7 +34,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get resourcequota {quota}"}})
 	rule(Rule{ID: "daemonset-taint-excluded", Category: "DaemonSetTaintExcluded", Confidence: 70,
 		Title:      "nodes the DaemonSet selects get no pod because of a taint its pods do not tolerate",
-		Signals:    "nodes matching the DaemonSet's nodeSelector with a NoSchedule/NoExecute taint (not control-plane or node-condition taints) that its pod template does not tolerate; desiredNumberScheduled leaves them out",
+		Signals:    "nodes matching the DaemonSet's nodeSelector with a NoSchedule/NoExecute taint (not control-plane or node-condition taints) that its pod template does not tolerate; desiredNumberScheduled leaves them out; a DaemonSet without a nodeSelector only for the tainted nodes the problem names",
 		Actions:    []ActionTemplate{{Description: "Add a toleration for {taint} to DaemonSet {name} if it must run on {nodes}", Command: "kubectl -n {ns} edit daemonset {name}  # spec.template.spec.tolerations", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get pods -o wide -l {podSelector}"}})
 	rule(Rule{ID: "rollout-held", Category: "RolloutHeld", Confidence: 78,
