@@ -214,9 +214,10 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 		}
 	}
 	// Otherwise find the workload the Service most likely meant: most selector keys shared,
-	// then a name match.
+	// then a name match (the same name over one that is a prefix of the other: Service
+	// api-db means Deployment api-db, not api), then the longer shared name prefix.
 	var best *wl
-	bestScore := 0
+	bestScore, bestShared := 0, 0
 	for i := range wls {
 		w := &wls[i]
 		score := 0
@@ -228,11 +229,15 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 				}
 			}
 		}
-		if w.ref.Name == svc.Name || strings.HasPrefix(w.ref.Name, svc.Name) || strings.HasPrefix(svc.Name, w.ref.Name) {
+		switch {
+		case w.ref.Name == svc.Name:
+			score += 3
+		case strings.HasPrefix(w.ref.Name, svc.Name) || strings.HasPrefix(svc.Name, w.ref.Name):
 			score += 2
 		}
-		if score > bestScore {
-			best, bestScore = w, score
+		shared := sharedPrefix(w.ref.Name, svc.Name)
+		if score > bestScore || (score == bestScore && score > 0 && shared > bestShared) {
+			best, bestScore, bestShared = w, score, shared
 		}
 	}
 	facts := map[string]string{"selector": tools.LabelsString(svc.Spec.Selector), "podLabels": "<pod labels>", "podLabelsJSON": "<labels>"}
@@ -477,4 +482,13 @@ func (e *env) ingressTLS(ctx context.Context, ing *networkingv1.Ingress, statusE
 			Summary: fmt.Sprintf("Ingress %s serves TLS for %s with Secret %s, which does not exist, so clients get the controller's default certificate (or no TLS) for those hosts.", ing.Name, orDefault(strings.Join(t.Hosts, ", "), "its hosts"), t.SecretName)})
 		return
 	}
+}
+
+// sharedPrefix is the length in bytes of the longest common prefix of a and b.
+func sharedPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

@@ -181,6 +181,16 @@ func TestConsumersAndTextClues(t *testing.T) {
 			logs: logBook{"web-": "panic: GET http://api/v1/items: dial tcp 10.96.0.20:80: connect: connection refused\n\tmain.go:12\n"},
 			rule: "service-selector-mismatch", culprit: "Service/api", affected: []string{"Deployment/web"},
 			terms: []string{"app=api-server"}},
+		{name: "the workload named like the Service is the one it meant, not one whose name is a prefix", problem: "the shop is down",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, crashing)
+				o = append(o, app("api", 1, nil, nil)...)
+				o = append(o, app("api-db", 1, nil, nil)...)
+				return append(o, svcAt("api-db", "10.96.0.21", map[string]string{"app": "api-database"}, 5432), fx.Node("node-1"))
+			},
+			logs: logBook{"web-": "FATAL: could not connect to server: dial tcp 10.96.0.21:5432: connect: connection refused\n"},
+			rule: "service-selector-mismatch", culprit: "Service/api-db", affected: []string{"Deployment/api-db"},
+			terms: []string{"app=api-database", "Deployment api-db labels its pods"}},
 		{name: "consumer → Service → provider pods failing on a missing Secret", problem: "checkout fails",
 			objs: func() []runtime.Object {
 				o := app("web", 1, nil, crashing)
