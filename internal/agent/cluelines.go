@@ -46,6 +46,8 @@ var (
 // contextScores adjusts scores (and classes) of lines by their neighbours, in place.
 func contextScores(lines []string, scores []int, classes []ErrClass) {
 	usageRows(lines, scores, classes)
+	tracebacks(lines, scores, classes)
+	headers(lines, scores, classes)
 	causeChains(lines, scores)
 	entryContinuations(lines, scores, classes)
 	repeated(lines, scores)
@@ -109,7 +111,7 @@ func causeChains(lines []string, scores []int) {
 		switch {
 		case causedBy.MatchString(l):
 			last = i
-		case stackFrame.MatchString(l):
+		case isFrame(l):
 			// Frames and "... n more" belong to the current link.
 		default:
 			flush()

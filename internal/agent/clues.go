@@ -45,6 +45,7 @@ const (
 	ErrFiles      ErrClass = "files"       // too many open files
 	ErrMemory     ErrClass = "memory"      // out of memory
 	ErrLimit      ErrClass = "limit"       // a server's connection limit is reached
+	ErrPool       ErrClass = "pool"        // the client's own connection pool has no free connection
 	ErrConfig     ErrClass = "config"      // a setting, key or file is missing
 	ErrSchema     ErrClass = "schema"      // database schema or migration
 	ErrAuth       ErrClass = "auth"        // credentials rejected
@@ -57,9 +58,11 @@ var errFamilies = []struct {
 	needles []string
 }{
 	{ErrForbidden, []string{"is forbidden: user", "cannot list resource", "cannot get resource", "cannot watch resource", "cannot create resource", "cannot update resource", "cannot patch resource", "cannot delete resource"}},
-	{ErrDNS, []string{"server misbehaving", "no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname"}},
+	{ErrDNS, []string{"server misbehaving", "no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname", "host not found"}},
 	{ErrRefused, []string{"connection_failure", "upstream_reset_before_response_started{connection", "connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
 	{ErrTLS, []string{"certificate_verify_failed", "pkix path building failed", "unable to find valid certification path", "self signed certificate", "self-signed certificate", "x509:", "certificate has expired", "certificate is not yet valid", "unknown authority", "certificate verify failed", "tls: bad certificate", "ssl handshake", "certificate is valid for"}},
+	{ErrPool, []string{"could not obtain a connection from the pool", "all pooled connections were in use", "connection is not available, request timed out", "queuepool limit of size", "timeout acquiring a connection", "pool is probably full",
+		"connection pool exhausted", "pool exhausted", "connection from the pool", "connection from the connection pool", "connectionacquiretimeout", "timeout waiting for idle object", "waiting for a connection from the pool", "pool timeout"}},
 	{ErrTimeout, []string{"code = deadlineexceeded", "upstream request timeout", "i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
 	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "connection reset by peer"}},
 	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
@@ -120,15 +123,17 @@ const (
 func (c Clue) IsError() bool { return c.Score > 0 && c.Class != ErrNone }
 
 var (
-	stackFrame   = regexp.MustCompile(`^\s*(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ (?:more|common frames omitted)|Caused by: \.\.\.)`)
+	stackFrame   = regexp.MustCompile(`^\s*(?:\[[^\]\s]{1,64}\]\s*)?(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ (?:more|common frames omitted)|Caused by: \.\.\.)`)
 	usageLine    = regexp.MustCompile(`(?i)^\s*(usage:|-{1,2}[a-z][\w-]*[ =]|flags:|options:|\s*-h, --help)`)
 	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg|alert)\b|level=(fatal|panic)|"level":\s*"(fatal|panic)"|^F\d{4} \d\d:\d\d:\d\d`)
-	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception):|^E\d{4} \d\d:\d\d:\d\d`)
+	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|^E\d{4} \d\d:\d\d:\d\d`)
 	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
 
-	// libpq: connection to server at "db" (10.96.4.4), port 5432 failed
-	pgServerAt = regexp.MustCompile(`server at "([a-z0-9][a-z0-9.-]{0,252})"(?: \([0-9a-f.:]{1,45}\))?, port (\d{1,5})`)
+	// libpq: connection to server at "db" (10.96.4.4), port 5432 failed; Ruby: connect(2) for "db" port 5432
+	pgServerAt = regexp.MustCompile(`"([a-z0-9][a-z0-9.-]{0,252})"(?: \([0-9a-f.:]{1,45}\))?,? port (\d{1,5})`)
+	// conninfo and option lists: host=db port=5432, --host db --port 5432, host: db, port: 5432
+	hostThenPort = regexp.MustCompile(`\bhost(?:name)?["']?\s*[=: ]\s*["']?([a-z0-9][a-z0-9.-]{0,252})["']?[,;]?\s+(?:--)?port["']?\s*[=: ]\s*["']?(\d{1,5})\b`)
 	urlHost    = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
 	lookupHost = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
 	dialHost   = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
@@ -167,7 +172,7 @@ func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 	if strings.TrimSpace(line) == "" {
 		return -10, ErrNone
 	}
-	if stackFrame.MatchString(line) {
+	if isFrame(line) {
 		return -6, ErrNone
 	}
 	low := strings.ToLower(line)
@@ -266,18 +271,30 @@ func ExtractClues(lines []string) Clue {
 	if best < 0 {
 		return Clue{}
 	}
-	c := Clue{Line: tools.Sanitize(strings.TrimSpace(lines[best]), maxClueLine, true), Class: bestClass, Score: bestScore}
+	c := Clue{Line: tools.Sanitize(quotable(lines[best]), maxClueLine, true), Class: bestClass, Score: bestScore}
 	// Entities come from the best line first, then the other error lines of its family.
+	// The other error lines of its entry (the links of an exception chain, the text under a
+	// header) come next: they say what the error was about.
 	order := []int{best}
-	// Multi-line messages continue on the next lines ("Is the server running on host …").
-	for i := best + 1; i < len(lines) && i <= best+2; i++ {
-		if scores[i] > -6 && strings.TrimSpace(lines[i]) != "" {
+	seen := map[int]bool{best: true}
+	add := func(i int) {
+		if !seen[i] {
+			seen[i] = true
 			order = append(order, i)
 		}
 	}
+	for _, i := range entryOf(lines, scores, best) {
+		add(i)
+	}
+	// Multi-line messages continue on the next lines ("Is the server running on host …").
+	for i := best + 1; i < len(lines) && i <= best+2; i++ {
+		if scores[i] > -6 && strings.TrimSpace(lines[i]) != "" {
+			add(i)
+		}
+	}
 	for i := range lines {
-		if (i < best || i > best+2) && scores[i] > 0 && classes[i] == bestClass {
-			order = append(order, i)
+		if scores[i] > 0 && classes[i] == bestClass {
+			add(i)
 		}
 	}
 	c.Repeats = 0
@@ -320,13 +337,13 @@ func (c *Clue) addEntities(line string) {
 	for _, m := range envoyCluster.FindAllStringSubmatch(low, 2) {
 		addHost(m[2], m[1], false)
 	}
-	for i, re := range []*regexp.Regexp{pgServerAt, dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
+	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
 		for _, m := range re.FindAllStringSubmatch(low, 4) {
 			port := ""
 			if len(m) > 2 {
 				port = m[2]
 			}
-			addHost(m[1], port, i >= 6)
+			addHost(m[1], port, i >= 7)
 		}
 	}
 	for _, m := range pathRe.FindAllStringSubmatch(line, 4) {

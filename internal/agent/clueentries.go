@@ -1,0 +1,169 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Multi-line entries. Many loggers write one error over several lines: a severity header
+// whose own text is only a timestamp and a request id (Rails' tagged logger, log4j patterns
+// ending in a newline), a Python traceback whose last line is the exception, a Java chain of
+// "Caused by:" links, a Go panic above its goroutine dump. The header is not the error; the
+// line that names the exception is, and the lines of the same entry say what it was about.
+
+var (
+	// frameTail is a frame written "file.rb:12:in `method'" anywhere on the line (Ruby
+	// backtraces prefix it with a gem name and version, or a request tag).
+	frameTail = regexp.MustCompile("\\.(rb|py|go|js|ts|php|ex|exs|erl|cr):\\d+:in [`'\u2018]")
+	// headerNoise is what a severity header holds besides a message: bracketed tags and
+	// ids, times and numbers, process ids and severity words.
+	headerNoise = regexp.MustCompile(`\[[^\]]{0,80}\]|\d[\d:.,TZ+-]*|#\d+|(?i:\b(fatal|error|err|crit|critical|panic|emerg|alert|warn|warning|info|debug|trace|notice|severe)\b)`)
+	wordRe      = regexp.MustCompile(`[A-Za-z]{3,}`)
+	// entryStart is a line that opens an entry of its own: a timestamp, a klog or Ruby
+	// severity prefix, a severity word, a JSON record.
+	entryStart = regexp.MustCompile(`^(\[?\d{4}[-/]\d\d[-/]\d\d|[IWEFDA]\d{4} \d\d:|[DIWEFAU], \[|(?i:(info|warn|warning|error|fatal|debug|trace|crit|critical|panic)\b)|\{)`)
+	// leadingTag is a request id or thread tag a logger writes before each line of an entry.
+	leadingTag = regexp.MustCompile(`^\[[^\]\s]{1,64}\]`)
+	// pyTraceback opens a Python traceback; pyChain joins two of them.
+	pyTraceback = regexp.MustCompile(`^\s*Traceback \(most recent call last\):`)
+	pyChain     = regexp.MustCompile(`^\s*(During handling of the above exception|The above exception was the direct cause)`)
+	// exceptionLine names an exception class and its message ("pkg.SomeError: msg").
+	exceptionLine = regexp.MustCompile(`^\s*(Caused by: )?[\w.$:]*[A-Za-z0-9](Error|Exception|Exit|Interrupt|Fault|Failure|Bad)\b`)
+)
+
+// isFrame reports a stack frame or a frame-count line.
+func isFrame(l string) bool { return stackFrame.MatchString(l) || frameTail.MatchString(l) }
+
+// headerOnly reports a line that holds a severity and nothing else worth quoting.
+func headerOnly(l string) bool {
+	return !wordRe.MatchString(headerNoise.ReplaceAllString(clipBytes(l, maxClueLineLen), ""))
+}
+
+// untagged is l without the request tag in front of it.
+func untagged(l string) string { return strings.TrimSpace(leadingTag.ReplaceAllString(l, "")) }
+
+// quotable is the error line as quoted: without a request id tagged in front of it, which
+// changes with every request and says nothing about the error.
+func quotable(l string) string {
+	l = strings.TrimSpace(l)
+	if tag := leadingTag.FindString(l); len(tag) >= 10 && strings.ContainsAny(tag, "0123456789") && untagged(l) != "" {
+		return untagged(l)
+	}
+	return l
+}
+
+// headers hands the severity of a header that says nothing to the first line of its entry
+// that does, and demotes the header: "FATAL -- : [req-id]" is not the error, the exception
+// on the next line is.
+func headers(lines []string, scores []int, classes []ErrClass) {
+	for i, l := range lines {
+		if scores[i] <= 0 || !headerOnly(l) {
+			continue
+		}
+		for j := i + 1; j < len(lines) && j <= i+4; j++ {
+			lj := clipBytes(lines[j], maxClueLineLen)
+			if untagged(lj) == "" || scores[j] <= -6 {
+				continue
+			}
+			if entryStart.MatchString(lj) && !headerOnly(lj) {
+				break
+			}
+			s, c := scoreLine(untagged(lj), true)
+			if s < scores[i] {
+				s = scores[i]
+			}
+			if s > scores[j] {
+				scores[j], classes[j] = s, c
+			}
+			if classes[j] == ErrNone {
+				classes[j] = ErrGeneric
+			}
+			scores[i], classes[i] = 0, ErrNone
+			break
+		}
+	}
+}
+
+// tracebacks reads Python tracebacks: the header and the lines between it and the exception
+// are frames, and the exception line that closes the traceback is its error.
+func tracebacks(lines []string, scores []int, classes []ErrClass) {
+	in := false
+	for i, l := range lines {
+		l = clipBytes(l, maxClueLineLen)
+		switch {
+		case pyTraceback.MatchString(l):
+			in = true
+			scores[i], classes[i] = -6, ErrNone
+		case pyChain.MatchString(l):
+			scores[i], classes[i] = 0, ErrNone
+		case in && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")):
+			scores[i], classes[i] = -6, ErrNone
+		case in && strings.TrimSpace(l) != "":
+			in = false
+			if s, c := scoreLine(l, true); s+2 > scores[i] {
+				scores[i], classes[i] = s+2, c
+				if c == ErrNone {
+					classes[i] = ErrGeneric
+				}
+			}
+		}
+	}
+}
+
+// maxEntryLines bounds how far an entry is followed from its error line.
+const maxEntryLines = 40
+
+// continues reports whether line l continues the entry that line prev belongs to.
+func continues(l, tag string) bool {
+	switch {
+	case strings.TrimSpace(l) == "":
+		return false
+	case strings.HasPrefix(l, " "), strings.HasPrefix(l, "\t"), isFrame(l), causedBy.MatchString(l):
+		return true
+	case tag != "" && strings.HasPrefix(l, tag):
+		return true
+	}
+	return false
+}
+
+// entryOf lists the other error-bearing lines of the entry line best belongs to: back to
+// the line that opened it (a header, "Exception in thread", "Traceback") and on over its
+// continuation lines. What these lines name is what the error is about.
+func entryOf(lines []string, scores []int, best int) []int {
+	tag := leadingTag.FindString(lines[best])
+	var out []int
+	start := best
+	if continues(lines[best], tag) || exceptionLine.MatchString(lines[best]) {
+		for start > 0 && best-start < maxEntryLines {
+			start--
+			if !continues(clipBytes(lines[start], maxClueLineLen), tag) {
+				break // the line that opened the entry
+			}
+		}
+	}
+	for i := start; i < len(lines) && i-best < maxEntryLines; i++ {
+		if i > best && !continues(clipBytes(lines[i], maxClueLineLen), tag) && !(tag != "" && strings.TrimSpace(lines[i]) == "") {
+			break
+		}
+		if i != best && scores[i] > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}

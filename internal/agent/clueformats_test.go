@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+// hasHostPort reports whether the clue names host (its first DNS label) with port, read
+// from the error itself (not a weak guess).
+func hasHostPort(c Clue, host, port string) bool {
+	for _, h := range c.Hosts {
+		first, _, _ := strings.Cut(h.Host, ".")
+		if first == host && h.Port == port && !h.Weak {
+			return true
+		}
+	}
+	return false
+}
+
+// The same error, a refused connection to orders-db:5432, as a dozen stacks write it: the
+// quoted line is the one that says so (not a severity header, a traceback header, a frame or
+// a goodbye), and the clue names the same class and the same host and port in every format.
+func TestSameErrorInEveryLogFormat(t *testing.T) {
+	const (
+		host, port = "orders-db", "5432"
+		goErr      = "dial tcp orders-db:5432: connect: connection refused"
+	)
+	formats := []struct{ name, text string }{
+		{"plain text with a timestamp", "2026-11-27T10:00:00Z INFO starting\n2026-11-27T10:00:01Z ERROR " + goErr + "\n2026-11-27T10:00:01Z INFO exiting"},
+		{"logfmt", `time=2026-11-27T10:00:00Z level=info msg="starting"` + "\n" + `time=2026-11-27T10:00:01Z level=error msg="connect failed" err="` + goErr + `"` + "\n" + `time=2026-11-27T10:00:01Z level=info msg="shutting down"`},
+		{"klog", "I1127 10:00:00.000000       1 main.go:31] starting\nE1127 10:00:01.000000       1 store.go:88] store init failed: " + goErr + "\nI1127 10:00:01.000000       1 main.go:40] exiting"},
+		{"JSON with an error field", `{"level":"info","ts":1,"msg":"starting"}` + "\n" + `{"level":"error","ts":2,"caller":"store/pg.go:88","msg":"connect failed","error":"` + goErr + `"}`},
+		{"JSON with a nested error object and a nested level", `{"log":{"level":"info"},"message":"starting"}` + "\n" + `{"log":{"level":"error","logger":"db"},"message":"startup failed","error":{"kind":"OpError","message":"` + goErr + `"}}`},
+		{"JSON with a numeric level and a dotted error key", `{"level":30,"msg":"starting"}` + "\n" + `{"level":50,"msg":"startup failed","error.message":"` + goErr + `"}`},
+		{"Go panic", "starting\npanic: " + goErr + "\n\ngoroutine 1 [running]:\nmain.main()\n\t/src/cmd/server/main.go:41 +0x1c5\nexit status 2"},
+		{"Java chain whose deepest cause names the server", "2026-11-27 10:00:01.000 ERROR 1 --- [main] o.s.boot.SpringApplication : Application run failed\n" +
+			"org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n\tat org.springframework.beans.factory.support.AbstractBeanFactory.getBean(AbstractBeanFactory.java:208)\n\t... 12 common frames omitted\n" +
+			"Caused by: org.postgresql.util.PSQLException: Connection to orders-db:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\n" +
+			"\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:346)\n\t... 30 common frames omitted\n" +
+			"Caused by: java.net.ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.pollConnect(Native Method)\n\t... 40 common frames omitted"},
+		{"Java exception in thread main", "Exception in thread \"main\" java.lang.IllegalStateException: cannot start\n\tat com.example.Main.main(Main.java:12)\nCaused by: java.net.ConnectException: Connection refused (orders-db:5432)\n\tat java.base/sun.nio.ch.Net.connect(Native Method)\n\t... 3 more"},
+		{"Python traceback", "Traceback (most recent call last):\n  File \"/app/worker.py\", line 12, in <module>\n    conn = psycopg2.connect(dsn)\n  File \"/usr/local/lib/python3.12/site-packages/psycopg2/__init__.py\", line 122, in connect\n    conn = _connect(dsn, connection_factory=connection_factory, **kwasync)\n" +
+			"psycopg2.OperationalError: connection to server at \"orders-db\" (10.96.0.15), port 5432 failed: Connection refused\n\tIs the server running on that host and accepting TCP/IP connections?"},
+		{"Rails tagged logging: a FATAL header holding only the request id", "I, [2026-11-27T10:00:00.000000 #1]  INFO -- : [4f1c2a9e] Started GET \"/orders\" for 10.244.1.4\nF, [2026-11-27T10:00:00.100000 #1] FATAL -- : [4f1c2a9e]\n[4f1c2a9e] \n" +
+			"[4f1c2a9e] PG::ConnectionBad (connection to server at \"orders-db\" (10.96.0.15), port 5432 failed: Connection refused\n[4f1c2a9e] \tIs the server running on that host and accepting TCP/IP connections?\n[4f1c2a9e] ):\n[4f1c2a9e] \n" +
+			"[4f1c2a9e] activerecord (7.1.3) lib/active_record/connection_adapters/postgresql_adapter.rb:61:in `new_client'\n[4f1c2a9e] app/controllers/orders_controller.rb:5:in `index'"},
+		{"Ruby's host-then-port wording", "E, [2026-11-27T10:00:00.100000 #1] ERROR -- : Failed to open TCP connection: Connection refused - connect(2) for \"orders-db\" port 5432 (Errno::ECONNREFUSED)\n\tfrom /usr/local/lib/ruby/3.3.0/net/http.rb:1603:in `initialize'"},
+		{".NET entry under a fail: header", "info: Microsoft.Hosting.Lifetime[0]\n      Application started.\nfail: Orders.Store[0]\n      Npgsql.NpgsqlException (0x80004005): Failed to connect to orders-db:5432\n       ---> System.Net.Sockets.SocketException (111): Connection refused\n         at Npgsql.Internal.NpgsqlConnector.Connect(NpgsqlTimeout timeout)"},
+		{"nginx error log", `2026/11/27 10:00:01 [error] 29#29: *7 connect() failed (111: Connection refused) while connecting to upstream, client: 10.244.0.1, server: _, request: "GET /api HTTP/1.1", upstream: "http://orders-db:5432/api", host: "shop.example.com"`},
+		{"Envoy access log", `[2026-11-27T10:00:01.000Z] "GET /api HTTP/1.1" 503 UF upstream_reset_before_response_started{connection_failure} - "-" 0 91 3 - "-" "curl/8.5" "a1b2" "orders-db:5432" "-" outbound|5432||orders-db.shop.svc.cluster.local - 10.96.3.4:5432 10.244.1.5:41234 - default`},
+		{"libpq conninfo with host= and port=", "2026-11-27 10:00:01 UTC [12] FATAL: could not connect: host=orders-db port=5432 dbname=orders: Connection refused"},
+	}
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(f.text, "\n"))
+			if c.Class != ErrRefused {
+				t.Errorf("class %q, want %q (line %q)", c.Class, ErrRefused, c.Line)
+			}
+			low := strings.ToLower(c.Line)
+			if !strings.Contains(low, "refused") && !strings.Contains(low, "connection_failure") {
+				t.Errorf("quoted line %q does not carry the error", c.Line)
+			}
+			if !hasHostPort(c, host, port) {
+				t.Errorf("hosts %+v lack %s:%s (line %q)", c.Hosts, host, port, c.Line)
+			}
+		})
+	}
+}
+
+// An error of no known family still beats the header, the banner and the frames around it.
+func TestErrorLineBeatsItsHeader(t *testing.T) {
+	for _, tc := range []struct{ name, text, line, not string }{
+		{"a Rails FATAL header holding only the request id",
+			"F, [2026-11-27T10:00:00.1 #1] FATAL -- : [9a8b7c6d]\n[9a8b7c6d] \n[9a8b7c6d] ActiveRecord::RecordInvalid (Validation failed: Sku has already been taken):\n[9a8b7c6d] app/models/item.rb:3:in `save'",
+			"Validation failed", "FATAL"},
+		{"a log4j header whose message is on the next line",
+			"2026-11-27 10:00:00,000 ERROR [main]\n  Validation failed: sku has already been taken\n2026-11-27 10:00:00,001 INFO [main] done",
+			"Validation failed", "[main]"},
+		{"Python's traceback header",
+			"Traceback (most recent call last):\n  File \"/app/main.py\", line 3, in <module>\n    main()\nValueError: invalid literal for int() with base 10: 'ten'",
+			"ValueError", "Traceback"},
+		{"Python's chained tracebacks keep the first exception",
+			"Traceback (most recent call last):\n  File \"/app/main.py\", line 3, in load\nValueError: invalid literal for int() with base 10: 'ten'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"/app/main.py\", line 9, in <module>\nRuntimeError: settings could not be loaded",
+			"ValueError", "During handling"},
+		{"an exception class without a colon (Ruby's Class (message) form)",
+			"I, [2026-11-27T10:00:00.0 #1]  INFO -- : Started\n[abc123] Stripe::CardError (Your card was declined.)\nI, [2026-11-27T10:00:00.1 #1]  INFO -- : Completed 500",
+			"Stripe::CardError", "Completed"},
+		{"a Go panic is quoted, not its goroutine header",
+			"panic: assignment to entry in nil map\n\ngoroutine 7 [running]:\nmain.(*Cache).Put(...)\n\t/src/cache.go:22 +0x1c",
+			"assignment to entry in nil map", "goroutine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(tc.text, "\n"))
+			if !c.IsError() || !strings.Contains(c.Line, tc.line) || strings.Contains(c.Line, tc.not) {
+				t.Errorf("got line %q (class %q score %d), want one with %q and without %q", c.Line, c.Class, c.Score, tc.line, tc.not)
+			}
+		})
+	}
+}
