@@ -134,9 +134,9 @@ var (
 	pgServerAt = regexp.MustCompile(`"([a-z0-9][a-z0-9.-]{0,252})"(?: \([0-9a-f.:]{1,45}\))?,? port (\d{1,5})`)
 	// conninfo and option lists: host=db port=5432, --host db --port 5432, host: db, port: 5432
 	hostThenPort = regexp.MustCompile(`\bhost(?:name)?["']?\s*[=: ]\s*["']?([a-z0-9][a-z0-9.-]{0,252})["']?[,;]?\s+(?:--)?port["']?\s*[=: ]\s*["']?(\d{1,5})\b`)
-	urlHost    = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
-	lookupHost = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
-	dialHost   = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
+	urlHost      = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
+	lookupHost   = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
+	dialHost     = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
 	// Envoy and Istio name the upstream cluster "outbound|PORT|subset|HOST".
 	envoyCluster = regexp.MustCompile(`outbound\|(\d{1,5})\|[a-z0-9-]{0,63}\|([a-z0-9][a-z0-9.-]{0,252})`)
 	hostPortRe   = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
