@@ -119,6 +119,10 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 		return pc.schemaJob(ctx, d)
 	case ErrLimit:
 		return pc.connectionLimit(ctx, d)
+	case ErrPool:
+		if pc.connectionPool(ctx, d) {
+			return true
+		}
 	case ErrTLS:
 		// The server answered: the certificates, not the path, are at fault.
 		if pc.certificates(ctx, d) {

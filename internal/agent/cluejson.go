@@ -170,6 +170,12 @@ func jsonText(v any, depth int) string {
 				parts = append(parts, strings.ReplaceAll(s, "\n", " | "))
 			}
 		}
+		// An exception's class says what failed ("ConnectionAcquireTimeoutError:
+		// Operation timeout"); the bare "Error" of JavaScript says nothing.
+		typ, _ := x["type"].(string)
+		if len(parts) > 0 && typ != "" && typ != "Error" && len(typ) <= 120 {
+			parts[0] = typ + ": " + parts[0]
+		}
 		for _, k := range sortedKeys(x) {
 			if k == "message" || k == "msg" || k == "stack" || k == "type" && len(parts) > 0 {
 				continue

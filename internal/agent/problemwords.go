@@ -51,6 +51,7 @@ var ruleWords = []struct {
 	{"cronjob", []string{"cron", "schedule", "did not run", "didn't run", "not running"}},
 	{"rollout", []string{"rollout", "deploy", "release", "stuck"}},
 	{"dependency-host-unknown", []string{"dns", "resolve", "no such host", "lookup", "hostname"}},
+	{"connection-pool", []string{"pool", "slow", "timeout", "database", "connection", "500", "under load"}},
 	{"dependency", []string{"connect", "unreachable", "timeout", "refused", "database", "upstream", "502", "503"}},
 	{"networkpolicy-deny-egress", []string{"dns", "egress", "outbound", "external"}},
 	{"config", []string{"config", "setting", "variable", "file"}},

@@ -171,6 +171,11 @@ func init() {
 		Signals:    "'too many connections' / 'too many clients' in the container's error line; the workload's replicas and the connection-pool size in its env",
 		Actions:    []ActionTemplate{{Description: "Lower the connection pool or the replicas of {sourceResource}, or raise the server's max_connections", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "connection-pool-exhausted", Category: "ConnectionPoolExhausted", Confidence: 78,
+		Title:      "the application's own connection pool has no free connection: it is smaller than the work the process runs at once",
+		Signals:    "pool exhaustion in the container's error line ('could not obtain a connection from the pool', 'Connection is not available', 'QueuePool limit of size N'); the pool size set in its env, the ConfigMaps it loads, its mounted configuration files or arguments, against its thread or concurrency setting and the sizes the error names",
+		Actions:    []ActionTemplate{{Description: "Raise {poolSetting} (now {poolSize}) in {sourceResource} to at least the threads that share the pool", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "mount-not-writable", Category: "VolumeNotWritable", Confidence: 80,
 		Title:      "the application cannot write to a path because of how it is mounted",
 		Signals:    "'permission denied' or 'read-only file system' on a path in the container's error line; the volumeMount at that path (readOnly, ConfigMap or Secret volume), readOnlyRootFilesystem, runAsUser without fsGroup; with no text (logs unreadable, a quiet crash), an emptyDir mounted readOnly that no container of the pod mounts writable",

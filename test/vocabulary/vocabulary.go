@@ -57,6 +57,7 @@ var Vocabulary = map[string][]string{
 	"volume-full":                 {"no space left on device"},
 	"mount-not-writable":          {"volumeMount|readOnly|read-only|fsGroup|runAsUser"},
 	"dependency-connection-limit": {"connections|clients", "replicas"},
+	"connection-pool-exhausted":   {"connection pool", "threads|concurrency|pool size"},
 	// Scheduling.
 	"unschedulable-insufficient-resources": {"FailedScheduling|Insufficient", "requests|request"},
 	"unschedulable-taint":                  {"taint", "toleration"},
