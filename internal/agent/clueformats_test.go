@@ -113,3 +113,65 @@ func TestErrorLineBeatsItsHeader(t *testing.T) {
 		})
 	}
 }
+
+// What the error line names, spelt as different stacks spell it: a host with its port, a
+// file path, a setting's name, a size.
+func TestClueEntitiesInManySpellings(t *testing.T) {
+	hosts := []string{
+		"ERROR could not connect: host=orders-db port=5432 user=app",
+		"ERROR pg_isready --host orders-db --port 5432: no response",
+		`ERROR connection failed {Host: "orders-db", Port: 5432}`,
+		"ERROR Connection refused: orders-db/10.96.0.15:5432",
+		"ERROR bash: DB_ADDR: orders-db:5432 unreachable",
+		"ERROR connect(2) for \"orders-db\" port 5432 (Errno::ECONNREFUSED)",
+		"ERROR redis: dial tcp [orders-db:5432]: refused",
+		"ERROR upstream postgres://app:secret@orders-db:5432/orders failed",
+		"ERROR java.net.ConnectException: Connection refused (Connection refused) to orders-db:5432",
+	}
+	for _, l := range hosts {
+		if c := ExtractClues([]string{l}); !hasHostPort(c, "orders-db", "5432") {
+			t.Errorf("%q: hosts %+v lack orders-db:5432", l, c.Hosts)
+		}
+	}
+	paths := []string{
+		"open /etc/app/config.yaml: no such file or directory",
+		"FileNotFoundError: [Errno 2] No such file or directory: '/etc/app/config.yaml'",
+		"java.io.FileNotFoundException: /etc/app/config.yaml (No such file or directory)",
+		"Error: ENOENT: no such file or directory, open '/etc/app/config.yaml'",
+		`ERROR cannot read config file "/etc/app/config.yaml"`,
+	}
+	for _, l := range paths {
+		if c := ExtractClues([]string{l}); !containsStr(c.Paths, "/etc/app/config.yaml") {
+			t.Errorf("%q: paths %v lack /etc/app/config.yaml", l, c.Paths)
+		}
+	}
+	keys := []string{
+		"KeyError: 'DATABASE_URL'",
+		"ERROR DATABASE_URL is not set",
+		`ERROR environment variable "DATABASE_URL" is required`,
+		"ERROR missing required env var DATABASE_URL",
+		"config: required key DATABASE_URL missing value",
+		`panic: env: required environment variable "DATABASE_URL" is not set`,
+		`key not found: "DATABASE_URL" (KeyError)`,
+		`java.lang.IllegalArgumentException: Could not resolve placeholder 'DATABASE_URL' in value "${DATABASE_URL}"`,
+		`Error: Config validation error: "DATABASE_URL" is required`,
+		"/entrypoint.sh: line 4: DATABASE_URL: unbound variable",
+		"/entrypoint.sh: line 4: DATABASE_URL: parameter null or not set",
+	}
+	for _, l := range keys {
+		if c := ExtractClues([]string{l}); !containsStr(c.Keys, "DATABASE_URL") {
+			t.Errorf("%q: keys %v lack DATABASE_URL", l, c.Keys)
+		}
+	}
+	for line, want := range map[string]int64{
+		"QueuePool limit of size 5 overflow 10 reached":                          5,
+		"HikariPool-1 - Connection is not available (total=5, active=5, idle=0)": 5,
+		"pool max 5 reached":                                                        5,
+		"ERROR: connection pool exhausted (maximum: 5)":                             5,
+		"could not obtain a connection from the pool within 5.000 seconds; size: 5": 5,
+	} {
+		if s := errorSizes(line); !s[want] || len(s) != 1 {
+			t.Errorf("errorSizes(%q) = %v, want only %d", line, s, want)
+		}
+	}
+}

@@ -72,7 +72,7 @@ var errFamilies = []struct {
 	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
 	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version"}},
 	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm"}},
-	{ErrConfig, []string{"no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "config"}},
+	{ErrConfig, []string{"unbound variable", "parameter null or not set", "no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "config"}},
 }
 
 // Clue is what the text says went wrong.
@@ -139,17 +139,21 @@ var (
 	dialHost     = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
 	// Envoy and Istio name the upstream cluster "outbound|PORT|subset|HOST".
 	envoyCluster = regexp.MustCompile(`outbound\|(\d{1,5})\|[a-z0-9-]{0,63}\|([a-z0-9][a-z0-9.-]{0,252})`)
-	hostPortRe   = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
-	ipPortRe     = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
-	keywordHost  = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
-	phraseHost   = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|on server|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
+	// Java writes an address as name/ip:port.
+	javaAddr    = regexp.MustCompile(`\b([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6})/\d{1,3}(?:\.\d{1,3}){3}:(\d{1,5})\b`)
+	hostPortRe  = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
+	ipPortRe    = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
+	keywordHost = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
+	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|on server|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
 
 	pathRe = regexp.MustCompile(`(?:^|[\s"'=:(\[,])(/[A-Za-z0-9._@-]+(?:/[A-Za-z0-9._@-]+)+/?)`)
 
 	keyBefore = regexp.MustCompile(`(?i)(?:environment variable|env var|env|variable|setting|config(?:uration)? key|config|key|parameter|option|property)\s+["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})["'\x60]?\s+(?:is\s+|was\s+)?(?:not set|missing|required|undefined|empty|not found|not defined|must be set)`)
-	keyAfter  = regexp.MustCompile(`(?i)(?:missing|required|undefined|unset|no value for|must set|not set:|missing required)\s+(?:(?:environment variable|env var|config(?:uration)? key|key|setting|variable|parameter|property|option)s?\s*[:=]?\s*)?["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})`)
-	keyError  = regexp.MustCompile(`KeyError: ['"]([^'"]{1,80})['"]`)
-	capsKey   = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
+	keyAfter  = regexp.MustCompile(`(?i)(?:missing required|missing|required|undefined|unset|no value for|must set|not set:)\s+(?:(?:environment variable|env var|config(?:uration)? key|key|setting|variable|parameter|property|option)s?\s*[:=]?\s*)?["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})`)
+	// KeyError: 'X' (Python), key not found: "X" (Ruby's ENV.fetch), Could not resolve
+	// placeholder 'X' (Spring), X: unbound variable and X: parameter null or not set (sh).
+	keyError = regexp.MustCompile(`(?:KeyError: |key not found: |resolve placeholder )['"]([^'"]{1,80})['"]|\b([A-Za-z_][A-Za-z0-9_]{1,80}): (?:unbound variable|parameter null or not set|parameter not set)`)
+	capsKey  = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
 
 	denialRe = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
 )
@@ -337,13 +341,13 @@ func (c *Clue) addEntities(line string) {
 	for _, m := range envoyCluster.FindAllStringSubmatch(low, 2) {
 		addHost(m[2], m[1], false)
 	}
-	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
+	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, javaAddr, dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
 		for _, m := range re.FindAllStringSubmatch(low, 4) {
 			port := ""
 			if len(m) > 2 {
 				port = m[2]
 			}
-			addHost(m[1], port, i >= 7)
+			addHost(m[1], port, i >= 8)
 		}
 	}
 	for _, m := range pathRe.FindAllStringSubmatch(line, 4) {
@@ -355,6 +359,9 @@ func (c *Clue) addEntities(line string) {
 	for _, re := range []*regexp.Regexp{keyError, keyBefore, capsKey, keyAfter} {
 		for _, m := range re.FindAllStringSubmatch(line, 4) {
 			k := strings.Trim(m[1], ".-")
+			if k == "" && len(m) > 2 {
+				k = m[2]
+			}
 			if k == "" || keyStopWords[k] || keyStopWords[strings.ToLower(k)] || len(c.Keys) >= maxEntities || containsStr(c.Keys, k) {
 				continue
 			}
