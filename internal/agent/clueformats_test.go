@@ -175,3 +175,40 @@ func TestClueEntitiesInManySpellings(t *testing.T) {
 		}
 	}
 }
+
+// Error lines of common servers and frameworks, each with a banner, a header or a goodbye
+// around it that must not be quoted instead.
+func TestErrorLinesOfCommonStacks(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, line string
+		class            ErrClass
+		host             string // host:port read from the error, "" for none
+	}{
+		{"nginx cannot resolve an upstream at start", "/docker-entrypoint.sh: Configuration complete; ready for start up\n2026/11/27 10:00:00 [emerg] 1#1: host not found in upstream \"cart-api:8080\" in /etc/nginx/conf.d/default.conf:5\nnginx: [emerg] host not found in upstream \"cart-api:8080\" in /etc/nginx/conf.d/default.conf:5",
+			"host not found in upstream", ErrDNS, "cart-api:8080"},
+		{"MySQL client: unknown server host", "Starting migration\nERROR 2005 (HY000): Unknown MySQL server host 'mysql-primary' (-2)\nmigration aborted",
+			"Unknown MySQL server host", ErrDNS, ""},
+		{"MySQL client: cannot connect", "ERROR 2003 (HY000): Can't connect to MySQL server on 'mysql-primary:3306' (111)",
+			"Can't connect to MySQL server", ErrRefused, "mysql-primary:3306"},
+		{"a Kafka client cannot reach its broker", "[2026-11-27 10:00:00,000] INFO Kafka version: 3.7.0\n[2026-11-27 10:00:01,000] WARN [Consumer clientId=c1, groupId=g1] Connection to node -1 (kafka-0.kafka/10.96.0.3:9092) could not be established. Broker may not be available. (org.apache.kafka.clients.NetworkClient)",
+			"could not be established", ErrUnavail, "kafka-0:9092"},
+		{"Spring Boot's APPLICATION FAILED TO START banner", "***************************\nAPPLICATION FAILED TO START\n***************************\n\nDescription:\n\nFailed to configure a DataSource: 'url' attribute is not specified and no embedded datasource could be configured.\n\nReason: Failed to determine a suitable driver class\n\nAction:\n\nConsider the following:\n\tIf you want an embedded database (H2, HSQL or Derby), please put it on the classpath.",
+			"'url' attribute is not specified", ErrConfig, ""},
+		{"gunicorn: the worker's exception, not 'Exception in worker process' or 'Worker exiting'", "[2026-11-27 10:00:00 +0000] [7] [ERROR] Exception in worker process\nTraceback (most recent call last):\n  File \"/usr/local/lib/python3.12/site-packages/gunicorn/arbiter.py\", line 609, in spawn_worker\n    worker.init_process()\nModuleNotFoundError: No module named 'settings_prod'\n[2026-11-27 10:00:00 +0000] [7] [INFO] Worker exiting (pid: 7)",
+			"No module named 'settings_prod'", ErrGeneric, ""},
+		{"a Node crash prints the source line above the error", "/app/node_modules/pg/lib/client.js:132\n      const error = new Error('Connection terminated unexpectedly')\n                    ^\n\nError: getaddrinfo ENOTFOUND orders-db\n    at GetAddrInfoReqWrap.onlookup [as oncomplete] (node:dns:107:26) {\n  errno: -3008,\n  code: 'ENOTFOUND',\n  syscall: 'getaddrinfo',\n  hostname: 'orders-db'\n}\n\nNode.js v20.11.0",
+			"getaddrinfo ENOTFOUND orders-db", ErrDNS, ""},
+		{"PHP's fatal error names the exception", "[27-Nov-2026 10:00:00] NOTICE: fpm is running, pid 1\nPHP Fatal error:  Uncaught PDOException: SQLSTATE[HY000] [2002] Connection refused in /var/www/html/db.php:12\nStack trace:\n#0 /var/www/html/db.php(12): PDO->__construct('mysql:host=mysq...')\n#1 {main}\n  thrown in /var/www/html/db.php on line 12",
+			"Uncaught PDOException", ErrRefused, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(tc.text, "\n"))
+			if !strings.Contains(c.Line, tc.line) || c.Class != tc.class {
+				t.Errorf("got line %q class %q, want a line with %q class %q", c.Line, c.Class, tc.line, tc.class)
+			}
+			if h, p, ok := strings.Cut(tc.host, ":"); ok && !hasHostPort(c, h, p) {
+				t.Errorf("hosts %+v lack %s", c.Hosts, tc.host)
+			}
+		})
+	}
+}

@@ -58,13 +58,13 @@ var errFamilies = []struct {
 	needles []string
 }{
 	{ErrForbidden, []string{"is forbidden: user", "cannot list resource", "cannot get resource", "cannot watch resource", "cannot create resource", "cannot update resource", "cannot patch resource", "cannot delete resource"}},
-	{ErrDNS, []string{"server misbehaving", "no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname", "host not found"}},
-	{ErrRefused, []string{"connection_failure", "upstream_reset_before_response_started{connection", "connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
+	{ErrDNS, []string{"server misbehaving", "no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname", "host not found", "unknown mysql server host"}},
+	{ErrRefused, []string{"can't connect to mysql server on", "connection_failure", "upstream_reset_before_response_started{connection", "connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
 	{ErrTLS, []string{"certificate_verify_failed", "pkix path building failed", "unable to find valid certification path", "self signed certificate", "self-signed certificate", "x509:", "certificate has expired", "certificate is not yet valid", "unknown authority", "certificate verify failed", "tls: bad certificate", "ssl handshake", "certificate is valid for"}},
 	{ErrPool, []string{"could not obtain a connection from the pool", "all pooled connections were in use", "connection is not available, request timed out", "queuepool limit of size", "timeout acquiring a connection", "pool is probably full",
 		"connection pool exhausted", "pool exhausted", "connection from the pool", "connection from the connection pool", "connectionacquiretimeout", "timeout waiting for idle object", "waiting for a connection from the pool", "pool timeout"}},
 	{ErrTimeout, []string{"code = deadlineexceeded", "upstream request timeout", "i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
-	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "connection reset by peer"}},
+	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "broker may not be available", "connection reset by peer"}},
 	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
 	{ErrFiles, []string{"too many open files", "emfile"}},
 	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
@@ -232,6 +232,20 @@ func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 // hasNeedle finds n in low; a number (an HTTP status) must stand alone, so "503" does not
 // match inside "15033".
 func hasNeedle(low, n string) bool {
+	if errnoNeedle.MatchString(n) {
+		// An errno name stands alone: "enotfound" is not in "modulenotfounderror".
+		for i := 0; i+len(n) <= len(low); {
+			j := strings.Index(low[i:], n)
+			if j < 0 {
+				return false
+			}
+			if j += i; j == 0 || !isLetter(low[j-1]) {
+				return true
+			}
+			i = j + 1
+		}
+		return false
+	}
 	if strings.Trim(n, "0123456789") != "" {
 		return strings.Contains(low, n)
 	}
@@ -251,6 +265,11 @@ func hasNeedle(low, n string) bool {
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// errnoNeedle is a needle written as a C errno name (ENOTFOUND, ECONNREFUSED).
+var errnoNeedle = regexp.MustCompile(`^e[a-z_]{3,11}$`)
 
 // ExtractClues picks the error line of a text tail and the entities it (and the other error
 // lines of the same family) names. The first line of the highest score wins: the first
