@@ -38,6 +38,8 @@ var (
 	// entryStart is a line that opens an entry of its own: a timestamp, a klog or Ruby
 	// severity prefix, a severity word, a JSON record.
 	entryStart = regexp.MustCompile(`^(\[?\d{4}[-/]\d\d[-/]\d\d|[IWEFDA]\d{4} \d\d:|[DIWEFAU], \[|(?i:(info|warn|warning|error|fatal|debug|trace|crit|critical|panic)\b)|\{)`)
+	// leadingTime is a timestamp at the start of a line.
+	leadingTime = regexp.MustCompile(`^(?:\[` + timestamp + `\]|` + timestamp + `):?\s+`)
 	// leadingTag is a request id or thread tag a logger writes before each line of an entry.
 	leadingTag = regexp.MustCompile(`^\[[^\]\s]{1,64}\]`)
 	// pyTraceback opens a Python traceback; pyChain joins two of them.
@@ -46,6 +48,9 @@ var (
 	// exceptionLine names an exception class and its message ("pkg.SomeError: msg").
 	exceptionLine = regexp.MustCompile(`^\s*(Caused by: )?[\w.$:]*[A-Za-z0-9](Error|Exception|Exit|Interrupt|Fault|Failure|Bad)\b`)
 )
+
+// timestamp is a date and time as loggers write them.
+const timestamp = `\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| ?UTC| [+-]\d{4})?`
 
 // isFrame reports a stack frame or a frame-count line.
 func isFrame(l string) bool { return stackFrame.MatchString(l) || frameTail.MatchString(l) }
@@ -58,10 +63,14 @@ func headerOnly(l string) bool {
 // untagged is l without the request tag in front of it.
 func untagged(l string) string { return strings.TrimSpace(leadingTag.ReplaceAllString(l, "")) }
 
-// quotable is the error line as quoted: without a request id tagged in front of it, which
-// changes with every request and says nothing about the error.
+// quotable is the error line as quoted: without the timestamp or the request id in front
+// of it, which change with every line and say nothing about the error, so that the words
+// of the error fit the quote.
 func quotable(l string) string {
 	l = strings.TrimSpace(l)
+	if ts := leadingTime.FindString(l); ts != "" && len(ts) < len(l) {
+		l = l[len(ts):]
+	}
 	if tag := leadingTag.FindString(l); len(tag) >= 10 && strings.ContainsAny(tag, "0123456789") && untagged(l) != "" {
 		return untagged(l)
 	}

@@ -212,3 +212,22 @@ func TestErrorLinesOfCommonStacks(t *testing.T) {
 		})
 	}
 }
+
+// The quote keeps the error's words and drops what changes with every line: the timestamp
+// in front, a request id tag.
+func TestQuotedLineDropsTimesAndRequestIDs(t *testing.T) {
+	for in, want := range map[string]string{
+		"2026-01-12T09:00:00.000Z ERROR query failed: pq: sorry, too many clients already": "ERROR query failed: pq: sorry, too many clients already",
+		"2026/02/12 08:14:00 [error] 29#29: *3 upstream timed out":                         "[error] 29#29: *3 upstream timed out",
+		"[2026-02-11 07:30:13,570: CRITICAL/MainProcess] Unrecoverable error":              "[2026-02-11 07:30:13,570: CRITICAL/MainProcess] Unrecoverable error",
+		"[2026-11-27 10:00:00 +0000] [7] [ERROR] Exception in worker process":              "[7] [ERROR] Exception in worker process",
+		"2026-11-27 10:00:01 UTC [12] FATAL: could not connect":                            "[12] FATAL: could not connect",
+		"[b22e90d4-8c1f-4d6a-b7aa-44e3f1a9c210] ActiveRecord::ConnectionTimeoutError (x)":  "ActiveRecord::ConnectionTimeoutError (x)",
+		"[main] ERROR c.e.App - failed":                                                    "[main] ERROR c.e.App - failed",
+		"E1127 10:00:01.000000       1 store.go:88] store init failed":                     "E1127 10:00:01.000000       1 store.go:88] store init failed",
+	} {
+		if got := quotable(in); got != want {
+			t.Errorf("quotable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
