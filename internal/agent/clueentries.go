@@ -77,6 +77,34 @@ func quotable(l string) string {
 	return l
 }
 
+// windowed keeps the words of a long error line that say what failed: when the needle of
+// its family lies past what a quote holds, the quote starts shortly before it.
+func windowed(l string, class ErrClass) string {
+	if len(l) <= maxClueLine {
+		return l
+	}
+	low := strings.ToLower(clipBytes(l, maxClueLineLen))
+	at := -1
+	for _, f := range errFamilies {
+		if f.class != class {
+			continue
+		}
+		for _, n := range f.needles {
+			if i := strings.Index(low, n); i >= 0 && (at < 0 || i < at) {
+				at = i
+			}
+		}
+	}
+	if at < 0 || at+40 < maxClueLine || at > len(l) {
+		return l
+	}
+	start := at - maxClueLine/2
+	if sp := strings.IndexByte(l[start:at], ' '); sp >= 0 {
+		start += sp + 1
+	}
+	return "…" + l[start:]
+}
+
 // headers hands the severity of a header that says nothing to the first line of its entry
 // that does, and demotes the header: "FATAL -- : [req-id]" is not the error, the exception
 // on the next line is.

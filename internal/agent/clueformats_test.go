@@ -231,3 +231,16 @@ func TestQuotedLineDropsTimesAndRequestIDs(t *testing.T) {
 		}
 	}
 }
+
+// A long line is quoted from shortly before the words of its error, not cut before them.
+func TestLongErrorLineKeepsItsError(t *testing.T) {
+	line := "ERROR request failed " + strings.Repeat("params=abcdefgh ", 40) + "upstream: dial tcp orders-db:5432: connect: connection refused (retry 3)"
+	c := ExtractClues([]string{"INFO start", line})
+	if !strings.Contains(c.Line, "connection refused") || len(c.Line) > maxClueLine+4 || !strings.HasPrefix(c.Line, "\u2026") {
+		t.Errorf("quote %q (%d bytes)", c.Line, len(c.Line))
+	}
+	short := "ERROR dial tcp orders-db:5432: connect: connection refused"
+	if c := ExtractClues([]string{short}); c.Line != short {
+		t.Errorf("short line quoted as %q", c.Line)
+	}
+}
