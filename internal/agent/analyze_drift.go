@@ -99,7 +99,11 @@ func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
 		return false // the log was read and says nothing wrong: trust it over a guess from the spec
 	}
 	for i, cs := range pc.pod.Status.ContainerStatuses {
-		if i < maxLogContainers && pc.readOnlyScratch(ctx, &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], symptom: symptom, conf: driftConfidence}) {
+		if i >= maxLogContainers {
+			break
+		}
+		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], symptom: symptom, conf: driftConfidence}
+		if pc.readOnlyScratch(ctx, d) || pc.poolBelowConcurrency(ctx, d) {
 			return true
 		}
 	}

@@ -150,17 +150,15 @@ func leafKey(k string) string {
 	return k
 }
 
-// connectionPool explains a client's exhausted connection pool by the setting that sizes it.
-func (pc *podCheck) connectionPool(ctx context.Context, d *depCheck) bool {
+// poolSettings finds the setting that sizes the container's connection pool and the one
+// that sets how much work it runs at once; a pool whose size the error names comes first.
+func (pc *podCheck) poolSettings(ctx context.Context, d *depCheck, sizes map[int64]bool) (pool, threads *numSetting) {
 	settings := pc.numericSettings(ctx, d)
-	sizes := errorSizes(d.clue.Line)
-	var pool, threads *numSetting
 	for i := range settings {
 		s := &settings[i]
 		k := leafKey(s.key)
 		switch {
 		case poolKey.MatchString(k) && s.value > 0:
-			// A pool whose size the error names wins over one it does not.
 			if pool == nil || sizes[s.value] && !sizes[pool.value] {
 				pool = s
 			}
@@ -170,17 +168,34 @@ func (pc *podCheck) connectionPool(ctx context.Context, d *depCheck) bool {
 			}
 		}
 	}
+	return pool, threads
+}
+
+// poolFacts are the facts of a pool finding.
+func poolFacts(pool *numSetting) map[string]string {
+	return map[string]string{"poolSetting": pool.key, "poolSize": fmt.Sprint(pool.value), "sourceResource": kubectlResource(pool.ref)}
+}
+
+// belowConcurrency says how a pool smaller than the work sharing it fails.
+func belowConcurrency(pool, threads *numSetting) string {
+	return fmt.Sprintf("its connection pool holds %d connections (%s) while up to %d threads or concurrent tasks share it (%s), so %d of them wait for a connection and time out. Raise %s to at least %d, or lower %s.",
+		pool.value, pool.where, threads.value, threads.where, threads.value-pool.value, pool.key, threads.value, threads.key)
+}
+
+// connectionPool explains a client's exhausted connection pool by the setting that sizes it.
+func (pc *podCheck) connectionPool(ctx context.Context, d *depCheck) bool {
+	sizes := errorSizes(d.clue.Line)
+	pool, threads := pc.poolSettings(ctx, d, sizes)
 	if pool == nil {
 		return false
 	}
-	facts := map[string]string{"poolSetting": pool.key, "poolSize": fmt.Sprint(pool.value), "sourceResource": kubectlResource(pool.ref)}
+	facts := poolFacts(pool)
 	conf := 0
 	var why string
 	switch {
 	case threads != nil && threads.value > pool.value:
 		facts["concurrency"] = fmt.Sprint(threads.value)
-		why = fmt.Sprintf("its connection pool holds %d connections (%s) while it runs up to %d at once (%s), so %d of them wait for a connection and time out. Raise %s to at least %d, or lower %s.",
-			pool.value, pool.where, threads.value, threads.where, threads.value-pool.value, pool.key, threads.value, threads.key)
+		why = belowConcurrency(pool, threads)
 	case sizes[pool.value]:
 		conf = 70
 		why = fmt.Sprintf("the pool size the error names, %d, is set by %s. Raise %s, or find what holds its connections (slow queries, leaked connections).", pool.value, pool.where, pool.key)
@@ -189,5 +204,19 @@ func (pc *podCheck) connectionPool(ctx context.Context, d *depCheck) bool {
 		why = fmt.Sprintf("its pool size is set by %s. Raise %s, or find what holds its connections (slow queries, leaked connections).", pool.where, pool.key)
 	}
 	d.report(ctx, "connection-pool-exhausted", conf, pool.ref, fmt.Sprintf("%s: the application's own connection pool has no free connection; %s", d.opening(), why), nil, nil, facts)
+	return true
+}
+
+// poolBelowConcurrency reports, without error text (the log could not be read), a pool
+// configured smaller than the threads that share it: under load the threads queue for
+// connections whatever the server does.
+func (pc *podCheck) poolBelowConcurrency(ctx context.Context, d *depCheck) bool {
+	pool, threads := pc.poolSettings(ctx, d, nil)
+	if pool == nil || threads == nil || threads.value <= pool.value {
+		return false
+	}
+	facts := poolFacts(pool)
+	facts["concurrency"] = fmt.Sprint(threads.value)
+	d.report(ctx, "connection-pool-exhausted", 0, pool.ref, fmt.Sprintf("%s, but under load its connection pool runs out: %s", d.opening(), belowConcurrency(pool, threads)), nil, nil, facts)
 	return true
 }

@@ -83,6 +83,19 @@ func TestConnectionPoolExhausted(t *testing.T) {
 			logs: logBook{"search-": strings.Repeat(`{"level":50,"time":1,"msg":"query failed","err":{"type":"SequelizeConnectionAcquireTimeoutError","message":"Operation timeout"}}`+"\n", 3)},
 			rule: "connection-pool-exhausted", culprit: "Deployment/search",
 			terms: []string{"--pool-max=2", "concurrency", "14 of them wait"}},
+		{name: "logs unreadable: a Sidekiq pool from a ConfigMap smaller than its concurrency is still found", problem: "background jobs are slow",
+			objs: func() []runtime.Object {
+				o := app("jobs", 1, envFrom("jobs-env"), nil)
+				return append(o, cmWith("jobs-env", "DB_POOL", "5", "SIDEKIQ_CONCURRENCY", "25", "REDIS_URL", "redis://redis:6379/0"), fx.Node("node-1"))
+			},
+			logs: nil, rule: "connection-pool-exhausted", culprit: "ConfigMap/jobs-env", affected: []string{"Deployment/jobs"},
+			terms: []string{"DB_POOL=5", "SIDEKIQ_CONCURRENCY=25", "20 of them wait"}},
+		{name: "logs unreadable: a pool as large as the threads is no finding", problem: "background jobs are slow",
+			objs: func() []runtime.Object {
+				o := app("jobs", 1, envFrom("jobs-env"), nil)
+				return append(o, cmWith("jobs-env", "DB_POOL", "25", "SIDEKIQ_CONCURRENCY", "25"), fx.Node("node-1"))
+			},
+			logs: nil, rule: "no-problem-found"},
 		{name: "no setting sizes the pool: the error stays the application's own", problem: "search is slow",
 			objs: func() []runtime.Object { return append(app("search", 1, nil, nil), fx.Node("node-1")) },
 			logs: logBook{"search-": strings.Repeat("ERROR Knex: Timeout acquiring a connection. The pool is probably full. Are you missing a .transacting(trx) call?\n", 3)},

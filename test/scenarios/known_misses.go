@@ -41,6 +41,5 @@ var knownMisses = map[string]string{
 	"exports-redis-maxmemory-noeviction":      "app-error-logged on Deployment exports-web quoting the redis OutOfMemoryError ('nothing it names is broken'); not followed to Service exports-redis and its ConfigMap's maxmemory 64mb / noeviction",
 	"release-bot-search-domain-wildcard":      "app-error-logged on Deployment release-bot quoting 'x509: certificate is valid for *.corp.example.com … not api.github.com'; the pod dnsConfig search domain corp.example.com (with ndots:5) is not mentioned",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
-	"fraud-scorer-dnspolicy-default":      "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
-	"storefront-rails-pool-below-threads": "app-error-logged on Deployment storefront quoting a FATAL header line that holds only the request id; the ConnectionTimeoutError and the ConfigMap's pool: 5 are not named",
+	"fraud-scorer-dnspolicy-default": "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
 }
