@@ -120,9 +120,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	case ErrLimit:
 		return pc.connectionLimit(ctx, d)
 	case ErrPool:
-		if pc.connectionPool(ctx, d) {
-			return true
-		}
+		return pc.connectionPool(ctx, d) || pc.invalidConfigFiles(ctx, d)
 	case ErrTLS:
 		// The server answered: the certificates, not the path, are at fault.
 		if pc.certificates(ctx, d) {
