@@ -262,7 +262,7 @@ func (pc *podCheck) textClues(ctx context.Context, container, termMsg string, lr
 	// A termination message is what the process chose to say about its own end: when it
 	// carries an error, it wins over the log tail for what the summary quotes.
 	clue := termClue(termMsg)
-	logClue := ExtractClues(lr.Lines)
+	logClue := ExtractClues(textLines(lr))
 	logBest := logClue // what the log itself says, for its evidence
 	switch {
 	case !clue.IsError():

@@ -93,7 +93,7 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		if note == "" && lr.Note != "" && len(lr.Lines) == 0 {
 			note = lr.Note
 		}
-		clue := ExtractClues(lr.Lines)
+		clue := ExtractClues(textLines(lr))
 		// One error line may be noise; a repeated one, or a fatal one, is the application's state.
 		if !clue.IsError() || clue.Repeats < 2 && clue.Score < 8 {
 			continue
@@ -104,7 +104,7 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		}
 		symptom := fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind in its last %d", clue.Repeats, len(lr.Lines))
 		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], clue: clue, symptom: symptom, evIDs: evIDs}
-		if pc.followClue(ctx, d) {
+		if pc.followClue(ctx, d) || pc.reportNamedConfigFile(ctx, d) {
 			return true
 		}
 		d.report(ctx, "app-error-logged", 0, ObjectRef{}, fmt.Sprintf("%s; the error is the application's own (nothing it names is broken in the cluster).", d.opening()), nil, nil,

@@ -82,7 +82,7 @@ func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head strin
 			break
 		}
 		lr := e.logs(ctx, p.Name, p.Spec.Containers[0].Name, false)
-		if c := ExtractClues(lr.Lines); c.IsError() {
+		if c := ExtractClues(textLines(lr)); c.IsError() {
 			said, conf = fmt.Sprintf(" Its pod %s logs %s.", p.Name, quoteLine(c.Line)), 75
 			pref := e.ref("Pod", p.Name)
 			d.evIDs = append(d.evIDs, e.evidence(fmt.Sprintf("Log of %s: %s", p.Name, c.Line), Source{Kind: SourceLog, Object: &pref, Tool: "k8s_logs"}, c.Line))

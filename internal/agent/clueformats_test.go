@@ -274,3 +274,21 @@ func TestHostileMultiLineEntriesStayBounded(t *testing.T) {
 		}
 	}
 }
+
+// logfmt records are read by their fields, like JSON ones; key=value text that is no log
+// record stays as it is.
+func TestFlattenLogfmt(t *testing.T) {
+	for in, want := range map[string]string{
+		`ts=2026-01-01T00:00:00Z caller=db.go:12 level=error msg="ping failed" err="dial tcp pg:5432: connect: connection refused"`: `ERROR ping failed err=dial tcp pg:5432: connect: connection refused`,
+		`time="2026-01-01T00:00:00Z" level=warning msg="retrying" attempt=3 error="upstream said \"no\""`:                           `WARNING retrying error=upstream said "no" (attempt=3)`,
+		`level=info msg="served" path=/healthz status=200`:                                                                          `INFO served (path=/healthz status=200)`,
+		`GET /search?q=a&page=2 200 12ms`: `GET /search?q=a&page=2 200 12ms`,
+		`ERROR x=1 y=2 z=3 failed`:        `ERROR x=1 y=2 z=3 failed`,
+		`a=1 b=2 c=3`:                     `a=1 b=2 c=3`,
+		`level=error msg="cut short`:      `level=error msg="cut short`,
+	} {
+		if got := flattenLogfmt(in); got != want {
+			t.Errorf("flattenLogfmt(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

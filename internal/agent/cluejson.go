@@ -202,7 +202,11 @@ func flattenLines(lines []string) []string {
 		if strings.IndexByte(l, 0x1b) >= 0 || strings.Contains(l, ".[") {
 			l = ansiEscape.ReplaceAllString(clipBytes(l, maxJSONLine), "")
 		}
-		out[i] = flattenJSON(l)
+		if f := flattenJSON(l); f != l {
+			out[i] = f
+		} else {
+			out[i] = flattenLogfmt(l)
+		}
 	}
 	return out
 }

@@ -125,7 +125,9 @@ func (c Clue) IsError() bool { return c.Score > 0 && c.Class != ErrNone }
 var (
 	stackFrame   = regexp.MustCompile(`^\s*(?:\[[^\]\s]{1,64}\]\s*)?(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ (?:more|common frames omitted)|Caused by: \.\.\.)`)
 	usageLine    = regexp.MustCompile(`(?i)^\s*(usage:|-{1,2}[a-z][\w-]*[ =]|flags:|options:|\s*-h, --help)`)
-	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg|alert)\b|level=(fatal|panic)|"level":\s*"(fatal|panic)"|^F\d{4} \d\d:\d\d:\d\d`)
+	// "alert" is a severity only as syslog writes it ([alert], ALERT, level=alert): as a
+	// word it names alerting rules ("alert: HighErrorRate").
+	fatalMarker = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg)\b|level=(fatal|panic|alert)|"level":\s*"(fatal|panic)"|\[alert\]|^F\d{4} \d\d:\d\d:\d\d|\bALERT\b`)
 	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|^E\d{4} \d\d:\d\d:\d\d`)
 	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
@@ -424,6 +426,15 @@ func ignoredHost(h string) bool {
 		}
 	}
 	return false
+}
+
+// textLines are the lines of a log tail to read clues from: the long ones when they were
+// fetched, else the lines as shown.
+func textLines(lr tools.LogsResult) []string {
+	if len(lr.Full) == len(lr.Lines) && lr.Full != nil {
+		return lr.Full
+	}
+	return lr.Lines
 }
 
 // quoteLine quotes an error line for a summary as the application wrote it (no escapes, so

@@ -174,7 +174,7 @@ func (e *env) logs(ctx context.Context, pod, container string, previous bool) to
 	}
 	// As many lines as the clue extractor weighs: the error line is often followed by a
 	// stack trace, a banner or junk that would push it out of a shorter tail.
-	lr, err := e.c.Logs(ctx, tools.LogsRequest{Pod: pod, Container: container, Previous: previous, TailLines: maxClueLines, MaxBytes: tools.MaxLogBytes})
+	lr, err := e.c.Logs(ctx, tools.LogsRequest{Pod: pod, Container: container, Previous: previous, TailLines: maxClueLines, MaxBytes: tools.MaxLogBytes, LineBytes: maxClueLineLen})
 	_ = e.record("k8s_logs", fmt.Sprintf("%s/%s previous=%t", pod, container, previous), err)
 	if err != nil {
 		lr.Note = "logs unavailable: " + err.Error()

@@ -103,3 +103,43 @@ func TestConnectionPoolExhausted(t *testing.T) {
 	}
 	runDepCases(t, cases)
 }
+
+// A Ready workload that keeps logging an error about a file it reads from a mounted
+// ConfigMap: the ConfigMap key behind the path is the culprit, whatever the log format.
+func TestRunningErrorNamesAMountedConfigFile(t *testing.T) {
+	mount := func(cm, path string, items ...corev1.KeyToPath) func(*corev1.PodSpec) {
+		return func(s *corev1.PodSpec) {
+			src := corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}, Items: items}}
+			if cm == "" {
+				src = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+			}
+			s.Volumes = []corev1.Volume{{Name: "cfg", VolumeSource: src}}
+			s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "cfg", MountPath: path}}
+		}
+	}
+	long := strings.Repeat(`{job=\"api\", instance=\"10.0.0.1:9100\"}, `, 6)
+	cases := []depCase{
+		{name: "a logfmt ruler whose long record names the rules file late", problem: "the ApiDown alert never fires",
+			objs: func() []runtime.Object {
+				o := app("ruler", 1, mount("ruler-rules", "/etc/ruler/rules"), nil)
+				return append(o, cmWith("ruler-rules", "api-alerts.yaml", "groups: []\n", "other.yaml", "groups: []\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"ruler-": strings.Repeat(`ts=2026-03-01T10:00:00.000Z caller=manager.go:120 level=info msg="tick"`+"\n"+
+				`ts=2026-03-01T10:00:30.000Z caller=group.go:410 level=warn component=ruler name=ApiDown index=1 rule="alert: ApiDown\nexpr: up{job=\"api\"} == 0\nfor: 5m\n" series="`+long+`" file=/etc/ruler/rules/api-alerts.yaml group=api msg="Evaluating rule failed" err="vector cannot contain metrics with the same labelset"`+"\n", 3)},
+			rule: "app-error-logged", culprit: "ConfigMap/ruler-rules", affected: []string{"Deployment/ruler"},
+			terms: []string{"vector cannot contain metrics with the same labelset", "api-alerts.yaml"}},
+		{name: "a JSON record names a file whose ConfigMap key is mapped to another name", problem: "payments are routed nowhere",
+			objs: func() []runtime.Object {
+				o := app("edge", 1, mount("edge-routes", "/config", corev1.KeyToPath{Key: "routes-v2", Path: "routes.yaml"}), nil)
+				return append(o, cmWith("edge-routes", "routes-v2", "routes: [{path: /pay, backend: pay-v3}]\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"edge-": strings.Repeat(`{"level":"error","ts":1,"msg":"route rejected","file":"/config/routes.yaml","error":"route /pay: backend pay-v3 is not declared"}`+"\n", 3)},
+			rule: "app-error-logged", culprit: "ConfigMap/edge-routes", affected: []string{"Deployment/edge"},
+			terms: []string{"backend pay-v3 is not declared", "key routes-v2"}},
+		{name: "a path on an emptyDir names no ConfigMap: the error stays the application's own", problem: "exports fail",
+			objs: func() []runtime.Object { return append(app("exporter", 1, mount("", "/work"), nil), fx.Node("node-1")) },
+			logs: logBook{"exporter-": strings.Repeat("ERROR export failed: checksum mismatch in /work/batch-7.csv\n", 3)},
+			rule: "app-error-logged", culprit: "Deployment/exporter", terms: []string{"checksum mismatch"}},
+	}
+	runDepCases(t, cases)
+}

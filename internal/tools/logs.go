@@ -49,6 +49,10 @@ type LogsRequest struct {
 	Previous  bool
 	TailLines int
 	MaxBytes  int
+	// LineBytes, when above the shown width, also fills LogsResult.Full with each line's
+	// first LineBytes bytes (at most maxLogLineKeep): a structured record often says its
+	// error after the width a person is shown.
+	LineBytes int
 }
 
 // LogsResult is a bounded, sanitized log tail; Note explains anything missing.
@@ -57,6 +61,8 @@ type LogsResult struct {
 	Container string   `json:"container"`
 	Previous  bool     `json:"previous"`
 	Lines     []string `json:"lines"`
+	// Full are the same lines, longer (see LogsRequest.LineBytes); for readers, never shown.
+	Full      []string `json:"-"`
 	Truncated bool     `json:"truncated,omitempty"`
 	Binary    bool     `json:"binary,omitempty"`
 	Note      string   `json:"note,omitempty"`
@@ -140,6 +146,11 @@ func (c *Client) Logs(ctx context.Context, req LogsRequest) (LogsResult, error) 
 	}
 	for _, l := range kept {
 		res.Lines = append(res.Lines, Sanitize(string(l), maxLogLineBytes, true))
+	}
+	if lb := min(req.LineBytes, maxLogLineKeep); lb > maxLogLineBytes {
+		for _, l := range kept {
+			res.Full = append(res.Full, Sanitize(string(l), lb, true))
+		}
 	}
 	if len(res.Lines) == 0 {
 		res.Note = joinNote(res.Note, "the container wrote no log output")

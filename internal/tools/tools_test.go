@@ -381,3 +381,30 @@ func TestStatefulSetRolloutFromControllerRevisions(t *testing.T) {
 		t.Errorf("missing image diff:\n%s", res.Text)
 	}
 }
+
+// A reader may ask for longer lines than are shown: a structured record whose error field
+// sits past the shown width is read whole in Full (up to the kept head), and Lines stays as
+// shown.
+func TestLogsFullLinesForReaders(t *testing.T) {
+	healthy := "web-" + fx.Hash("web", 2) + "-k9m3z"
+	long := `ts=1 level=warn ` + strings.Repeat("k=v ", 100) + `msg="rule failed" err="many-to-many matching not allowed"`
+	huge := "ERROR " + strings.Repeat("x", 1<<20) + " err=hidden"
+	r, cs := newRegistry(t, world()...)
+	logReactor(cs, []byte("starting\n"+long+"\n"+huge+"\n"), nil)
+	res, err := r.Client().Logs(context.Background(), tools.LogsRequest{Pod: healthy, LineBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Full) != len(res.Lines) || len(res.Lines) != 3 {
+		t.Fatalf("lines %d, full %d", len(res.Lines), len(res.Full))
+	}
+	if strings.Contains(res.Lines[1], "many-to-many") || !strings.Contains(res.Full[1], "many-to-many matching not allowed") {
+		t.Errorf("shown %q\nfull %q", res.Lines[1], res.Full[1])
+	}
+	if len(res.Full[2]) > 1000+4 || strings.Contains(res.Full[2], "hidden") {
+		t.Errorf("a megabyte line is not bounded in Full: %d bytes", len(res.Full[2]))
+	}
+	if plain, _ := r.Client().Logs(context.Background(), tools.LogsRequest{Pod: healthy}); plain.Full != nil {
+		t.Errorf("Full filled without being asked for")
+	}
+}
