@@ -32,8 +32,12 @@ import (
 // poolSetting is a setting that sizes a client's connection pool.
 var poolSetting = regexp.MustCompile(`(?i)(pool[_.-]?(max[_.-]?)?size|max[_.-]?pool|maximum[_.-]?pool[_.-]?size|max[_.-]?(open[_.-]?)?conn(ection)?s|pool[_.-]?max)`)
 
-// connectionLimit reports a connection-limit error with the workload's connection budget.
+// connectionLimit reports a connection-limit error with the workload's connection budget;
+// a client's own exhausted pool goes to connectionPool (analyze_pool.go).
 func (pc *podCheck) connectionLimit(ctx context.Context, d *depCheck) bool {
+	if d.clue.Class == ErrPool {
+		return pc.connectionPool(ctx, d) || pc.invalidConfigFiles(ctx, d)
+	}
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	replicas := int64(1)
 	if wl.Kind == "Deployment" {

@@ -117,10 +117,8 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 		return pc.credentials(ctx, d)
 	case ErrSchema:
 		return pc.schemaJob(ctx, d)
-	case ErrLimit:
+	case ErrLimit, ErrPool:
 		return pc.connectionLimit(ctx, d)
-	case ErrPool:
-		return pc.connectionPool(ctx, d) || pc.invalidConfigFiles(ctx, d)
 	case ErrTLS:
 		// The server answered: the certificates, not the path, are at fault.
 		if pc.certificates(ctx, d) {
