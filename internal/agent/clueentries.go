@@ -52,6 +52,20 @@ var (
 // timestamp is a date and time as loggers write them.
 const timestamp = `\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| ?UTC| [+-]\d{4})?`
 
+// quietSeverity reports a line whose own severity, near its start, is info, debug or trace.
+func quietSeverity(l string) bool {
+	head := clipBytes(l, 48)
+	if strings.Contains(l, "level=info") || strings.Contains(l, "level=debug") {
+		return true
+	}
+	return quietHead.MatchString(head) && !fatalMarker.MatchString(head) && !severeHead.MatchString(head)
+}
+
+var (
+	quietHead  = regexp.MustCompile(`(?i)\b(info|debug|trace|dbug|trce)\b|^[ID]\d{4} \d\d:|^[ID], \[`)
+	severeHead = regexp.MustCompile(`(?i)\b(error|err|warn|warning|fail|severe)\b|^[EWF]\d{4} \d\d:|^[EWF], \[`)
+)
+
 // isFrame reports a stack frame or a frame-count line.
 func isFrame(l string) bool { return stackFrame.MatchString(l) || frameTail.MatchString(l) }
 

@@ -198,6 +198,10 @@ func TestErrorLinesOfCommonStacks(t *testing.T) {
 			"No module named 'settings_prod'", ErrGeneric, ""},
 		{"a Node crash prints the source line above the error", "/app/node_modules/pg/lib/client.js:132\n      const error = new Error('Connection terminated unexpectedly')\n                    ^\n\nError: getaddrinfo ENOTFOUND orders-db\n    at GetAddrInfoReqWrap.onlookup [as oncomplete] (node:dns:107:26) {\n  errno: -3008,\n  code: 'ENOTFOUND',\n  syscall: 'getaddrinfo',\n  hostname: 'orders-db'\n}\n\nNode.js v20.11.0",
 			"getaddrinfo ENOTFOUND orders-db", ErrDNS, ""},
+		{"a JVM that cannot reserve its heap, after an exec line naming the ExitOnOutOfMemoryError flag", "INFO  [start] exec java -Xmx64g -XX:+ExitOnOutOfMemoryError -jar /srv/app.jar\nError occurred during initialization of VM\nCould not reserve enough space for 67108864KB object heap",
+			"Could not reserve enough space", ErrMemory, ""},
+		{"a Java class name holding a needle is not that error", "INFO  registered handler for java.lang.OutOfMemoryError\nINFO  [main] -XX:+HeapDumpOnOutOfMemoryError set\nERROR [main] cannot open /data/index: permission denied",
+			"permission denied", ErrPermission, ""},
 		{"PHP's fatal error names the exception", "[27-Nov-2026 10:00:00] NOTICE: fpm is running, pid 1\nPHP Fatal error:  Uncaught PDOException: SQLSTATE[HY000] [2002] Connection refused in /var/www/html/db.php:12\nStack trace:\n#0 /var/www/html/db.php(12): PDO->__construct('mysql:host=mysq...')\n#1 {main}\n  thrown in /var/www/html/db.php on line 12",
 			"Uncaught PDOException", ErrRefused, ""},
 	} {

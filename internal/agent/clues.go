@@ -68,7 +68,7 @@ var errFamilies = []struct {
 	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
 	{ErrFiles, []string{"too many open files", "emfile"}},
 	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
-	{ErrMemory, []string{"out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
+	{ErrMemory, []string{"could not reserve enough space", "out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
 	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
 	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version"}},
 	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm"}},
@@ -221,6 +221,10 @@ func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 	}
 	if quietMarker.MatchString(line) && class == ErrNone {
 		score -= 2
+	} else if score > 1 && quietSeverity(line) {
+		// Written at info level: an error it mentions (a handler registered for it, a
+		// retry that worked) weighs less than one the application logs as an error.
+		score = max(score-3, 1)
 	}
 	if usageLine.MatchString(line) {
 		score -= 4
@@ -234,8 +238,9 @@ func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 // hasNeedle finds n in low; a number (an HTTP status) must stand alone, so "503" does not
 // match inside "15033".
 func hasNeedle(low, n string) bool {
-	if errnoNeedle.MatchString(n) {
-		// An errno name stands alone: "enotfound" is not in "modulenotfounderror".
+	if errnoNeedle.MatchString(n) || identNeedle.MatchString(n) {
+		// An errno or class name stands alone: "enotfound" is not in "modulenotfounderror",
+		// "outofmemoryerror" not in the JVM flag "ExitOnOutOfMemoryError".
 		for i := 0; i+len(n) <= len(low); {
 			j := strings.Index(low[i:], n)
 			if j < 0 {
@@ -270,8 +275,12 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
-// errnoNeedle is a needle written as a C errno name (ENOTFOUND, ECONNREFUSED).
-var errnoNeedle = regexp.MustCompile(`^e[a-z_]{3,11}$`)
+// errnoNeedle is a needle written as a C errno name (ENOTFOUND, ECONNREFUSED); identNeedle
+// one written as an exception class name (OutOfMemoryError, UnknownHostException).
+var (
+	errnoNeedle = regexp.MustCompile(`^e[a-z_]{3,11}$`)
+	identNeedle = regexp.MustCompile(`^[a-z]{8,}(error|exception|table)$`)
+)
 
 // ExtractClues picks the error line of a text tail and the entities it (and the other error
 // lines of the same family) names. The first line of the highest score wins: the first
