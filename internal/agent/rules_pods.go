@@ -176,6 +176,11 @@ func init() {
 		Signals:    "pool exhaustion in the container's error line ('could not obtain a connection from the pool', 'Connection is not available', 'QueuePool limit of size N'); the pool size set in its env, the ConfigMaps it loads, its mounted configuration files or arguments, against its thread or concurrency setting and the sizes the error names",
 		Actions:    []ActionTemplate{{Description: "Raise {poolSetting} (now {poolSize}) in {sourceResource} to at least the threads that share the pool", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "resource-env-unit-mismatch", Category: "DownwardAPIUnitMismatch", Confidence: 84,
+		Title:      "an env var the downward API fills with the container's own limit or request is read in another unit (no divisor: memory in bytes, CPU in cores)",
+		Signals:    "an env resourceFieldRef without the divisor its name (HEAP_MB, CPU_MILLIS) or its use in the command line ($(VAR)m) expects; the container's limit and the value it yields",
+		Actions:    []ActionTemplate{{Description: "Set resourceFieldRef.divisor on env {env} ({resource}, now {divisor}) in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "mount-not-writable", Category: "VolumeNotWritable", Confidence: 80,
 		Title:      "the application cannot write to a path because of how it is mounted",
 		Signals:    "'permission denied' or 'read-only file system' on a path in the container's error line; the volumeMount at that path (readOnly, ConfigMap or Secret volume), readOnlyRootFilesystem, runAsUser without fsGroup; with no text (logs unreadable, a quiet crash), an emptyDir mounted readOnly that no container of the pod mounts writable",

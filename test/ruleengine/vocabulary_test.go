@@ -44,7 +44,7 @@ func TestVocabularyCoversTheCatalogue(t *testing.T) {
 // and the rules that never conclude alone.
 var auditedElsewhere = map[string]bool{
 	"dependency-host-unknown": true, "dependency-unreachable": true, "dependency-auth-failed": true, "dependency-port-mismatch": true,
-	"dependency-connection-limit": true, "connection-pool-exhausted": true, "config-value-missing": true, "config-file-missing": true, "app-error-logged": true,
+	"dependency-connection-limit": true, "connection-pool-exhausted": true, "resource-env-unit-mismatch": true, "config-value-missing": true, "config-file-missing": true, "app-error-logged": true,
 	"networkpolicy-deny-egress": true, "schema-not-migrated": true, "certificate-expired": true, "volume-full": true,
 	"mount-not-writable": true, "config-file-invalid": true, "rbac-forbidden": true, "cronjob-jobs-pile-up": true,
 	// Steps of a chain: a deeper finding explains them whenever the cluster shows them, so

@@ -58,6 +58,7 @@ var Vocabulary = map[string][]string{
 	"mount-not-writable":          {"volumeMount|readOnly|read-only|fsGroup|runAsUser"},
 	"dependency-connection-limit": {"connections|clients", "replicas"},
 	"connection-pool-exhausted":   {"connection pool", "threads|concurrency|pool size"},
+	"resource-env-unit-mismatch":  {"divisor", "downward API"},
 	// Scheduling.
 	"unschedulable-insufficient-resources": {"FailedScheduling|Insufficient", "requests|request"},
 	"unschedulable-taint":                  {"taint", "toleration"},
