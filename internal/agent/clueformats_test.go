@@ -296,3 +296,16 @@ func TestFlattenLogfmt(t *testing.T) {
 		}
 	}
 }
+
+// The severity of a JSON record is read where loggers put it, nested included.
+func TestJSONLevelNested(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"log":{"level":"error","logger":"db"},"message":"startup failed"}`: "ERROR startup failed",
+		`{"log.level":"warn","message":"slow"}`:                             "WARN slow",
+		`{"level":40,"msg":"slow"}`:                                         "WARN slow",
+	} {
+		if got := flattenJSON(in); !strings.HasPrefix(got, want) {
+			t.Errorf("flattenJSON(%q) = %q, want it to start with %q", in, got, want)
+		}
+	}
+}

@@ -127,7 +127,15 @@ func jsonLevel(rec map[string]any, used map[string]bool) string {
 	for _, k := range jsonLevelKeys {
 		v, ok := rec[k]
 		if !ok {
-			continue
+			// ECS and others nest it: {"log": {"level": "error"}}.
+			if parent, child, dotted := strings.Cut(k, "."); dotted {
+				if m, isMap := rec[parent].(map[string]any); isMap {
+					v, ok = m[child]
+				}
+			}
+			if !ok {
+				continue
+			}
 		}
 		used[k] = true
 		switch x := v.(type) {
