@@ -301,8 +301,8 @@ func TestFlattenLogfmt(t *testing.T) {
 func TestJSONLevelNested(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"log":{"level":"error","logger":"db"},"message":"startup failed"}`: "ERROR startup failed",
-		`{"log.level":"warn","message":"slow"}`:                             "WARN slow",
-		`{"level":40,"msg":"slow"}`:                                         "WARN slow",
+		`{"log.level":"warn","message":"slow"}`:                              "WARN slow",
+		`{"level":40,"msg":"slow"}`:                                          "WARN slow",
 	} {
 		if got := flattenJSON(in); !strings.HasPrefix(got, want) {
 			t.Errorf("flattenJSON(%q) = %q, want it to start with %q", in, got, want)
