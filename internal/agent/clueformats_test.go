@@ -309,3 +309,18 @@ func TestJSONLevelNested(t *testing.T) {
 		}
 	}
 }
+
+// "alert" is a severity as syslog writes it, not as the word that defines an alerting rule.
+func TestAlertIsASeverityOnlyAsSyslogWritesIt(t *testing.T) {
+	for line, fatal := range map[string]bool{
+		`level=warn msg="rule failed" rule="alert: HighLatency"`: false,
+		"Alertmanager sent alert HighLatency":                    false,
+		"2026/01/01 10:00:00 [alert] 1#1: worker exited":         true,
+		"ALERT disk array degraded":                              true,
+		"level=alert msg=degraded":                               true,
+	} {
+		if got := fatalMarker.MatchString(line); got != fatal {
+			t.Errorf("fatalMarker(%q) = %v, want %v", line, got, fatal)
+		}
+	}
+}

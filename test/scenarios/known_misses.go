@@ -24,8 +24,6 @@ var knownMisses = map[string]string{
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	"notebook-sandbox-runtimeclass-overhead": "unschedulable-insufficient-resources on Deployment notebook-sandbox quoting cpu=4100m against 4 allocatable; the RuntimeClass gvisor whose 500m overhead makes up the difference is not named",
 	"reports-db-volume-released":             "pvc-no-matching-pv on PersistentVolumeClaim reports-pgdata ('0 available volumes'); the Released PersistentVolume it names in volumeName, whose claimRef holds the deleted claim's UID, is not named",
-	"prometheus-rule-many-to-many":           "app-error-logged on StatefulSet prometheus-k8s quoting the CheckoutErrorBudgetBurn line; neither the many-to-many error nor the rules ConfigMap prometheus-k8s-rules is named",
-	"catalog-search-heap-from-limit-bytes":   "crash-loop on Deployment catalog-search quoting the entrypoint's exec line; HEAP_MB from the downward API limits.memory in bytes (no divisor) is not named",
 	"statement-export-failjob-exit-1":        "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
 	"wiki-mysql-claim-larger-than-pv":        "pvc-storageclass-missing on StorageClass manual; the 10Gi static PersistentVolume of class manual that the 20Gi claim does not fit is not named",
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
