@@ -58,12 +58,23 @@ func TestAddressFormsInText(t *testing.T) {
 		"kafka broker list":          "ERROR [Producer clientId=app] Connection to node -1 (ledger/10.96.3.7:5432) could not be established. Broker may not be available. bootstrap.servers=ledger:5432,ledger-1.ledger:5432",
 		"redis sentinels":            "ERROR redis: all sentinels are unreachable: dial tcp ledger:5432: connect: connection refused",
 		"amqp URL":                   "Error: connect ECONNREFUSED amqp://guest:guest@ledger:5432/%2f",
+		"IPv6 ClusterIP":             "ERROR store: dial tcp [fd00:10:96::3:7]:5432: connect: connection refused",
 		"python refused":             "psycopg2.OperationalError: could not connect to server: Connection refused. Is the server running on host \"ledger\" (10.96.3.7) and accepting TCP/IP connections on port 5432?",
 	}
 	var cases []depCase
 	for name, line := range lines {
+		objs := brokenProvider("billing", "ledger", "10.96.3.7", 5432, nil)
+		dualStack := func() []runtime.Object {
+			o := objs()
+			for _, x := range o {
+				if s, ok := x.(*corev1.Service); ok {
+					s.Spec.ClusterIPs = []string{s.Spec.ClusterIP, "fd00:10:96::3:7"}
+				}
+			}
+			return o
+		}
 		cases = append(cases, depCase{name: name, problem: "billing keeps crashing",
-			objs: brokenProvider("billing", "ledger", "10.96.3.7", 5432, nil),
+			objs: dualStack,
 			logs: logBook{"billing-": "INFO starting\n" + line + "\nINFO exiting\n"},
 			rule: "service-selector-mismatch", culprit: "Service/ledger", affected: []string{"Deployment/billing"},
 			terms: []string{"app=ledger-primary"}})
@@ -157,6 +168,96 @@ func TestPodIPInText(t *testing.T) {
 				rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/scores-ingress", affected: []string{"Deployment/risk", "Service/scores"},
 				terms: []string{"scores-ingress"}})
 		}
+	}
+	runDepCases(t, cases)
+}
+
+// An address of the cluster's ranges written into the configuration that nothing holds any
+// more (a Service recreated with a new ClusterIP), and a bare name the application completes
+// with the namespace's domain: the setting is the culprit.
+func TestStaleAndCompletedAddresses(t *testing.T) {
+	ledger := func(client string, spec func(*corev1.PodSpec), extra ...runtime.Object) func() []runtime.Object {
+		return func() []runtime.Object {
+			o := app(client, 1, spec, func(p *corev1.Pod) { crashing(p); p.Status.PodIP = "10.244.1.30" })
+			o = append(o, app("ledger", 1, nil, nil)...)
+			return append(append(o, svcAt("ledger", "10.96.3.99", map[string]string{"app": "ledger"}, 5432), fx.Node("node-1")), extra...)
+		}
+	}
+	cases := []depCase{
+		{name: "old ClusterIP in env, Go timeout", problem: "billing keeps crashing",
+			objs: ledger("billing", withEnv("DB_ADDR", "10.96.3.7:5432")),
+			logs: logBook{"billing-": "FATAL ping db: dial tcp 10.96.3.7:5432: i/o timeout\n"},
+			rule: "dependency-host-unknown", culprit: "Deployment/billing", affected: []string{"Service/ledger"}, terms: []string{"10.96.3.7", "ledger:5432", "DB_ADDR"}},
+		{name: "old ClusterIP in a ConfigMap URL, Node refused", problem: "billing keeps crashing",
+			objs: ledger("billing", envFrom("billing-env"), cmWith("billing-env", "DATABASE_URL", "postgres://billing@10.96.3.7:5432/billing")),
+			logs: logBook{"billing-": "Error: connect ECONNREFUSED 10.96.3.7:5432\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)\n"},
+			rule: "dependency-host-unknown", culprit: "ConfigMap/billing-env", affected: []string{"Deployment/billing"}, terms: []string{"10.96.3.7", "DATABASE_URL"}},
+		{name: "old ClusterIP in a ConfigMap, logs unreachable", problem: "billing keeps crashing",
+			objs: ledger("billing", envFrom("billing-env"), cmWith("billing-env", "DATABASE_URL", "postgres://billing@10.96.3.7:5432/billing")),
+			logs: nil,
+			rule: "dependency-host-unknown", culprit: "ConfigMap/billing-env", affected: []string{"Deployment/billing"}, terms: []string{"10.96.3.7"}},
+		{name: "an address outside the cluster is not called stale", problem: "billing keeps crashing",
+			objs: ledger("billing", withEnv("DB_ADDR", "203.0.113.5:5432")),
+			logs: logBook{"billing-": "FATAL ping db: dial tcp 203.0.113.5:5432: i/o timeout\n"},
+			rule: "crash-loop", culprit: "Deployment/billing", terms: []string{"203.0.113.5"}},
+		{name: "a bare name the application completes with the domain", problem: "billing keeps crashing",
+			objs: ledger("billing", envFrom("billing-env"), cmWith("billing-env", "DB_NAME_HOST", "ledger-pg")),
+			logs: logBook{"billing-": "FATAL dial tcp: lookup ledger-pg.payments.svc.cluster.local on 10.96.0.10:53: no such host\n"},
+			rule: "dependency-host-unknown", culprit: "ConfigMap/billing-env", affected: []string{"Deployment/billing"}, terms: []string{"ledger-pg", "billing-env"}},
+	}
+	runDepCases(t, cases)
+}
+
+// A name no Service has, in the words of each runtime's resolver: the setting holding it is
+// the culprit every time.
+func TestUnknownHostForms(t *testing.T) {
+	lines := map[string]string{
+		"go":            `dial tcp: lookup pg-primary on 10.96.0.10:53: no such host`,
+		"go FQDN dot":   `dial tcp: lookup pg-primary.payments.svc.cluster.local.: no such host`,
+		"node":          `Error: getaddrinfo ENOTFOUND pg-primary`,
+		"node again":    `Error: getaddrinfo EAI_AGAIN pg-primary:5432`,
+		"java":          `java.net.UnknownHostException: pg-primary: Name or service not known`,
+		"libpq":         `psql: error: could not translate host name "pg-primary" to address: Name or service not known`,
+		"php":           `PDOException: SQLSTATE[08006] [7] php_network_getaddresses: getaddrinfo for pg-primary failed: Name or service not known`,
+		"python urllib": `urllib3.exceptions.NameResolutionError: Failed to resolve 'pg-primary' ([Errno -2] Name or service not known)`,
+		"curl":          `curl: (6) Could not resolve host: pg-primary`,
+		"dotnet":        `System.Net.Sockets.SocketException (00000001, 11): No such host is known. (pg-primary:5432)`,
+		"kafka":         `Couldn't resolve server pg-primary:5432 from bootstrap.servers as DNS resolution failed for pg-primary`,
+	}
+	var cases []depCase
+	for name, line := range lines {
+		cases = append(cases, depCase{name: name, problem: "web keeps crashing",
+			objs: func() []runtime.Object {
+				o := app("web", 1, envFrom("web-config"), crashing)
+				return append(o, cmWith("web-config", "DB_HOST", "pg-primary", "DB_PORT", "5432"), svcAt("postgres", "10.96.3.3", map[string]string{"app": "postgres"}, 5432), fx.Node("node-1"))
+			},
+			logs: logBook{"web-": "INFO boot\nERROR " + line + "\nINFO exiting\n"},
+			rule: "dependency-host-unknown", culprit: "ConfigMap/web-config", affected: []string{"Deployment/web"},
+			terms: []string{"pg-primary", "DB_HOST"}})
+	}
+	runDepCases(t, cases)
+}
+
+// A StatefulSet pod's DNS name, in its short and long spellings, leads through its headless
+// Service to the pod's own failure.
+func TestPodDNSNameForms(t *testing.T) {
+	forms := []string{"ledger-0.ledger", "ledger-0.ledger.payments", "ledger-0.ledger.payments.svc", "ledger-0.ledger.payments.svc.cluster.local", "ledger-0.ledger.payments.svc.cluster.local."}
+	var cases []depCase
+	for _, f := range forms {
+		objs := func() []runtime.Object {
+			o := app("billing", 1, withEnv("LEDGER_DSN", "postgres://billing@"+f+":5432/ledger"), crashing)
+			o = append(o, app("ledger", 1, nil, func(p *corev1.Pod) {
+				fx.CrashLoop(p, 1, "Error", 4)
+				p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = `FATAL:  could not open file "global/pg_filenode.map": Permission denied`
+			})...)
+			return append(o, svcAt("ledger", "None", map[string]string{"app": "ledger"}, 5432), fx.Node("node-1"))
+		}
+		cases = append(cases,
+			depCase{name: f + " in text", problem: "billing keeps crashing", objs: objs,
+				logs: logBook{"billing-": "FATAL dial tcp " + f + ":5432: connect: connection refused\n", "ledger-": "INFO\n"},
+				rule: "crash-loop", culprit: "Deployment/ledger", affected: []string{"Service/ledger"}, terms: []string{"pg_filenode.map"}},
+			depCase{name: f + " in config", problem: "billing keeps crashing", objs: objs, logs: nil,
+				rule: "crash-loop", culprit: "Deployment/ledger", affected: []string{"Service/ledger"}, terms: []string{"pg_filenode.map"}})
 	}
 	runDepCases(t, cases)
 }

@@ -262,11 +262,35 @@ func (pc *podCheck) followConfigured(ctx context.Context, d *depCheck) bool {
 			break
 		}
 		name, hns, scope := classifyHost(ch.host.Host, e.s.Namespace)
+		// A lookup error naming no host, or no text at all, while the pod's DNS settings
+		// cannot resolve the cluster name it is configured to call.
+		if (d.clue.Class == ErrDNS || !d.clue.IsError()) && ch.hosty && (byName[name] != nil || byName[hns] != nil || scope == hostExternal && clusterName(ch.host.Host, e.s.Namespace)) {
+			dd := *d
+			dd.via = ch.where
+			if pc.dnsPolicyFault(ctx, &dd, ch.host) {
+				return true
+			}
+		}
 		if scope == hostOtherNS && byName[hns] != nil {
 			if (d.clue.Class == ErrDNS || !d.clue.IsError()) && pc.podDNSMissing(ctx, d, ch.host, name, byName[hns]) {
 				return true
 			}
 			name, scope = hns, hostInNamespace // pod.service of a StatefulSet
+		}
+		if scope == hostIP && (networkClass(d.clue.Class) || !d.clue.IsError()) {
+			dd := *d
+			dd.via = "configured by " + ch.where
+			if pc.configuredIP(ctx, &dd, ch.host, svcs) {
+				return true
+			}
+		}
+		if scope == hostExternal {
+			// pod.service.ns(.svc.cluster.local): a StatefulSet pod's full name.
+			dd := *d
+			dd.via = "configured by " + ch.where
+			if done, ok := pc.podServiceFQDN(ctx, &dd, ch.host, byName); ok && done {
+				return true
+			}
 		}
 		if scope != hostInNamespace {
 			continue

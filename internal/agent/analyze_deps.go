@@ -112,6 +112,9 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) {
 		return true
 	}
+	if pc.protocolMismatch(ctx, d) || pc.serviceLinkCollision(ctx, d) || pc.advertisedLoopback(ctx, d) || pc.serverSettingNamed(ctx, d) {
+		return true
+	}
 	switch d.clue.Class {
 	case ErrAuth:
 		return pc.credentials(ctx, d)
@@ -120,8 +123,9 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	case ErrLimit, ErrPool:
 		return pc.connectionLimit(ctx, d)
 	case ErrTLS:
-		// The server answered: the certificates, not the path, are at fault.
-		if pc.certificates(ctx, d) {
+		// The server answered: the certificates, not the path, are at fault, unless the
+		// name reached the wrong server through a search domain.
+		if pc.searchDomainCapture(ctx, d) || pc.certificates(ctx, d) {
 			return true
 		}
 	case ErrDNS, ErrRefused, ErrTimeout, ErrUnavail, ErrGeneric:
@@ -195,8 +199,10 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 	byName, byIP := map[string]*corev1.Service{}, map[string]*corev1.Service{}
 	for _, s := range svcs {
 		byName[s.Name] = s
-		if s.Spec.ClusterIP != "" && s.Spec.ClusterIP != corev1.ClusterIPNone {
-			byIP[s.Spec.ClusterIP] = s
+		for _, ip := range append([]string{s.Spec.ClusterIP}, s.Spec.ClusterIPs...) {
+			if ip != "" && ip != corev1.ClusterIPNone {
+				byIP[strings.ToLower(ip)] = s // dual-stack Services have one per family
+			}
 		}
 	}
 	for i, h := range d.clue.Hosts {
@@ -204,12 +210,16 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			break
 		}
 		name, hns, scope := classifyHost(h.Host, e.s.Namespace)
+		// A cluster name that does not resolve: the pod's own DNS settings come first.
+		if d.clue.Class == ErrDNS && pc.dnsPolicyFault(ctx, d, h) {
+			return true
+		}
 		switch scope {
 		case hostIP:
 			if s := byIP[name]; s != nil {
 				return pc.walkProvider(ctx, d, s, h)
 			}
-			if pc.followPodIP(ctx, d, h, svcs) {
+			if pc.followPodIP(ctx, d, h, svcs) || pc.staleAddress(ctx, d, h, svcs) {
 				return true
 			}
 		case hostInNamespace:
@@ -256,6 +266,10 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 func (pc *podCheck) hostUnknown(ctx context.Context, d *depCheck, h HostPort, name string, svcs []*corev1.Service, wrongNS string) {
 	e := pc.e
 	src := pc.findValue(ctx, d, h.Host)
+	if src == nil && name != h.Host {
+		// The application may add the domain itself: the setting holds the bare name.
+		src = pc.findValue(ctx, d, name)
+	}
 	if src == nil {
 		src = pc.secretSource(ctx, d)
 	}
@@ -324,6 +338,9 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 		head += " (" + d.via + ")"
 	}
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		if done, ok := pc.aliasInCluster(ctx, d, svc, h); ok {
+			return done
+		}
 		if d.via != "" {
 			return false
 		}
@@ -399,7 +416,7 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 		d.report(ctx, "dependency-unreachable", 0, sref, head+", whose targetPort matches no container port.", []ObjectRef{sref}, []ObjectRef{sref}, facts)
 		return true
 	}
-	if pc.policyBlocks(ctx, d, svc, ready[0], h) {
+	if pc.policyBlocks(ctx, d, svc, ready[0], h) || pc.localTrafficOnly(ctx, d, svc, ready, head, facts) {
 		return true
 	}
 	if pc.unstableProvider(ctx, d, sref, head, pods, facts) || pc.serverErrorFrom(ctx, d, head, ready, facts) {
@@ -409,6 +426,13 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	// error; an application error that merely mentions the Service is not its fault.
 	if !networkClass(d.clue.Class) || d.via != "" {
 		return false
+	}
+	if d.clue.Class == ErrDNS {
+		// The Service is there and healthy, the pod's DNS settings are fine and no policy
+		// drops the lookup: the name does not resolve because of the cluster DNS itself.
+		d.report(ctx, "dependency-unreachable", 45, sref, fmt.Sprintf("%s, which exists and has %d ready endpoint(s), yet its name does not resolve from the pod, whose dnsPolicy is %s and no NetworkPolicy drops the lookup: the cluster DNS (CoreDNS in kube-system, or the node's resolver) is the likely cause, not the Service.",
+			head, len(ready), orDefault(string(pc.pod.Spec.DNSPolicy), "ClusterFirst")), nil, []ObjectRef{sref}, facts)
+		return true
 	}
 	var follow []ObjectRef
 	for _, p := range representatives(ready, 2) {
@@ -434,66 +458,4 @@ func servicePortList(svc *corev1.Service) string {
 		out = append(out, strconv.Itoa(int(sp.Port)))
 	}
 	return orDefault(strings.Join(out, ", "), "no ports")
-}
-
-// closestName suggests the existing name nearest to a misspelt one (edit distance ≤ 3, or
-// one contains the other).
-func closestName(want string, have []string) string {
-	best, bestD := "", 4
-	for _, h := range have {
-		if h == want {
-			continue
-		}
-		dist := editDistance(want, h, bestD)
-		if strings.HasPrefix(h, want) || strings.HasPrefix(want, h) || strings.Contains(h, want) && len(want) >= 3 || strings.Contains(want, h) && len(h) >= 4 {
-			dist = min(dist, 2)
-		}
-		if sameWords(want, h) || sameStem(want, h) {
-			dist = min(dist, 1) // the same words in another order (redis-cache for cache-redis), or a suffix apart
-		}
-		if dist < bestD {
-			best, bestD = h, dist
-		}
-	}
-	return best
-}
-
-// sameWords reports two dash-separated names made of the same words.
-func sameWords(a, b string) bool {
-	wa, wb := strings.Split(a, "-"), strings.Split(b, "-")
-	if len(wa) < 2 || len(wa) != len(wb) {
-		return false
-	}
-	sort.Strings(wa)
-	sort.Strings(wb)
-	return strings.Join(wa, "-") == strings.Join(wb, "-")
-}
-
-// editDistance is Levenshtein's distance, giving up (returning limit) past limit.
-func editDistance(a, b string, limit int) int {
-	if len(a) > 64 || len(b) > 64 {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev = cur
-	}
-	return min(prev[len(b)], limit)
 }

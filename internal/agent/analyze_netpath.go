@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -153,4 +154,28 @@ func policySelector(pol *networkingv1.NetworkPolicy) string {
 		return tools.LabelsString(sel.MatchLabels)
 	}
 	return tools.LabelsString(sel.MatchLabels) + " and match expressions"
+}
+
+// localTrafficOnly reports a Service with internalTrafficPolicy Local none of whose ready pods
+// runs on the client's node: kube-proxy then drops the client's traffic, although the Service
+// has ready endpoints elsewhere.
+func (pc *podCheck) localTrafficOnly(ctx context.Context, d *depCheck, svc *corev1.Service, ready []*corev1.Pod, head string, facts map[string]string) bool {
+	p := svc.Spec.InternalTrafficPolicy
+	node := pc.pod.Spec.NodeName
+	if p == nil || *p != corev1.ServiceInternalTrafficPolicyLocal || node == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		return false
+	}
+	var nodes []string
+	for _, r := range ready {
+		if r.Spec.NodeName == node {
+			return false
+		}
+		if r.Spec.NodeName != "" && !containsStr(nodes, r.Spec.NodeName) {
+			nodes = append(nodes, r.Spec.NodeName)
+		}
+	}
+	sref := pc.e.ref("Service", svc.Name)
+	d.report(ctx, "dependency-unreachable", 80, sref, fmt.Sprintf("%s, which sets internalTrafficPolicy: Local, so traffic from a node goes only to ready pods on that same node; pod %s runs on node %s and the Service's %d ready pod(s) run on %s, so its connections are dropped. Set internalTrafficPolicy: Cluster, or run a backend on every client node (a DaemonSet).",
+		head, pc.pod.Name, node, len(ready), strings.Join(clipList(nodes, 4), ", ")), nil, []ObjectRef{sref}, facts)
+	return true
 }

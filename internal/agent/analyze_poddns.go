@@ -107,12 +107,16 @@ func (e *env) governedBy(ctx context.Context, service string) *appsv1.StatefulSe
 	return nil
 }
 
-// podServiceFQDN handles pod.service.ns.svc(.cluster.local), a StatefulSet pod's full name in
-// this namespace: ok reports that the host's walk ends here, done that a finding explains the
-// call (a pod name under a Service that is gone and explains nothing lets the caller go on).
+// podServiceFQDN handles pod.service.ns and pod.service.ns.svc(.cluster.local), a StatefulSet
+// pod's longer names in this namespace: ok reports that the host's walk ends here, done that a
+// finding explains the call (a pod name under a Service that is gone and explains nothing lets
+// the caller go on).
 func (pc *podCheck) podServiceFQDN(ctx context.Context, d *depCheck, h HostPort, byName map[string]*corev1.Service) (done, ok bool) {
 	p := strings.Split(strings.TrimSuffix(strings.TrimSuffix(h.Host, "."), ".cluster.local"), ".")
-	if len(p) != 4 || p[3] != "svc" || p[2] != pc.e.s.Namespace {
+	if len(p) == 4 && p[3] == "svc" {
+		p = p[:3]
+	}
+	if len(p) != 3 || p[2] != pc.e.s.Namespace {
 		return false, false
 	}
 	if s := byName[p[1]]; s != nil {

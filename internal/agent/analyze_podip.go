@@ -19,10 +19,14 @@ package agent
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // A client that balances on its own (gRPC, Kafka, Cassandra, a headless Service) quotes a
@@ -85,4 +89,104 @@ func servicePortFor(svc *corev1.Service, p *corev1.Pod, cport string) string {
 		}
 	}
 	return ""
+}
+
+// staleAddress reports an IP from the cluster's own ranges that no Service or pod holds any
+// more, written into the pod's configuration: a ClusterIP changes when its Service is
+// recreated and a pod IP with every new pod, so the configuration should name the Service.
+func (pc *podCheck) staleAddress(ctx context.Context, d *depCheck, h HostPort, svcs []*corev1.Service) bool {
+	e := pc.e
+	ip := net.ParseIP(h.Host)
+	if ip == nil || !inClusterRange(ip, svcs, pc.pod) {
+		return false
+	}
+	src := pc.findValue(ctx, d, h.Host)
+	if src == nil {
+		return false
+	}
+	var names []string
+	suggest := ""
+	for _, s := range svcs {
+		names = append(names, s.Name)
+		if p, err := strconv.Atoi(h.Port); err == nil && suggest == "" && s.Spec.Type != corev1.ServiceTypeExternalName && serviceHasPort(s, int32(p)) && len(s.Spec.Ports) > 0 {
+			suggest = s.Name
+		}
+	}
+	summary := fmt.Sprintf("%s: it calls %s, an IP address written into %s, and no Service or pod of namespace %s holds that IP now (a ClusterIP changes when its Service is recreated, a pod IP with every new pod).",
+		d.opening(), h.String(), src.where, e.s.Namespace)
+	extra := []ObjectRef{src.ref}
+	if suggest != "" {
+		summary += fmt.Sprintf(" Service %s listens on port %s: use its name (%s) there instead of the address.", suggest, h.Port, net.JoinHostPort(suggest, h.Port))
+		extra = append(extra, e.ref("Service", suggest))
+	} else {
+		summary += " Use the name of the Service it means instead of the address."
+	}
+	facts := map[string]string{"host": h.Host, "service": h.Host, "closest": orDefault(suggest, "<service>"), "source": src.where,
+		"sourceResource": kubectlResource(src.ref), "key": src.key}
+	d.evIDs = append(d.evIDs, e.objEvidence(src.ref, fmt.Sprintf("%s: %s", src.where, src.value)))
+	d.report(ctx, "dependency-host-unknown", 80, src.ref, summary, nil, extra, facts)
+	return true
+}
+
+// inClusterRange reports an IP in a /16 the namespace's ClusterIPs or the pod's own IP live
+// in: an address of the cluster, not of a server outside it.
+func inClusterRange(ip net.IP, svcs []*corev1.Service, self *corev1.Pod) bool {
+	same := func(s string) bool {
+		o := net.ParseIP(s)
+		if o == nil || (o.To4() == nil) != (ip.To4() == nil) {
+			return false
+		}
+		mask := net.CIDRMask(16, 32)
+		if ip.To4() == nil {
+			mask = net.CIDRMask(64, 128)
+			return o.Mask(mask).Equal(ip.Mask(mask))
+		}
+		return o.To4().Mask(mask).Equal(ip.To4().Mask(mask))
+	}
+	if same(self.Status.PodIP) {
+		return true
+	}
+	for _, s := range svcs {
+		if s.Spec.ClusterIP != corev1.ClusterIPNone && same(s.Spec.ClusterIP) {
+			return true
+		}
+	}
+	return false
+}
+
+// configuredIP walks an IP address the pod is configured with: the Service holding it as
+// its ClusterIP, the pod holding it, or no one any more.
+func (pc *podCheck) configuredIP(ctx context.Context, d *depCheck, h HostPort, svcs []*corev1.Service) bool {
+	for _, s := range svcs {
+		if s.Spec.ClusterIP == h.Host {
+			return pc.walkProvider(ctx, d, s, h)
+		}
+	}
+	return pc.followPodIP(ctx, d, h, svcs) || pc.e.podByIP(ctx, h.Host) == nil && pc.staleAddress(ctx, d, h, svcs)
+}
+
+// aliasInCluster follows an ExternalName Service whose externalName is a Service of this
+// namespace (name.ns.svc.cluster.local): to that Service, or, when it does not exist, to the
+// alias as the fault. ok reports that the alias points inside the namespace.
+func (pc *podCheck) aliasInCluster(ctx context.Context, d *depCheck, svc *corev1.Service, h HostPort) (done, ok bool) {
+	e := pc.e
+	target := strings.ToLower(svc.Spec.ExternalName)
+	name, _, scope := classifyHost(target, e.s.Namespace)
+	if scope != hostInNamespace || !strings.Contains(target, ".") || name == svc.Name {
+		return false, false
+	}
+	sref := e.ref("Service", svc.Name)
+	t, err := getAs[*corev1.Service](ctx, e, "Service", name)
+	if tools.IsNotFound(err) {
+		d.report(ctx, "dependency-host-unknown", 0, sref, fmt.Sprintf("%s: it calls Service %s, an ExternalName alias of %s, and no Service named %s exists in namespace %s, so the alias resolves to nothing. Point externalName at an existing Service, or create Service %s.",
+			d.opening(), svc.Name, target, name, e.s.Namespace, name), nil, []ObjectRef{sref, e.ref("Service", name)},
+			map[string]string{"host": target, "service": name, "closest": name, "source": "Service " + svc.Name + " spec.externalName", "sourceResource": kubectlResource(sref)})
+		return true, true
+	}
+	if err != nil || t.Spec.Type == corev1.ServiceTypeExternalName {
+		return false, false // one alias deep at most
+	}
+	dd := *d
+	dd.via = strings.TrimPrefix(d.via+"; ", "; ") + "through ExternalName Service " + svc.Name
+	return pc.walkProvider(ctx, &dd, t, HostPort{Host: name, Port: h.Port}), true
 }

@@ -63,7 +63,8 @@ func imageBase(image string) string {
 
 // serverErrorFrom blames a Ready provider whose own software the client's error names.
 func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head string, ready []*corev1.Pod, facts map[string]string) bool {
-	if !d.clue.IsError() || len(ready) == 0 {
+	// A failed lookup or a refused connection never reached the server's software.
+	if !d.clue.IsError() || len(ready) == 0 || d.clue.Class == ErrDNS || d.clue.Class == ErrRefused {
 		return false
 	}
 	e := pc.e
@@ -72,7 +73,12 @@ func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head strin
 	for _, c := range ready[0].Spec.Containers {
 		names = append(names, imageBase(c.Image))
 	}
-	word := serverWord(d.clue.Line, names...)
+	// The address the client called names the provider too; only the error's own words count.
+	line := strings.ToLower(clipBytes(d.clue.Line, maxClueLineLen))
+	for _, h := range d.clue.Hosts {
+		line = strings.ReplaceAll(line, strings.ToLower(h.Host), " ")
+	}
+	word := serverWord(line, names...)
 	if word == "" {
 		return false
 	}

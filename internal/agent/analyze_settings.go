@@ -203,6 +203,9 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 				}
 			}
 		}
+		if !defined && pc.serviceLinkMissing(ctx, d, key) {
+			return true
+		}
 		facts := map[string]string{"key": key}
 		switch {
 		case empty:

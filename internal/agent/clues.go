@@ -87,6 +87,9 @@ type Clue struct {
 	Paths     []string
 	Keys      []string
 	Forbidden *Denial
+	// Links are values in the kubelet's Docker-link form ("tcp://10.96.4.4:6379"), which a
+	// Service link variable (NAME_PORT) holds.
+	Links []HostPort
 }
 
 // HostPort is a host named in the text, with the port when one was given.
@@ -137,16 +140,21 @@ var (
 	// conninfo and option lists: host=db port=5432, --host db --port 5432, host: db, port: 5432
 	hostThenPort = regexp.MustCompile(`\bhost(?:name)?["']?\s*[=: ]\s*["']?([a-z0-9][a-z0-9.-]{0,252})["']?[,;]?\s+(?:--)?port["']?\s*[=: ]\s*["']?(\d{1,5})\b`)
 	urlHost      = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
-	lookupHost   = regexp.MustCompile(`lookup ([a-z0-9][a-z0-9.-]{0,252})`)
+	lookupHost   = regexp.MustCompile(`(?:lookup|unknownhostexception:|could not translate host name) "?([a-z0-9][a-z0-9.-]{0,252})`)
 	dialHost     = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
 	// Envoy and Istio name the upstream cluster "outbound|PORT|subset|HOST".
 	envoyCluster = regexp.MustCompile(`outbound\|(\d{1,5})\|[a-z0-9-]{0,63}\|([a-z0-9][a-z0-9.-]{0,252})`)
 	// Java writes an address as name/ip:port.
-	javaAddr    = regexp.MustCompile(`\b([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6})/\d{1,3}(?:\.\d{1,3}){3}:(\d{1,5})\b`)
-	hostPortRe  = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
-	ipPortRe    = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
+	javaAddr   = regexp.MustCompile(`\b([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6})/\d{1,3}(?:\.\d{1,3}){3}:(\d{1,5})\b`)
+	hostPortRe = regexp.MustCompile(`(?:^|[\s"'=(\[@,])([a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}):(\d{2,5})\b`)
+	ipPortRe   = regexp.MustCompile(`\b(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?\b`)
+	// An IPv6 address with a port is bracketed: "dial tcp [fd00:10:96::7]:5432".
+	ip6PortRe   = regexp.MustCompile(`\[([0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})\]:(\d{1,5})\b`)
 	keywordHost = regexp.MustCompile(`\b(?:host|hostname|server|addr|address|endpoint|upstream|service|backend|broker|url)["']?\s*[=:]\s*["']?([a-z0-9][a-z0-9.-]{0,252})`)
 	phraseHost  = regexp.MustCompile(`(?:resolve host|resolve|host name|hostname|unknown host|enotfound|getaddrinfo \w+|connect(?:ing)? to|connection to|reach|calling|upstream|server at|on host|on server|\bhost)[: "'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
+
+	// A Service link variable's value, in the kubelet's Docker-link form.
+	linkValue = regexp.MustCompile(`\b(?:tcp|udp)://(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})\b`)
 
 	pathRe = regexp.MustCompile(`(?:^|[\s"'=:(\[,])(/[A-Za-z0-9._@-]+(?:/[A-Za-z0-9._@-]+)+/?)`)
 
@@ -371,13 +379,21 @@ func (c *Clue) addEntities(line string) {
 	for _, m := range envoyCluster.FindAllStringSubmatch(low, 2) {
 		addHost(m[2], m[1], false)
 	}
-	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, javaAddr, dialHost, urlHost, lookupHost, ipPortRe, hostPortRe, keywordHost, phraseHost} {
+	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, javaAddr, dialHost, urlHost, lookupHost, ipPortRe, ip6PortRe, hostPortRe, keywordHost, phraseHost} {
 		for _, m := range re.FindAllStringSubmatch(low, 4) {
 			port := ""
 			if len(m) > 2 {
 				port = m[2]
 			}
-			addHost(m[1], port, i >= 8)
+			if re == ip6PortRe && net.ParseIP(m[1]) == nil {
+				continue
+			}
+			addHost(m[1], port, i >= 9)
+		}
+	}
+	for _, m := range linkValue.FindAllStringSubmatch(low, 2) {
+		if len(c.Links) < maxEntities {
+			c.Links = append(c.Links, HostPort{Host: m[1], Port: m[2]})
 		}
 	}
 	for _, m := range pathRe.FindAllStringSubmatch(line, 4) {

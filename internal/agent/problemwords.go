@@ -52,6 +52,8 @@ var ruleWords = []struct {
 	{"rollout", []string{"rollout", "deploy", "release", "stuck"}},
 	{"dependency-host-unknown", []string{"dns", "resolve", "no such host", "lookup", "hostname"}},
 	{"connection-pool", []string{"pool", "slow", "timeout", "database", "connection", "500", "under load"}},
+	{"dependency-protocol", []string{"tls", "https", "ssl", "handshake", "connect", "upstream"}},
+	{"pod-dns", []string{"dns", "resolve", "no such host", "lookup", "hostname", "nameserver"}},
 	{"dependency", []string{"connect", "unreachable", "timeout", "refused", "database", "upstream", "502", "503"}},
 	{"networkpolicy-deny-egress", []string{"dns", "egress", "outbound", "external"}},
 	{"config", []string{"config", "setting", "variable", "file"}},

@@ -89,9 +89,34 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service}  # ready endpoints listed", verifyPods}})
 	rule(Rule{ID: "dependency-host-unknown", Category: "DependencyHostUnknown", Confidence: 88,
 		Title:      "the application calls a host name that no Service in the namespace has",
-		Signals:    "a name-resolution (or connection) error naming a cluster-local host that matches no Service; the ConfigMap key, env var, argument or mounted configuration file holding the name; with no text, a configured address one typo, suffix or plural away from a Service's name",
+		Signals:    "a name-resolution (or connection) error naming a cluster-local host that matches no Service; the ConfigMap key, env var, argument or mounted configuration file holding the name; with no text, a configured address one typo, suffix or plural away from a Service's name; an IP of the cluster's ranges, written into the configuration, that no Service or pod holds any more",
 		Actions:    []ActionTemplate{{Description: "Point {source} at an existing Service (e.g. {closest}) instead of {host}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}, {Description: "Restart the workload so it reads the new value", Command: "kubectl -n {ns} rollout restart {workload}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get service {closest}", verifyPods}})
+	rule(Rule{ID: "pod-dns-misconfigured", Category: "PodDNSMisconfigured", Confidence: 86,
+		Title:      "the pod's DNS settings send its lookups astray: cluster names do not resolve, or outside names resolve inside a search domain",
+		Signals:    "a name-resolution error on a Service name (often quoting a resolver that is not the cluster DNS), or a quiet failure of a pod configured to call one; the pod's dnsPolicy Default, None without the namespace's search domain, or ClusterFirst with hostNetwork; a certificate valid for *.D, not for the outside name asked, while dnsConfig searches D with ndots above the name's dots",
+		Actions:    []ActionTemplate{{Description: "Set dnsPolicy ClusterFirst (ClusterFirstWithHostNet on the host network), or give dnsConfig the cluster DNS and search domains, in the pod template of {workload}", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get {workload} -o jsonpath='{.spec.template.spec.dnsPolicy}'", verifyPods}})
+	rule(Rule{ID: "dependency-protocol-mismatch", Category: "DependencyProtocolMismatch", Confidence: 84,
+		Title:      "the application speaks TLS to a plain-HTTP port, or plain HTTP to a TLS port",
+		Signals:    "'server gave HTTP response to HTTPS client', 'wrong version number', 'first record does not look like a TLS handshake', 'plain HTTP request was sent to HTTPS port' in the container's error line; the env, argument or ConfigMap key holding the address and its scheme",
+		Actions:    []ActionTemplate{{Description: "Fix the scheme or port of the address in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "service-link-collision", Category: "ServiceLinkCollision", Confidence: 84,
+		Title:      "a Service's link variable (NAME_PORT=tcp://IP:PORT) overrides a setting the application reads under the same name",
+		Signals:    "a tcp://IP:PORT value in the container's error line; a Service whose name gives that variable (redis → REDIS_PORT) with that port, the application's own settings with the same prefix, enableServiceLinks not false",
+		Actions:    []ActionTemplate{{Description: "Set enableServiceLinks: false in the pod template of {sourceResource}, or set {key} explicitly", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "server-advertises-loopback", Category: "AdvertisedAddressLoopback", Confidence: 84,
+		Title:      "a clustered server (Kafka, Redis Sentinel, Elasticsearch, MongoDB) hands its clients a loopback address to call next",
+		Signals:    "localhost:PORT or 127.0.0.1:PORT in the client's error line while its own configuration names a Service; that value in the settings of the Service's backend pods (advertised listeners, announce or publish host)",
+		Actions:    []ActionTemplate{{Description: "Advertise the Service's or the pod's DNS name in {key} of {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "provider-setting-limit", Category: "ProviderSettingLimit", Confidence: 82,
+		Title:      "the server the application calls refuses work because of a limit in its own configuration",
+		Signals:    "a server setting quoted in the client's error line ('maxmemory', 'max_allowed_packet', [cluster.max_shards_per_node]); that setting in a ConfigMap mounted by, or an env of, the backend pods of the Service the client is configured with",
+		Actions:    []ActionTemplate{{Description: "Raise or change {key} in {sourceResource}, then restart the server", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-port-mismatch", Category: "DependencyPortMismatch", Confidence: 85,
 		Title:      "the application calls a port its Service does not expose",
 		Signals:    "host:port in the container's error line, or in its env, arguments, ConfigMaps or mounted configuration files; the Service's ports",

@@ -162,7 +162,13 @@ func chainStep(f Finding) string {
 	if r, ok := Catalogue[f.Rule]; ok {
 		title = r.Title
 	}
-	return f.Object.Kind + "/" + f.Object.Name + ": " + title
+	step := f.Object.Kind + "/" + f.Object.Name + ": " + title
+	// A finding whose cause lies on another object (a consumer's finding on the Service it
+	// calls, a ReplicaSet refused by a quota) names that object, so the chain shows each hop.
+	if !f.Culprit.IsZero() && f.Culprit.Key() != f.Object.Key() {
+		step += " → " + f.Culprit.Kind + "/" + f.Culprit.Name
+	}
+	return step
 }
 
 func rootCauseOf(c *candidate) RootCause {

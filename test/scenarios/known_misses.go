@@ -27,17 +27,11 @@ var knownMisses = map[string]string{
 	"statement-export-failjob-exit-1":        "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
 	"wiki-mysql-claim-larger-than-pv":        "pvc-storageclass-missing on StorageClass manual; the 10Gi static PersistentVolume of class manual that the 20Gi claim does not fit is not named",
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
-	"order-events-kafka-advertises-localhost": "targeted: workload-pods-unhealthy on Deployment order-events-consumer (0 of 2 ready); target-less: no-problem-found; the log's localhost/127.0.0.1:9092 is not matched to the kafka StatefulSet's KAFKA_CFG_ADVERTISED_LISTENERS",
-	"storefront-worker-redis-service-link":    "crash-loop on Deployment storefront-worker quoting only 'Traceback (most recent call last):'; the ValueError for REDIS_PORT=tcp://…:6379 and the Service named redis (service links) are not named",
-	"ledger-pgbouncer-transaction-pooling":    "no-problem-found: the Ready ledger-service's repeated PSQLException 'prepared statement \"S_1\" already exists' is not followed to pgbouncer's ConfigMap (pool_mode = transaction)",
-	"kibana-waits-es-max-map-count":           "right culprit (crash-loop on StatefulSet elasticsearch-master via kibana → Service) but the quoted ES JSON line is cut before 'vm.max_map_count [65530] is too low'",
+	"ledger-pgbouncer-transaction-pooling": "no-problem-found: the Ready ledger-service's repeated PSQLException 'prepared statement \"S_1\" already exists' is not followed to pgbouncer's ConfigMap (pool_mode = transaction)",
+	"kibana-waits-es-max-map-count":        "right culprit (crash-loop on StatefulSet elasticsearch-master via kibana → Service) but the quoted ES JSON line is cut before 'vm.max_map_count [65530] is too low'",
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
 	"notifications-consumer-amqp-vhost-slash": "config-file-missing on Deployment notifications-consumer: reads the Ruby backtrace path …/bunny/session.rb as a missing file; the 'vhost notifications not found' error is not matched to the Secret's AMQP_URL nor to the definitions ConfigMap's /notifications",
 	"inventory-migrate-job-on-read-replica":   "job-backoff-limit on the Job quoting 'cannot execute CREATE TABLE in a read-only transaction'; the Secret inventory-db-url whose DATABASE_URL names inventory-db-replica is not named",
 	"partner-gateway-tls-key-mismatch":        "crash-loop on Deployment partner-gateway quoting nginx 'key values mismatch' for /etc/nginx/tls/tls.key; the mounted kubernetes.io/tls Secret partner-gateway-tls is not named",
 	"scan-worker-celery-prefork-oomkilled":    "oom-killed on Deployment scan-worker (512Mi limit, 256Mi request); the celery banner's 'concurrency: 4 (prefork)' with no --concurrency in the command is not mentioned",
-	"exports-redis-maxmemory-noeviction":      "app-error-logged on Deployment exports-web quoting the redis OutOfMemoryError ('nothing it names is broken'); not followed to Service exports-redis and its ConfigMap's maxmemory 64mb / noeviction",
-	"release-bot-search-domain-wildcard":      "app-error-logged on Deployment release-bot quoting 'x509: certificate is valid for *.corp.example.com … not api.github.com'; the pod dnsConfig search domain corp.example.com (with ndots:5) is not mentioned",
-	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
-	"fraud-scorer-dnspolicy-default": "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
 }
