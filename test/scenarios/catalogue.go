@@ -67,6 +67,7 @@ func All() []*Scenario {
 	out = append(out, wave7bScenarios()...)
 	out = append(out, wave8aScenarios()...)
 	out = append(out, wave8bScenarios()...)
+	out = append(out, wave8cScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
