@@ -283,6 +283,7 @@ func wave8cMonitoringScenarios() []*Scenario {
 						st := w8cStatefulSet("loki", "docker.io/grafana/loki:3.1.1", "loki-headless", 1, loki, nil, "http-metrics", 3100)
 						return e.createStatefulSet(ctx, st)
 					},
+					func() error { return e.createService(ctx, w8cHeadless("loki-headless", loki, "http-metrics", 3100)) },
 					func() error { return e.createService(ctx, w8cService("loki", loki, "http-metrics", 3100)) },
 				)
 			},

@@ -40,6 +40,7 @@ const (
 	w8cSrcHPAWalkthrough = "k8s-docs/tasks/run-application/horizontal-pod-autoscale-walkthrough.md"
 	w8cSrcForceDeleteSTS = "k8s-docs/tasks/run-application/force-delete-stateful-set-pod.md"
 	w8cSrcUpdateDS       = "k8s-docs/tasks/manage-daemon/update-daemon-set.md"
+	w8cSrcFlywayChecksum = "https://github.com/quarkusio/registry.quarkus.io/issues/140 (Flyway: Validate failed: Migration checksum mismatch for migration version 3, applied migration edited)"
 	w8cSrcVaultTLS       = "https://github.com/hashicorp/vault-helm/issues/450 (Error initializing listener of type tcp: error loading TLS cert: no such file or directory; the Secret holds vault.crt/vault.key/vault.ca)"
 )
 
@@ -230,6 +231,58 @@ func wave8cLogScenarios() []*Scenario {
 				)
 			},
 			Wait: podsWith(w8cLabels("app.kubernetes.io/name", "vault", "component", "server"), crashLooping(2)),
+		},
+		{
+			// V3 had already run in production when someone "fixed" the index name in the
+			// migrations ConfigMap: Flyway's validation refuses the edited file, the chart's
+			// pre-upgrade hook fails and the release never rolls out.
+			Name: "invoicing-flyway-edited-migration", Covers: "a helm pre-upgrade Job fails (BackoffLimitExceeded): flyway migrate logs 'Migration checksum mismatch for migration version 3' because V3__add_invoice_due_index.sql in the migrations ConfigMap was edited after it was applied",
+			Source: w8cSrcFlywayChecksum, Class: ClassClue, Hops: 2,
+			Problem: "helm upgrade invoicing failed: pre-upgrade hooks failed: job invoicing-db-migrate failed: BackoffLimitExceeded",
+			Target:  target("Job", "invoicing-db-migrate"),
+			Want:    Want{Culprit: Ref{Kind: "ConfigMap", Name: "invoicing-migrations"}, Terms: []string{"checksum mismatch"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				db := w8cLabels("app.kubernetes.io/name", "invoicing-db", "app.kubernetes.io/instance", "invoicing", "app.kubernetes.io/component", "database")
+				api := w8cLabels("app.kubernetes.io/name", "invoicing-api", "app.kubernetes.io/instance", "invoicing", "app.kubernetes.io/version", "2.7.4")
+				return steps(
+					func() error {
+						return e.createStatefulSet(ctx, w8cStatefulSet("invoicing-db", "postgres:16.4", "invoicing-db", 1, db, nil, "postgres", 5432))
+					},
+					func() error { return e.createService(ctx, w8cService("invoicing-db", db, "postgres", 5432)) },
+					func() error {
+						return e.createSecret(ctx, "invoicing-db-credentials", map[string]string{"FLYWAY_USER": "invoicing_owner", "FLYWAY_PASSWORD": "Zk3m-92xQ-ttr8"})
+					},
+					func() error {
+						return e.createConfigMap(ctx, "invoicing-migrations", map[string]string{
+							"V1__init.sql":                  "CREATE TABLE invoice (id bigserial PRIMARY KEY, customer_id bigint NOT NULL, total_cents bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());\n",
+							"V2__invoice_due_date.sql":      "ALTER TABLE invoice ADD COLUMN due_date date;\n",
+							"V3__add_invoice_due_index.sql": "-- renamed to match the naming convention (INV-412)\nCREATE INDEX IF NOT EXISTS ix_invoice_due_date ON invoice (due_date);\n",
+							"V4__invoice_currency.sql":      "ALTER TABLE invoice ADD COLUMN currency char(3) NOT NULL DEFAULT 'EUR';\n",
+						})
+					},
+					func() error {
+						if err := e.createDeployment(ctx, w8cDeployment("invoicing-api", "registry.example/finance/invoicing-api:2.7.4", 2, api, nil, "http", 8080)); err != nil {
+							return err
+						}
+						return e.createService(ctx, w8cService("invoicing-api", api, "http", 80))
+					},
+					func() error {
+						j := job("invoicing-db-migrate", 2, crash("1", "", "w8c-flyway-checksum-mismatch"))
+						j.Annotations = map[string]string{"helm.sh/hook": "pre-upgrade", "helm.sh/hook-weight": "-5", "helm.sh/hook-delete-policy": "before-hook-creation"}
+						t := &j.Spec.Template
+						t.Labels = w8cLabels("app.kubernetes.io/name", "invoicing-db-migrate", "app.kubernetes.io/instance", "invoicing")
+						t.Spec.Containers[0].Name, t.Spec.Containers[0].Image = "flyway", "flyway/flyway:10.17.3-alpine"
+						w8cArgs(t, "-url=jdbc:postgresql://invoicing-db:5432/invoicing", "-locations=filesystem:/flyway/sql", "-connectRetries=10", "migrate")
+						envFromSecret(t, "invoicing-db-credentials")
+						mountConfigMap(t, "invoicing-migrations", "/flyway/sql")
+						_, err := e.Client.BatchV1().Jobs(e.Namespace).Create(ctx, j, metav1.CreateOptions{})
+						return wrap("Job", j.Name, err)
+					},
+				)
+			},
+			Wait: func(ctx context.Context, e *Env) error {
+				return jobFailed(ctx, e, "invoicing-db-migrate", "BackoffLimitExceeded")
+			},
 		},
 	}
 }
