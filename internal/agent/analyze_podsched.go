@@ -51,6 +51,9 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		}
 	}
 	if msg == "" {
+		if pc.schedulerUnserved(ctx, evIDs) {
+			return true, nil
+		}
 		if pc.e.now.Sub(p.CreationTimestamp.Time) < time.Minute {
 			pc.e.evidence("Pod "+p.Name+" was created less than a minute ago and is not scheduled yet", Source{Kind: SourceObject, Object: &pc.ref}, "")
 			return true, nil

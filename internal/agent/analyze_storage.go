@@ -77,6 +77,10 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 		}
 	}
 	className := ptrOr(pvc.Spec.StorageClassName, "")
+	// A claim that names its volume binds that one or none.
+	if pvc.Spec.VolumeName != "" && explainNearMiss(ctx, e, pvc, className, cref, evIDs, facts) {
+		return nil
+	}
 	if pvc.Spec.StorageClassName == nil {
 		scs, _, err := listAs[*storagev1.StorageClass](ctx, e, "StorageClass", tools.ListOptions{Max: 100})
 		if err != nil {
@@ -102,6 +106,9 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 		if ok, err := pvAvailable(ctx, e, pvc, ""); err != nil || ok {
 			return err
 		}
+		if explainNearMiss(ctx, e, pvc, "", cref, evIDs, facts) {
+			return nil
+		}
 		e.find(Finding{Rule: "pvc-no-matching-pv", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
 			Summary: fmt.Sprintf("PersistentVolumeClaim %s has storageClassName \"\" (static binding only) and no Available PersistentVolume matches %s %s.", pvc.Name, facts["size"], facts["accessModes"])})
 		return nil
@@ -110,6 +117,11 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 	sc, err := getAs[*storagev1.StorageClass](ctx, e, "StorageClass", className)
 	scRef := e.ref("StorageClass", className)
 	if tools.IsNotFound(err) {
+		// A class name no StorageClass carries still binds statically to volumes of that
+		// name ("manual" in the docs): when such volumes exist, the one that misses explains it.
+		if explainNearMiss(ctx, e, pvc, className, cref, evIDs, facts) {
+			return nil
+		}
 		e.find(Finding{Rule: "pvc-storageclass-missing", Object: cref, Culprit: scRef, Affected: []ObjectRef{cref}, Evidence: evIDs, Facts: facts,
 			Summary: fmt.Sprintf("PersistentVolumeClaim %s is Pending because its StorageClass %s does not exist.", pvc.Name, className)})
 		return nil
@@ -122,6 +134,9 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 	// A no-provisioner class never provisions: the PV controller's "no volume plugin matched"
 	// ProvisioningFailed is noise, the question is which pre-created volume could match.
 	if sc.Provisioner == "kubernetes.io/no-provisioner" {
+		if explainNearMiss(ctx, e, pvc, className, cref, evIDs, facts) {
+			return nil
+		}
 		return staticClaim(ctx, e, pvc, className, cref, evIDs, facts)
 	}
 	if g := tools.EventsMention(evs, "ProvisioningFailed"); g != nil {
@@ -174,7 +189,7 @@ func pvAvailable(ctx context.Context, e *env, pvc *corev1.PersistentVolumeClaim,
 func pvFits(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim) bool {
 	want := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
 	have := pv.Spec.Capacity[corev1.ResourceStorage]
-	return have.Cmp(want) >= 0 && modesCovered(pv.Spec.AccessModes, pvc.Spec.AccessModes)
+	return have.Cmp(want) >= 0 && modesCovered(pv.Spec.AccessModes, pvc.Spec.AccessModes) && volumeModeOf(pv.Spec.VolumeMode) == volumeModeOf(pvc.Spec.VolumeMode)
 }
 
 func modesCovered(have, want []corev1.PersistentVolumeAccessMode) bool {
