@@ -88,6 +88,8 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		culprit := wl
 		if by, why, ok := pc.preemptor(ctx, p); ok && by.Key() != wl.Key() {
 			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
+		} else if by, why, ok := pc.overheadTaker(ctx, p, v.Resources); ok {
+			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
 		} else if by, why, ok := pc.poolHolder(ctx, p, v.Resources); ok {
 			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
 		}
