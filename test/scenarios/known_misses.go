@@ -22,10 +22,7 @@ package scenarios
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
-	"notebook-sandbox-runtimeclass-overhead": "unschedulable-insufficient-resources on Deployment notebook-sandbox quoting cpu=4100m against 4 allocatable; the RuntimeClass gvisor whose 500m overhead makes up the difference is not named",
-	"reports-db-volume-released":             "pvc-no-matching-pv on PersistentVolumeClaim reports-pgdata ('0 available volumes'); the Released PersistentVolume it names in volumeName, whose claimRef holds the deleted claim's UID, is not named",
-	"statement-export-failjob-exit-1":        "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
-	"wiki-mysql-claim-larger-than-pv":        "pvc-storageclass-missing on StorageClass manual; the 10Gi static PersistentVolume of class manual that the 20Gi claim does not fit is not named",
+	"statement-export-failjob-exit-1": "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	"ledger-pgbouncer-transaction-pooling": "no-problem-found: the Ready ledger-service's repeated PSQLException 'prepared statement \"S_1\" already exists' is not followed to pgbouncer's ConfigMap (pool_mode = transaction)",
 	"kibana-waits-es-max-map-count":        "right culprit (crash-loop on StatefulSet elasticsearch-master via kibana → Service) but the quoted ES JSON line is cut before 'vm.max_map_count [65530] is too low'",
