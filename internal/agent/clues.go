@@ -313,7 +313,7 @@ func ExtractClues(lines []string) Clue {
 	if best < 0 {
 		return Clue{}
 	}
-	c := Clue{Line: tools.Sanitize(windowed(quotable(lines[best]), bestClass), maxClueLine, true), Class: bestClass, Score: bestScore}
+	c := Clue{Line: tools.Sanitize(quoteWindow(lines[best], bestClass), maxClueLine, true), Class: bestClass, Score: bestScore}
 	// Entities come from the best line first, then the other error lines of its family.
 	// The other error lines of its entry (the links of an exception chain, the text under a
 	// header) come next: they say what the error was about.
