@@ -396,8 +396,11 @@ func (c *Clue) addEntities(line string) {
 			c.Links = append(c.Links, HostPort{Host: m[1], Port: m[2]})
 		}
 	}
-	for _, m := range pathRe.FindAllStringSubmatch(line, 4) {
-		p := strings.TrimRight(m[1], ".,:;")
+	for _, m := range pathRe.FindAllStringSubmatchIndex(line, 4) {
+		p := strings.TrimRight(line[m[2]:m[3]], ".,:;")
+		if codeLocation(p, line[m[3]:]) {
+			continue
+		}
 		if len(p) <= 256 && len(c.Paths) < maxEntities && !containsStr(c.Paths, p) {
 			c.Paths = append(c.Paths, p)
 		}
