@@ -125,7 +125,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	case ErrTLS:
 		// The server answered: the certificates, not the path, are at fault, unless the
 		// name reached the wrong server through a search domain.
-		if pc.searchDomainCapture(ctx, d) || pc.certificates(ctx, d) {
+		if pc.searchDomainCapture(ctx, d) || pc.certificates(ctx, d) || pc.tlsMaterial(ctx, d) {
 			return true
 		}
 	case ErrDNS, ErrRefused, ErrTimeout, ErrUnavail, ErrGeneric:

@@ -142,6 +142,11 @@ func init() {
 		Signals:    "x509 errors in the container's error line; the notBefore/notAfter of the certificates in the Secrets mounted by the client and by the server it calls",
 		Actions:    []ActionTemplate{{Description: "Renew the certificate in Secret {secret} (with cert-manager: renew the Certificate that writes it), then restart the pods that mount it", Command: "kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -dates", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -enddate", verifyPods}})
+	rule(Rule{ID: "tls-material-invalid", Category: "TLSMaterialInvalid", Confidence: 86,
+		Title:      "a server cannot load the TLS certificate or key mounted from a Secret (a key that does not match its certificate, or a file that is no PEM)",
+		Signals:    "'key values mismatch', 'private key does not match', PEM or certificate-loading errors naming a file in the container's error line; the Secret or ConfigMap volume mounted at that path, the subject and dates of its certificates",
+		Actions:    []ActionTemplate{{Description: "Write a certificate and the key it was issued for into {sourceResource}, then restart the pods that mount it", Command: "kubectl -n {ns} get {sourceResource} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -pubkey | openssl sha256", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	// --- Access ---
 	rule(Rule{ID: "rbac-forbidden", Category: "RBACForbidden", Confidence: 88,
 		Title:      "RBAC does not grant the subject the permission it needs",

@@ -100,6 +100,7 @@ var Vocabulary = map[string][]string{
 	"dependency-unreachable":        {"Service"},
 	"dependency-auth-failed":        {"Secret|credentials|password"},
 	"certificate-expired":           {"certificate", "expired|not valid"},
+	"tls-material-invalid":          {"certificate", "key|PEM"},
 	"schema-not-migrated":           {"Job", "migration|schema"},
 	// Workloads and controllers.
 	"quota-exceeded":              {"ResourceQuota", "exceeded quota|quota", "FailedCreate|used"},
