@@ -25,11 +25,9 @@ var knownMisses = map[string]string{
 	"statement-export-failjob-exit-1": "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	"ledger-pgbouncer-transaction-pooling": "no-problem-found: the Ready ledger-service's repeated PSQLException 'prepared statement \"S_1\" already exists' is not followed to pgbouncer's ConfigMap (pool_mode = transaction)",
-	"kibana-waits-es-max-map-count":        "right culprit (crash-loop on StatefulSet elasticsearch-master via kibana → Service) but the quoted ES JSON line is cut before 'vm.max_map_count [65530] is too low'",
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
 	"notifications-consumer-amqp-vhost-slash": "config-file-missing on Deployment notifications-consumer: reads the Ruby backtrace path …/bunny/session.rb as a missing file; the 'vhost notifications not found' error is not matched to the Secret's AMQP_URL nor to the definitions ConfigMap's /notifications",
 	"inventory-migrate-job-on-read-replica":   "job-backoff-limit on the Job quoting 'cannot execute CREATE TABLE in a read-only transaction'; the Secret inventory-db-url whose DATABASE_URL names inventory-db-replica is not named",
-	"partner-gateway-tls-key-mismatch":        "crash-loop on Deployment partner-gateway quoting nginx 'key values mismatch' for /etc/nginx/tls/tls.key; the mounted kubernetes.io/tls Secret partner-gateway-tls is not named",
 	"scan-worker-celery-prefork-oomkilled":    "oom-killed on Deployment scan-worker (512Mi limit, 256Mi request); the celery banner's 'concurrency: 4 (prefork)' with no --concurrency in the command is not mentioned",
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
 	"prometheus-server-relabel-regex-unclosed": "no-problem-found on Deployment prometheus-server: the Ready pod's 'Error reloading config ... \"payments-(api|worker\" is not a valid regex' line is not read, the ConfigMap prometheus-server is not named",
