@@ -43,8 +43,7 @@ func quoteWindow(line string, class ErrClass) string {
 
 // errorWindow returns line when it fits in max bytes; otherwise the header and, from the
 // part of the line that scores highest as an error (the last of equals: error chains go
-// from the general to the specific), as much as fits; when only the header scores, the
-// line's tail, where a chain puts its innermost cause. The result may exceed max by the
+// from the general to the specific), as much as fits. The result may exceed max by the
 // ellipsis; the caller sanitizes and cuts it.
 func errorWindow(line string, max int) string {
 	line = clipBytes(line, maxClueLineLen)
@@ -60,14 +59,6 @@ func errorWindow(line string, max int) string {
 		}
 		if sc, _ := scoreLine(line[s:end], false); sc > 0 && sc >= bestScore {
 			best, bestScore = s, sc
-		}
-	}
-	// The header is the only part with error words: an error chain ends with its innermost
-	// cause ("…: quota.max_objects must be below 1000"), so the window is the line's tail.
-	if best == 0 && len(line) > max {
-		best = len(line) - (max - maxWindowHead - 8)
-		if sp := strings.IndexByte(line[best:], ' '); sp >= 0 && sp < 40 {
-			best += sp + 1
 		}
 	}
 	// The head already shows the best part with room to spare: keep the line as it is.
