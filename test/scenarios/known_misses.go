@@ -41,6 +41,4 @@ var knownMisses = map[string]string{
 	"vault-listener-tls-secret-keys":           "config-file-missing on Secret vault-server-tls quoting the tls.crt error; the ConfigMap vault-config whose listener reads tls.crt/tls.key (the Secret holds vault.crt/vault.key) is not named",
 	"invoicing-flyway-edited-migration":        "job-backoff-limit on Job invoicing-db-migrate quoting 'ERROR: Validate failed'; the 'checksum mismatch for migration version 3' and the edited ConfigMap invoicing-migrations are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
-	"fraud-scorer-dnspolicy-default":      "quotes the 'lookup risk-rules on 192.168.10.2:53: no such host' line but blames Service risk-rules as answering with errors (dependency-unreachable); the pod's dnsPolicy Default is not mentioned",
-	"storefront-rails-pool-below-threads": "app-error-logged on Deployment storefront quoting a FATAL header line that holds only the request id; the ConnectionTimeoutError and the ConfigMap's pool: 5 are not named",
 }
