@@ -101,18 +101,7 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 			}
 		}
 	}
-	fetched := 0
-	cm := func(name string) *corev1.ConfigMap {
-		if fetched >= maxSourceObjects {
-			return nil
-		}
-		fetched++
-		c, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", name)
-		if err != nil {
-			return nil
-		}
-		return c
-	}
+	cm := e.configMapsUpTo(ctx, maxSourceObjects)
 	for _, c := range d.containersFirst() {
 		// vars are what $(VAR) expands to, in the order the kubelet defines them: envFrom
 		// first, then env (Secret values are never read, so their references stay).

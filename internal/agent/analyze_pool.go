@@ -23,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 )
 
 // "Could not obtain a connection from the pool": the application's own connection pool has
@@ -70,18 +69,7 @@ func (pc *podCheck) numericSettings(ctx context.Context, d *depCheck) []numSetti
 			out = append(out, numSetting{key: key, value: n, where: where, ref: ref})
 		}
 	}
-	fetched := 0
-	cm := func(name string) *corev1.ConfigMap {
-		if fetched >= maxSourceObjects {
-			return nil
-		}
-		fetched++
-		m, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", name)
-		if err != nil {
-			return nil
-		}
-		return m
-	}
+	cm := e.configMapsUpTo(ctx, maxSourceObjects)
 	c := d.spec
 	for _, ev := range c.Env {
 		switch {

@@ -43,6 +43,24 @@ type valueSource struct {
 
 const maxSourceObjects = 6
 
+// configMapsUpTo returns a reader of the namespace's ConfigMaps by name that reads at most
+// max of them (nil for the rest, and for any it cannot read): one check's bound on what a
+// pod's references make it fetch.
+func (e *env) configMapsUpTo(ctx context.Context, max int) func(name string) *corev1.ConfigMap {
+	fetched := 0
+	return func(name string) *corev1.ConfigMap {
+		if fetched >= max {
+			return nil
+		}
+		fetched++
+		c, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", name)
+		if err != nil {
+			return nil
+		}
+		return c
+	}
+}
+
 // containersFirst lists the failing container first, then the pod's other containers.
 func (d *depCheck) containersFirst() []corev1.Container {
 	out := []corev1.Container{d.spec}
@@ -64,18 +82,7 @@ func (pc *podCheck) findValue(ctx context.Context, d *depCheck, needle string) *
 	}
 	e := pc.e
 	wl := e.workloadOf(ctx, pc.pod)
-	fetched := 0
-	cm := func(name string) *corev1.ConfigMap {
-		if fetched >= maxSourceObjects {
-			return nil
-		}
-		fetched++
-		c, err := getAs[*corev1.ConfigMap](ctx, e, "ConfigMap", name)
-		if err != nil {
-			return nil
-		}
-		return c
-	}
+	cm := e.configMapsUpTo(ctx, maxSourceObjects)
 	fromCM := func(c *corev1.ConfigMap, only string) *valueSource {
 		for _, k := range sortedKeys(c.Data) {
 			if (only == "" || k == only) && containsToken(c.Data[k], needle) {

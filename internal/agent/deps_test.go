@@ -62,34 +62,10 @@ func (b logBook) source() func(ctx context.Context, ns, pod string, o *corev1.Po
 	}
 }
 
-// drive runs the brain's plan → investigate → judge loop and summarizes.
+// drive runs the brain's plan → investigate → judge loop (driveProgress) and summarizes.
 func drive(t *testing.T, e *agent.RuleEngine, s agent.Session) agent.Conclusion {
 	t.Helper()
-	ctx := context.Background()
-	p := agent.Progress{Iteration: 1}
-	for i := 0; i < 6; i++ {
-		tasks, err := e.Plan(ctx, s, p)
-		if err != nil {
-			t.Fatalf("plan: %v", err)
-		}
-		for _, task := range tasks {
-			res, err := e.Investigate(ctx, s, task)
-			if err != nil {
-				res.Error = err.Error()
-			}
-			p.Results = append(p.Results, res)
-		}
-		v, err := e.Judge(ctx, s, p)
-		if err != nil {
-			t.Fatalf("judge: %v", err)
-		}
-		if v.Decision != agent.Replan {
-			break
-		}
-		p.Iteration++
-		p.Verdict = &v
-	}
-	c, err := e.Summarize(ctx, s, p)
+	c, err := e.Summarize(context.Background(), s, driveProgress(t, e, s))
 	if err != nil {
 		t.Fatalf("summarize: %v", err)
 	}
