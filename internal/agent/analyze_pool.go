@@ -22,7 +22,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
 )
 
 // "Could not obtain a connection from the pool": the application's own connection pool has
