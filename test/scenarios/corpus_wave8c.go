@@ -97,7 +97,7 @@ func wave8cMonitoringScenarios() []*Scenario {
 							"recording_rules.yml": "groups: []\n", "alerting_rules.yml": "groups: []\n"})
 					},
 					func() error {
-						d := w8cDeployment("prometheus-server", "quay.io/prometheus/prometheus:v2.54.1", 1, server, running("w8c-prometheus-server-bad-regex"), "http", 9090)
+						d := w8bDeployment("prometheus-server", "quay.io/prometheus/prometheus:v2.54.1", 1, server, running("w8c-prometheus-server-bad-regex"), "http", 9090)
 						w8cArgs(&d.Spec.Template, "--config.file=/etc/config/prometheus.yml", "--storage.tsdb.path=/data",
 							"--storage.tsdb.retention.time=15d", "--web.enable-lifecycle", "--web.console.libraries=/etc/prometheus/console_libraries")
 						mountConfigMap(&d.Spec.Template, "prometheus-server", "/etc/config")
@@ -106,16 +106,16 @@ func wave8cMonitoringScenarios() []*Scenario {
 							"--watched-dir=/etc/config", "--reload-url=http://127.0.0.1:9090/-/reload")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8cService("prometheus-server", server, "http", 80)) },
+					func() error { return e.createService(ctx, w8bService("prometheus-server", server, "http", 80)) },
 					func() error {
-						return e.createDeployment(ctx, w8cDeployment("monitoring-alertmanager", "quay.io/prometheus/alertmanager:v0.27.0", 1, am, nil, "http", 9093))
+						return e.createDeployment(ctx, w8bDeployment("monitoring-alertmanager", "quay.io/prometheus/alertmanager:v0.27.0", 1, am, nil, "http", 9093))
 					},
-					func() error { return e.createService(ctx, w8cService("monitoring-alertmanager", am, "http", 9093)) },
+					func() error { return e.createService(ctx, w8bService("monitoring-alertmanager", am, "http", 9093)) },
 					func() error {
-						return e.createDeployment(ctx, w8cDeployment("monitoring-kube-state-metrics", "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.13.0", 1, ksm, nil, "http", 8080))
+						return e.createDeployment(ctx, w8bDeployment("monitoring-kube-state-metrics", "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.13.0", 1, ksm, nil, "http", 8080))
 					},
 					func() error {
-						return e.createService(ctx, w8cService("monitoring-kube-state-metrics", ksm, "http", 8080))
+						return e.createService(ctx, w8bService("monitoring-kube-state-metrics", ksm, "http", 8080))
 					},
 				)
 			},
@@ -142,14 +142,14 @@ func wave8cMonitoringScenarios() []*Scenario {
 					},
 					func() error { return e.createServiceAccount(ctx, "prometheus-operator") },
 					func() error {
-						d := w8cDeployment("prometheus-operator", "quay.io/prometheus-operator/prometheus-operator:v0.76.0", 1, op, running("w8c-prometheus-operator-secret-key"), "https", 8443)
+						d := w8bDeployment("prometheus-operator", "quay.io/prometheus-operator/prometheus-operator:v0.76.0", 1, op, running("w8c-prometheus-operator-secret-key"), "https", 8443)
 						d.Spec.Template.Spec.ServiceAccountName = "prometheus-operator"
 						w8cArgs(&d.Spec.Template, "--kubelet-service=kube-system/kubelet", "--prometheus-config-reloader=quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8cService("prometheus-operator", op, "https", 8443)) },
+					func() error { return e.createService(ctx, w8bService("prometheus-operator", op, "https", 8443)) },
 					func() error {
-						st := w8cStatefulSet("prometheus-k8s", "quay.io/prometheus/prometheus:v2.54.1", "prometheus-operated", 2, prom, running("w8c-prometheus-k8s-running"), "web", 9090)
+						st := w8bStatefulSet("prometheus-k8s", "quay.io/prometheus/prometheus:v2.54.1", "prometheus-operated", 2, prom, running("w8c-prometheus-k8s-running"), "web", 9090)
 						w8cArgs(&st.Spec.Template, "--config.file=/etc/prometheus/config_out/prometheus.env.yaml", "--storage.tsdb.path=/prometheus",
 							"--storage.tsdb.retention.time=24h", "--web.enable-lifecycle", "--web.route-prefix=/")
 						w8cSidecar(&st.Spec.Template, "config-reloader", "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0",
@@ -158,12 +158,12 @@ func wave8cMonitoringScenarios() []*Scenario {
 						st.Annotations = map[string]string{"prometheus-operator-input-hash": "11815337618253349170"}
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("prometheus-operated", prom, "web", 9090)) },
-					func() error { return e.createService(ctx, w8cService("prometheus-k8s", prom, "web", 9090)) },
+					func() error { return e.createService(ctx, w8bHeadless("prometheus-operated", prom, "web", 9090)) },
+					func() error { return e.createService(ctx, w8bService("prometheus-k8s", prom, "web", 9090)) },
 					func() error {
-						return e.createDeployment(ctx, w8cDeployment("blackbox-exporter", "quay.io/prometheus/blackbox-exporter:v0.25.0", 1, bb, nil, "http", 19115))
+						return e.createDeployment(ctx, w8bDeployment("blackbox-exporter", "quay.io/prometheus/blackbox-exporter:v0.25.0", 1, bb, nil, "http", 19115))
 					},
-					func() error { return e.createService(ctx, w8cService("blackbox-exporter", bb, "http", 19115)) },
+					func() error { return e.createService(ctx, w8bService("blackbox-exporter", bb, "http", 19115)) },
 				)
 			},
 			Wait: all(readyReplicas("prometheus-operator", 1), w8cStatefulSetReady("prometheus-k8s", 2)),
@@ -188,20 +188,20 @@ func wave8cMonitoringScenarios() []*Scenario {
 							"scrape_configs:\n  - job_name: kubernetes-pods\n    kubernetes_sd_configs: [{role: pod}]\n  - job_name: pushgateway\n    honor_labels: true\n    static_configs: [{targets: [\"pushgateway:9091\"]}]\n"})
 					},
 					func() error {
-						st := w8cStatefulSet("prometheus", "quay.io/prometheus/prometheus:v2.53.2", "prometheus", 1, prom, running("w8c-prometheus-tsdb-no-space"), "web", 9090)
+						st := w8bStatefulSet("prometheus", "quay.io/prometheus/prometheus:v2.53.2", "prometheus", 1, prom, running("w8c-prometheus-tsdb-no-space"), "web", 9090)
 						w8cArgs(&st.Spec.Template, "--config.file=/etc/prometheus/prometheus.yml", "--storage.tsdb.path=/prometheus",
 							"--storage.tsdb.retention.time=30d", "--web.enable-lifecycle")
 						mountConfigMap(&st.Spec.Template, "prometheus-config", "/etc/prometheus")
 						w8cReadiness(&st.Spec.Template, "/-/ready", "web")
 						w8cRequests(&st.Spec.Template, "500m", "2Gi", "", "4Gi")
-						w8cClaimTemplate(st, "storage", "8Gi", "/prometheus")
+						w8bClaimTemplate(st, "storage", "8Gi", "/prometheus")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("prometheus", prom, "web", 9090)) },
+					func() error { return e.createService(ctx, w8bHeadless("prometheus", prom, "web", 9090)) },
 					func() error {
-						return e.createDeployment(ctx, w8cDeployment("pushgateway", "quay.io/prometheus/pushgateway:v1.9.0", 1, pushgw, nil, "http", 9091))
+						return e.createDeployment(ctx, w8bDeployment("pushgateway", "quay.io/prometheus/pushgateway:v1.9.0", 1, pushgw, nil, "http", 9091))
 					},
-					func() error { return e.createService(ctx, w8cService("pushgateway", pushgw, "http", 9091)) },
+					func() error { return e.createService(ctx, w8bService("pushgateway", pushgw, "http", 9091)) },
 				)
 			},
 			Wait: w8cStatefulSetReady("prometheus", 1),
@@ -226,7 +226,7 @@ func wave8cMonitoringScenarios() []*Scenario {
 							"  - name: ops-webhook\n    webhook_configs:\n      - url: http://alert-webhook-bridge:8080/alerts\n"})
 					},
 					func() error {
-						st := w8cStatefulSet("alertmanager-main", "quay.io/prometheus/alertmanager:v0.27.0", "alertmanager-operated", 2, am, running("w8c-alertmanager-slack-timeout"), "web", 9093)
+						st := w8bStatefulSet("alertmanager-main", "quay.io/prometheus/alertmanager:v0.27.0", "alertmanager-operated", 2, am, running("w8c-alertmanager-slack-timeout"), "web", 9093)
 						st.Spec.Template.Spec.Containers[0].Ports = append(st.Spec.Template.Spec.Containers[0].Ports, corev1.ContainerPort{Name: "mesh-tcp", ContainerPort: 9094})
 						w8cArgs(&st.Spec.Template, "--config.file=/etc/alertmanager/config_out/alertmanager.env.yaml", "--storage.path=/alertmanager",
 							"--cluster.listen-address=[$(POD_IP)]:9094", "--cluster.peer=alertmanager-main-0.alertmanager-operated:9094", "--cluster.peer=alertmanager-main-1.alertmanager-operated:9094")
@@ -234,12 +234,12 @@ func wave8cMonitoringScenarios() []*Scenario {
 						w8cReadiness(&st.Spec.Template, "/-/ready", "web")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("alertmanager-operated", am, "web", 9093)) },
-					func() error { return e.createService(ctx, w8cService("alertmanager-main", am, "web", 9093)) },
+					func() error { return e.createService(ctx, w8bHeadless("alertmanager-operated", am, "web", 9093)) },
+					func() error { return e.createService(ctx, w8bService("alertmanager-main", am, "web", 9093)) },
 					func() error {
-						return e.createDeployment(ctx, w8cDeployment("alert-webhook-bridge", "registry.example/ops/alert-webhook-bridge:1.6.2", 1, bridge, nil, "http", 8080))
+						return e.createDeployment(ctx, w8bDeployment("alert-webhook-bridge", "registry.example/ops/alert-webhook-bridge:1.6.2", 1, bridge, nil, "http", 8080))
 					},
-					func() error { return e.createService(ctx, w8cService("alert-webhook-bridge", bridge, "http", 8080)) },
+					func() error { return e.createService(ctx, w8bService("alert-webhook-bridge", bridge, "http", 8080)) },
 					func() error {
 						np := w8cEgressPolicy("monitoring-egress-lockdown", map[string]string{},
 							networkingv1.NetworkPolicyEgressRule{Ports: w8cPorts("UDP", 53, "TCP", 53)},
@@ -270,21 +270,21 @@ func wave8cMonitoringScenarios() []*Scenario {
 							"[paths]\ndata = /var/lib/grafana\nlogs = /var/log/grafana\nplugins = /var/lib/grafana/plugins\n[server]\nroot_url = https://grafana.internal.example.com\n[auth.generic_oauth]\nenabled = true\n"})
 					},
 					func() error {
-						d := w8cDeployment("grafana", "docker.io/grafana/grafana:10.4.3", 2, graf, running("w8c-grafana-sqlite-locked"), "grafana", 3000)
+						d := w8bDeployment("grafana", "docker.io/grafana/grafana:10.4.3", 2, graf, running("w8c-grafana-sqlite-locked"), "grafana", 3000)
 						mountConfigMap(&d.Spec.Template, "grafana", "/etc/grafana")
 						claimVolume(&d.Spec.Template, "grafana")
 						d.Spec.Template.Spec.Containers[0].VolumeMounts[len(d.Spec.Template.Spec.Containers[0].VolumeMounts)-1].MountPath = "/var/lib/grafana"
 						w8cReadiness(&d.Spec.Template, "/api/health", "grafana")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8cService("grafana", graf, "grafana", 80)) },
+					func() error { return e.createService(ctx, w8bService("grafana", graf, "grafana", 80)) },
 					func() error { return e.createIngress(ctx, ingress("grafana", "grafana", 80)) },
 					func() error {
-						st := w8cStatefulSet("loki", "docker.io/grafana/loki:3.1.1", "loki-headless", 1, loki, nil, "http-metrics", 3100)
+						st := w8bStatefulSet("loki", "docker.io/grafana/loki:3.1.1", "loki-headless", 1, loki, nil, "http-metrics", 3100)
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("loki-headless", loki, "http-metrics", 3100)) },
-					func() error { return e.createService(ctx, w8cService("loki", loki, "http-metrics", 3100)) },
+					func() error { return e.createService(ctx, w8bHeadless("loki-headless", loki, "http-metrics", 3100)) },
+					func() error { return e.createService(ctx, w8bService("loki", loki, "http-metrics", 3100)) },
 				)
 			},
 			Wait: readyReplicas("grafana", 2),

@@ -87,19 +87,19 @@ func wave8cLogScenarios() []*Scenario {
 					},
 					func() error { return w8cCatalogAPI(ctx, e) },
 					func() error {
-						if err := e.createDeployment(ctx, w8cDeployment("cart-api", "registry.example/storefront/cart-api:2.19.0", 2, cart, nil, "http", 8080)); err != nil {
+						if err := e.createDeployment(ctx, w8bDeployment("cart-api", "registry.example/storefront/cart-api:2.19.0", 2, cart, nil, "http", 8080)); err != nil {
 							return err
 						}
-						return e.createService(ctx, w8cService("cart-api", cart, "http", 8080))
+						return e.createService(ctx, w8bService("cart-api", cart, "http", 8080))
 					},
 					func() error {
-						if err := e.createDeployment(ctx, w8cDeployment("storefront-ui", "registry.example/storefront/ui:5.2.1", 2, ui, nil, "http", 3000)); err != nil {
+						if err := e.createDeployment(ctx, w8bDeployment("storefront-ui", "registry.example/storefront/ui:5.2.1", 2, ui, nil, "http", 3000)); err != nil {
 							return err
 						}
-						return e.createService(ctx, w8cService("storefront-ui", ui, "http", 3000))
+						return e.createService(ctx, w8bService("storefront-ui", ui, "http", 3000))
 					},
 					func() error {
-						d := w8cDeployment("edge-nginx", "nginxinc/nginx-unprivileged:1.27.2-alpine", 2, edge, running("w8c-edge-nginx-stale-upstream"), "http", 8080)
+						d := w8bDeployment("edge-nginx", "nginxinc/nginx-unprivileged:1.27.2-alpine", 2, edge, running("w8c-edge-nginx-stale-upstream"), "http", 8080)
 						t := &d.Spec.Template
 						t.Spec.Volumes = []corev1.Volume{{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 							LocalObjectReference: corev1.LocalObjectReference{Name: "edge-nginx-conf"}}}}}
@@ -107,7 +107,7 @@ func wave8cLogScenarios() []*Scenario {
 						w8cReadiness(t, "/healthz", "http")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8cService("edge-nginx", edge, "http", 80)) },
+					func() error { return e.createService(ctx, w8bService("edge-nginx", edge, "http", 80)) },
 					func() error {
 						return e.createIngress(ctx, w8cHostIngress("shop", "shop.example.com", "edge-nginx", 80))
 					},
@@ -156,31 +156,31 @@ func wave8cLogScenarios() []*Scenario {
 						return e.createStaticPV(ctx, "es-data-0", "data-elasticsearch-0", "30Gi", corev1.ReadWriteOnce)
 					},
 					func() error {
-						st := w8cStatefulSet("elasticsearch", "docker.elastic.co/elasticsearch/elasticsearch:8.15.3", "elasticsearch-headless", 1, es, running("w8c-elasticsearch-flood-stage"), "http", 9200)
-						w8cEnv(&st.Spec.Template, "cluster.name", "logging", "discovery.type", "single-node", "ES_JAVA_OPTS", "-Xms4g -Xmx4g", "xpack.security.enabled", "false")
+						st := w8bStatefulSet("elasticsearch", "docker.elastic.co/elasticsearch/elasticsearch:8.15.3", "elasticsearch-headless", 1, es, running("w8c-elasticsearch-flood-stage"), "http", 9200)
+						w8bEnv(&st.Spec.Template, "cluster.name", "logging", "discovery.type", "single-node", "ES_JAVA_OPTS", "-Xms4g -Xmx4g", "xpack.security.enabled", "false")
 						w8cRequests(&st.Spec.Template, "1", "8Gi", "", "8Gi")
-						w8cClaimTemplate(st, "data", "30Gi", "/usr/share/elasticsearch/data")
+						w8bClaimTemplate(st, "data", "30Gi", "/usr/share/elasticsearch/data")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("elasticsearch-headless", es, "http", 9200)) },
-					func() error { return e.createService(ctx, w8cService("elasticsearch", es, "http", 9200)) },
+					func() error { return e.createService(ctx, w8bHeadless("elasticsearch-headless", es, "http", 9200)) },
+					func() error { return e.createService(ctx, w8bService("elasticsearch", es, "http", 9200)) },
 					func() error {
 						return e.createConfigMap(ctx, "logstash-pipeline", map[string]string{"logstash.conf": "input { beats { port => 5044 } }\n" +
 							"filter { json { source => \"message\" skip_on_invalid_json => true } }\n" +
 							"output { elasticsearch { hosts => [\"http://elasticsearch:9200\"] index => \"logs-app-%{+YYYY.MM.dd}\" } }\n"})
 					},
 					func() error {
-						d := w8cDeployment("logstash", "docker.elastic.co/logstash/logstash:8.15.3", 2, ls, running("w8c-logstash-es-read-only"), "beats", 5044)
+						d := w8bDeployment("logstash", "docker.elastic.co/logstash/logstash:8.15.3", 2, ls, running("w8c-logstash-es-read-only"), "beats", 5044)
 						mountConfigMap(&d.Spec.Template, "logstash-pipeline", "/usr/share/logstash/pipeline")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8cService("logstash", ls, "beats", 5044)) },
+					func() error { return e.createService(ctx, w8bService("logstash", ls, "beats", 5044)) },
 					func() error {
-						d := w8cDeployment("kibana", "docker.elastic.co/kibana/kibana:8.15.3", 1, kb, nil, "http", 5601)
-						w8cEnv(&d.Spec.Template, "ELASTICSEARCH_HOSTS", "http://elasticsearch:9200")
+						d := w8bDeployment("kibana", "docker.elastic.co/kibana/kibana:8.15.3", 1, kb, nil, "http", 5601)
+						w8bEnv(&d.Spec.Template, "ELASTICSEARCH_HOSTS", "http://elasticsearch:9200")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8cService("kibana", kb, "http", 5601)) },
+					func() error { return e.createService(ctx, w8bService("kibana", kb, "http", 5601)) },
 				)
 			},
 			Wait: all(w8cStatefulSetReady("elasticsearch", 1), readyReplicas("logstash", 2), readyReplicas("kibana", 1)),
@@ -210,23 +210,23 @@ func wave8cLogScenarios() []*Scenario {
 							"storage \"raft\" {\n  path = \"/vault/data\"\n  retry_join {\n    leader_api_addr = \"https://vault-0.vault-internal:8200\"\n  }\n}\nservice_registration \"kubernetes\" {}\n"})
 					},
 					func() error {
-						st := w8cStatefulSet("vault", "hashicorp/vault:1.17.6", "vault-internal", 3, vault, crash("1", "", "w8c-vault-tls-cert-missing"), "https", 8200)
+						st := w8bStatefulSet("vault", "hashicorp/vault:1.17.6", "vault-internal", 3, vault, crash("1", "", "w8c-vault-tls-cert-missing"), "https", 8200)
 						w8cArgs(&st.Spec.Template, "cp /vault/config/extraconfig-from-values.hcl /tmp/storageconfig.hcl; exec /usr/local/bin/docker-entrypoint.sh vault server -config=/tmp/storageconfig.hcl")
 						st.Spec.Template.Spec.Containers[0].Command = []string{"/bin/sh", "-ec"}
-						w8cEnv(&st.Spec.Template, "VAULT_ADDR", "https://127.0.0.1:8200", "VAULT_CACERT", "/vault/userconfig/vault-server-tls/vault.ca", "SKIP_SETCAP", "true")
+						w8bEnv(&st.Spec.Template, "VAULT_ADDR", "https://127.0.0.1:8200", "VAULT_CACERT", "/vault/userconfig/vault-server-tls/vault.ca", "SKIP_SETCAP", "true")
 						mountConfigMap(&st.Spec.Template, "vault-config", "/vault/config")
 						mountSecret(&st.Spec.Template, "vault-server-tls", "/vault/userconfig/vault-server-tls")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("vault-internal", vault, "https", 8200)) },
-					func() error { return e.createService(ctx, w8cService("vault", vault, "https", 8200)) },
+					func() error { return e.createService(ctx, w8bHeadless("vault-internal", vault, "https", 8200)) },
+					func() error { return e.createService(ctx, w8bService("vault", vault, "https", 8200)) },
 					func() error {
-						d := w8cDeployment("vault-agent-injector", "hashicorp/vault-k8s:1.4.2", 1, injector, nil, "https", 8080)
-						w8cEnv(&d.Spec.Template, "AGENT_INJECT_VAULT_ADDR", "https://vault:8200", "AGENT_INJECT_LISTEN", ":8080")
+						d := w8bDeployment("vault-agent-injector", "hashicorp/vault-k8s:1.4.2", 1, injector, nil, "https", 8080)
+						w8bEnv(&d.Spec.Template, "AGENT_INJECT_VAULT_ADDR", "https://vault:8200", "AGENT_INJECT_LISTEN", ":8080")
 						return e.createDeployment(ctx, d)
 					},
 					func() error {
-						return e.createService(ctx, w8cService("vault-agent-injector-svc", injector, "https", 443))
+						return e.createService(ctx, w8bService("vault-agent-injector-svc", injector, "https", 443))
 					},
 				)
 			},
@@ -246,9 +246,9 @@ func wave8cLogScenarios() []*Scenario {
 				api := w8cLabels("app.kubernetes.io/name", "invoicing-api", "app.kubernetes.io/instance", "invoicing", "app.kubernetes.io/version", "2.7.4")
 				return steps(
 					func() error {
-						return e.createStatefulSet(ctx, w8cStatefulSet("invoicing-db", "postgres:16.4", "invoicing-db", 1, db, nil, "postgres", 5432))
+						return e.createStatefulSet(ctx, w8bStatefulSet("invoicing-db", "postgres:16.4", "invoicing-db", 1, db, nil, "postgres", 5432))
 					},
-					func() error { return e.createService(ctx, w8cService("invoicing-db", db, "postgres", 5432)) },
+					func() error { return e.createService(ctx, w8bService("invoicing-db", db, "postgres", 5432)) },
 					func() error {
 						return e.createSecret(ctx, "invoicing-db-credentials", map[string]string{"FLYWAY_USER": "invoicing_owner", "FLYWAY_PASSWORD": "Zk3m-92xQ-ttr8"})
 					},
@@ -261,10 +261,10 @@ func wave8cLogScenarios() []*Scenario {
 						})
 					},
 					func() error {
-						if err := e.createDeployment(ctx, w8cDeployment("invoicing-api", "registry.example/finance/invoicing-api:2.7.4", 2, api, nil, "http", 8080)); err != nil {
+						if err := e.createDeployment(ctx, w8bDeployment("invoicing-api", "registry.example/finance/invoicing-api:2.7.4", 2, api, nil, "http", 8080)); err != nil {
 							return err
 						}
-						return e.createService(ctx, w8cService("invoicing-api", api, "http", 80))
+						return e.createService(ctx, w8bService("invoicing-api", api, "http", 80))
 					},
 					func() error {
 						j := job("invoicing-db-migrate", 2, crash("1", "", "w8c-flyway-checksum-mismatch"))
@@ -290,12 +290,12 @@ func wave8cLogScenarios() []*Scenario {
 // w8cCatalogAPI installs catalog-api (its Deployment and Service), as its chart does.
 func w8cCatalogAPI(ctx context.Context, e *Env) error {
 	lbl := w8cLabels("app", "catalog-api", "tier", "backend", "team", "storefront")
-	d := w8cDeployment("catalog-api", "registry.example/storefront/catalog-api:7.3.0", 2, lbl, nil, "http", 8080)
+	d := w8bDeployment("catalog-api", "registry.example/storefront/catalog-api:7.3.0", 2, lbl, nil, "http", 8080)
 	w8cReadiness(&d.Spec.Template, "/actuator/health/readiness", "http")
 	if err := e.createDeployment(ctx, d); err != nil {
 		return err
 	}
-	return e.createService(ctx, w8cService("catalog-api", lbl, "http", 8080))
+	return e.createService(ctx, w8bService("catalog-api", lbl, "http", 8080))
 }
 
 // w8cHostIngress routes host to service:port.

@@ -56,16 +56,16 @@ func wave8cNodeScenarios() []*Scenario {
 						return err
 					},
 					func() error {
-						d := w8cDeployment("render-worker", "registry.example/media/render-worker:3.3.2", 2, render, nil, "metrics", 9100)
+						d := w8bDeployment("render-worker", "registry.example/media/render-worker:3.3.2", 2, render, nil, "metrics", 9100)
 						e.w8cOnPool(&d.Spec.Template, "node-pool", "render")
 						w8cRequests(&d.Spec.Template, "1", "2Gi", "", "4Gi")
 						return e.createDeployment(ctx, d)
 					},
 					func() error {
-						if err := e.createDeployment(ctx, w8cDeployment("render-api", "registry.example/media/render-api:3.3.2", 2, api, nil, "http", 8080)); err != nil {
+						if err := e.createDeployment(ctx, w8bDeployment("render-api", "registry.example/media/render-api:3.3.2", 2, api, nil, "http", 8080)); err != nil {
 							return err
 						}
-						return e.createService(ctx, w8cService("render-api", api, "http", 80))
+						return e.createService(ctx, w8bService("render-api", api, "http", 80))
 					},
 				)
 			},
@@ -119,21 +119,21 @@ func wave8cNodeScenarios() []*Scenario {
 						return e.labelScenarioNode(ctx, n.Name, w8cLabels("node-pool", "mq"))
 					},
 					func() error {
-						st := w8cStatefulSet("rabbitmq", "docker.io/bitnami/rabbitmq:3.13.7", "rabbitmq-headless", 3, mq, nil, "amqp", 5672)
+						st := w8bStatefulSet("rabbitmq", "docker.io/bitnami/rabbitmq:3.13.7", "rabbitmq-headless", 3, mq, nil, "amqp", 5672)
 						t := &st.Spec.Template
 						e.w8cOnPool(t, "node-pool", "mq")
 						w8cTolerateLoss(t, 15)
 						t.Spec.TerminationGracePeriodSeconds = ptr.To[int64](120)
 						t.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 							LabelSelector: &metav1.LabelSelector{MatchLabels: mq}, TopologyKey: "kubernetes.io/hostname"}}}}
-						w8cEnv(t, "RABBITMQ_CLUSTER_NODE_NAME", "rabbit@$(MY_POD_NAME).rabbitmq-headless", "K8S_SERVICE_NAME", "rabbitmq-headless", "RABBITMQ_FORCE_BOOT", "no")
+						w8bEnv(t, "RABBITMQ_CLUSTER_NODE_NAME", "rabbit@$(MY_POD_NAME).rabbitmq-headless", "K8S_SERVICE_NAME", "rabbitmq-headless", "RABBITMQ_FORCE_BOOT", "no")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("rabbitmq-headless", mq, "amqp", 5672)) },
-					func() error { return e.createService(ctx, w8cService("rabbitmq", mq, "amqp", 5672)) },
+					func() error { return e.createService(ctx, w8bHeadless("rabbitmq-headless", mq, "amqp", 5672)) },
+					func() error { return e.createService(ctx, w8bService("rabbitmq", mq, "amqp", 5672)) },
 					func() error {
-						d := w8cDeployment("order-worker", "registry.example/orders/order-worker:8.2.0", 2, worker, nil, "", 0)
-						w8cEnv(&d.Spec.Template, "AMQP_URL", "amqp://orders@rabbitmq:5672/orders")
+						d := w8bDeployment("order-worker", "registry.example/orders/order-worker:8.2.0", 2, worker, nil, "", 0)
+						w8bEnv(&d.Spec.Template, "AMQP_URL", "amqp://orders@rabbitmq:5672/orders")
 						return e.createDeployment(ctx, d)
 					},
 					func() error { e.w8cForceDeletePods(); return nil },
@@ -176,19 +176,19 @@ func wave8cNodeScenarios() []*Scenario {
 						return err
 					},
 					func() error {
-						st := w8cStatefulSet("zookeeper", "docker.io/bitnami/zookeeper:3.9.2", "zookeeper-headless", 3, zk, nil, "client", 2181)
+						st := w8bStatefulSet("zookeeper", "docker.io/bitnami/zookeeper:3.9.2", "zookeeper-headless", 3, zk, nil, "client", 2181)
 						e.w8cOnPool(&st.Spec.Template, "node-pool", "infra")
-						w8cEnv(&st.Spec.Template, "ZOO_SERVERS", "zookeeper-0.zookeeper-headless:2888:3888::1 zookeeper-1.zookeeper-headless:2888:3888::2 zookeeper-2.zookeeper-headless:2888:3888::3")
+						w8bEnv(&st.Spec.Template, "ZOO_SERVERS", "zookeeper-0.zookeeper-headless:2888:3888::1 zookeeper-1.zookeeper-headless:2888:3888::2 zookeeper-2.zookeeper-headless:2888:3888::3")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("zookeeper-headless", zk, "client", 2181)) },
-					func() error { return e.createService(ctx, w8cService("zookeeper", zk, "client", 2181)) },
+					func() error { return e.createService(ctx, w8bHeadless("zookeeper-headless", zk, "client", 2181)) },
+					func() error { return e.createService(ctx, w8bService("zookeeper", zk, "client", 2181)) },
 					func() error { return e.createPDB(ctx, "zookeeper-pdb", 3, zk) },
 					func() error {
-						if err := e.createDeployment(ctx, w8cDeployment("kafka-ui", "docker.io/provectuslabs/kafka-ui:v0.7.2", 1, ui, nil, "http", 8080)); err != nil {
+						if err := e.createDeployment(ctx, w8bDeployment("kafka-ui", "docker.io/provectuslabs/kafka-ui:v0.7.2", 1, ui, nil, "http", 8080)); err != nil {
 							return err
 						}
-						return e.createService(ctx, w8cService("kafka-ui", ui, "http", 80))
+						return e.createService(ctx, w8bService("kafka-ui", ui, "http", 80))
 					},
 				)
 			},

@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -44,61 +43,9 @@ func w8cLabels(kv ...string) map[string]string {
 	return l
 }
 
-// w8cDeployment is a Deployment of replicas pods labelled lbl, its first container serving
-// the named port (none when portName is empty).
-func w8cDeployment(name, image string, replicas int32, lbl, ann map[string]string, portName string, portNumber int32) *appsv1.Deployment {
-	d := labelledDeployment(name, image, lbl, ann)
-	d.Spec.Replicas = ptr.To(replicas)
-	if portName == "" {
-		d.Spec.Template.Spec.Containers[0].Ports = nil
-	} else {
-		port(&d.Spec.Template, portName, portNumber)
-	}
-	return d
-}
-
-// w8cStatefulSet is a StatefulSet (parallel pod management) governed by Service governing.
-func w8cStatefulSet(name, image, governing string, replicas int32, lbl, ann map[string]string, portName string, portNumber int32) *appsv1.StatefulSet {
-	t := template(name, image, ann)
-	t.Labels = lbl
-	port(&t, portName, portNumber)
-	return &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbl},
-		Spec: appsv1.StatefulSetSpec{
-			Replicas: ptr.To(replicas), ServiceName: governing,
-			PodManagementPolicy: appsv1.ParallelPodManagement,
-			Selector:            &metav1.LabelSelector{MatchLabels: lbl},
-			Template:            t,
-		},
-	}
-}
-
-// w8cService is a ClusterIP Service on number, to the named container port, selecting sel.
-func w8cService(name string, sel map[string]string, portName string, number int32) *corev1.Service {
-	s := service(name, sel, intstr.FromString(portName))
-	s.Spec.Ports[0].Name, s.Spec.Ports[0].Port = portName, number
-	return s
-}
-
-// w8cHeadless is the headless governing Service of a StatefulSet.
-func w8cHeadless(name string, sel map[string]string, portName string, number int32) *corev1.Service {
-	s := w8cService(name, sel, portName, number)
-	s.Spec.ClusterIP = corev1.ClusterIPNone
-	s.Spec.PublishNotReadyAddresses = true
-	return s
-}
-
 // w8cArgs sets the first container's args.
 func w8cArgs(t *corev1.PodTemplateSpec, args ...string) {
 	t.Spec.Containers[0].Args = args
-}
-
-// w8cEnv appends plain environment variables (name, value pairs) to the first container.
-func w8cEnv(t *corev1.PodTemplateSpec, kv ...string) {
-	c := &t.Spec.Containers[0]
-	for i := 0; i+1 < len(kv); i += 2 {
-		c.Env = append(c.Env, corev1.EnvVar{Name: kv[i], Value: kv[i+1]})
-	}
 }
 
 // w8cSidecar adds a second container (a config reloader, an exporter).
@@ -125,21 +72,6 @@ func w8cRequests(t *corev1.PodTemplateSpec, cpu, memory, cpuLimit, memLimit stri
 		}
 	}
 	t.Spec.Containers[0].Resources = r
-}
-
-// w8cClaimTemplate gives a StatefulSet a claim template of StorageClass "manual" (the class
-// of createStaticPV), mounted at path in the first container.
-func w8cClaimTemplate(st *appsv1.StatefulSet, name, size, path string) {
-	st.Spec.VolumeClaimTemplates = append(st.Spec.VolumeClaimTemplates, corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: ptr.To("manual"),
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
-		},
-	})
-	c := &st.Spec.Template.Spec.Containers[0]
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path})
 }
 
 // w8cEgressPolicy is a NetworkPolicy for pods sel that allows egress only by rules.

@@ -50,17 +50,17 @@ func wave8cOwnerScenarios() []*Scenario {
 				e.w8cReleaseFinalizers()
 				return steps(
 					func() error {
-						st := w8cStatefulSet("search-legacy", "registry.example/search/search-legacy:1.22.4", "search-legacy", 1, legacy, nil, "http", 8080)
+						st := w8bStatefulSet("search-legacy", "registry.example/search/search-legacy:1.22.4", "search-legacy", 1, legacy, nil, "http", 8080)
 						st.Spec.Template.Finalizers = []string{"discovery.example.com/deregister"}
 						st.Spec.Template.Annotations = map[string]string{"discovery.example.com/service": "search-legacy", "discovery.example.com/port": "8080"}
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8cHeadless("search-legacy", legacy, "http", 8080)) },
+					func() error { return e.createService(ctx, w8bHeadless("search-legacy", legacy, "http", 8080)) },
 					func() error {
-						if err := e.createDeployment(ctx, w8cDeployment("search-api", "registry.example/search/search-api:2.4.1", 2, v2, nil, "http", 8080)); err != nil {
+						if err := e.createDeployment(ctx, w8bDeployment("search-api", "registry.example/search/search-api:2.4.1", 2, v2, nil, "http", 8080)); err != nil {
 							return err
 						}
-						return e.createService(ctx, w8cService("search-api", v2, "http", 80))
+						return e.createService(ctx, w8bService("search-api", v2, "http", 80))
 					},
 				)
 			},
@@ -105,19 +105,19 @@ func wave8cOwnerScenarios() []*Scenario {
 				cache := w8cLabels("app.kubernetes.io/name", "storefront-cache", "app.kubernetes.io/instance", "storefront")
 				return steps(
 					func() error {
-						d := w8cDeployment("storefront-web", "registry.example/storefront/web:12.0.1", 2, web, nil, "http", 3000)
+						d := w8bDeployment("storefront-web", "registry.example/storefront/web:12.0.1", 2, web, nil, "http", 3000)
 						w8cRequests(&d.Spec.Template, "500m", "512Mi", "", "1Gi")
 						w8cReadiness(&d.Spec.Template, "/healthz", "http")
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8cService("storefront-web", web, "http", 80)) },
+					func() error { return e.createService(ctx, w8bService("storefront-web", web, "http", 80)) },
 					func() error {
 						return e.createIngress(ctx, w8cHostIngress("storefront", "www.example-shop.com", "storefront-web", 80))
 					},
 					func() error {
-						return e.createDeployment(ctx, w8cDeployment("storefront-cache", "docker.io/library/redis:7.4.1-alpine", 1, cache, nil, "redis", 6379))
+						return e.createDeployment(ctx, w8bDeployment("storefront-cache", "docker.io/library/redis:7.4.1-alpine", 1, cache, nil, "redis", 6379))
 					},
-					func() error { return e.createService(ctx, w8cService("storefront-cache", cache, "redis", 6379)) },
+					func() error { return e.createService(ctx, w8bService("storefront-cache", cache, "redis", 6379)) },
 					func() error { return e.createHPA(ctx, "web", "web", 2, 12) },
 				)
 			},
@@ -144,7 +144,7 @@ func wave8cOwnerScenarios() []*Scenario {
 						return err
 					},
 					func() error {
-						d := w8cDeployment("ml-trainer", "registry.example/ml/trainer:2026.11.2", 1, trainer, nil, "metrics", 9090)
+						d := w8bDeployment("ml-trainer", "registry.example/ml/trainer:2026.11.2", 1, trainer, nil, "metrics", 9090)
 						e.w8cOnPool(&d.Spec.Template, "node-pool", "ml")
 						w8cRequests(&d.Spec.Template, "3500m", "10Gi", "", "12Gi")
 						w8cArgs(&d.Spec.Template, "train", "--config=/etc/trainer/ranker.yaml", "--epochs=40")
