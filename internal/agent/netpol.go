@@ -37,7 +37,16 @@ type netPeer struct {
 	// AnyPod marks a peer known only by namespace (cluster DNS), so any podSelector inside a
 	// matching namespaceSelector admits it.
 	AnyPod bool
+	// NamespaceLabels are the peer namespace's labels when known. Agents may not read
+	// Namespaces (that would show every tenant's labels), so they usually are not: then only
+	// the kubernetes.io/metadata.name label the API server sets is certain.
+	NamespaceLabels map[string]string
 }
+
+// kubeSystemDNS is the cluster DNS as a peer: kube-system carries the API server's name label
+// and, unless an administrator added more, nothing else.
+var kubeSystemDNS = netPeer{Namespace: "kube-system", AnyPod: true,
+	NamespaceLabels: map[string]string{corev1.LabelMetadataName: "kube-system"}}
 
 // netPort is the destination port: the number and, when the container names it, the name.
 type netPort struct {
@@ -92,11 +101,37 @@ func peerMatches(p networkingv1.NetworkPolicyPeer, polNS string, peer netPeer) b
 		// A bare podSelector means pods of the policy's own namespace.
 		return peer.Namespace == polNS && (peer.AnyPod || selectorMatches(p.PodSelector, peer.Labels))
 	}
-	// Only the well-known namespace name label can be known without reading Namespaces.
-	if !selectorMatches(p.NamespaceSelector, map[string]string{corev1.LabelMetadataName: peer.Namespace}) {
+	if !namespaceMatches(p.NamespaceSelector, peer) {
 		return false
 	}
 	return p.PodSelector == nil || peer.AnyPod || selectorMatches(p.PodSelector, peer.Labels)
+}
+
+// namespaceMatches applies a namespaceSelector to the peer's namespace. With the namespace's
+// labels unknown, a selector that asks for any other label (team=payments, name=shop) cannot
+// be decided, and it counts as matching: the engine must not blame a policy for dropping
+// traffic it may well admit.
+func namespaceMatches(s *metav1.LabelSelector, peer netPeer) bool {
+	if peer.NamespaceLabels != nil {
+		l := map[string]string{corev1.LabelMetadataName: peer.Namespace}
+		for k, v := range peer.NamespaceLabels {
+			l[k] = v
+		}
+		return selectorMatches(s, l)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(s)
+	if err != nil {
+		return false
+	}
+	name := labels.Set{corev1.LabelMetadataName: peer.Namespace}
+	reqs, _ := sel.Requirements()
+	for _, r := range reqs {
+		// The name label decides its own requirements; any other label's cannot be decided.
+		if r.Key() == corev1.LabelMetadataName && !r.Matches(name) {
+			return false
+		}
+	}
+	return true
 }
 
 func portMatches(ports []networkingv1.NetworkPolicyPort, port netPort) bool {
@@ -189,7 +224,7 @@ func dnsAllowed(pols []*networkingv1.NetworkPolicy, ns string, podLabels map[str
 				return true, nil
 			}
 			for _, p := range r.To {
-				if p.IPBlock != nil || p.NamespaceSelector != nil && peerMatches(p, ns, netPeer{Namespace: "kube-system", AnyPod: true}) {
+				if p.IPBlock != nil || p.NamespaceSelector != nil && peerMatches(p, ns, kubeSystemDNS) {
 					return true, nil
 				}
 			}
@@ -208,7 +243,7 @@ func dnsNearMiss(pol *networkingv1.NetworkPolicy, ns string) string {
 			continue
 		}
 		for _, p := range r.To {
-			if p.NamespaceSelector != nil && !peerMatches(p, ns, netPeer{Namespace: "kube-system", AnyPod: true}) {
+			if p.NamespaceSelector != nil && !peerMatches(p, ns, kubeSystemDNS) {
 				return "its port-53 rule selects namespaces " + metav1.FormatLabelSelector(p.NamespaceSelector) + ", which does not select kube-system by its kubernetes.io/metadata.name label"
 			}
 		}
