@@ -189,6 +189,10 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 		summary = fmt.Sprintf("Job %s failed with DeadlineExceeded: it ran longer than its activeDeadlineSeconds (%s)%s%s.", j.Name, facts["deadline"], ranFor(j), detail)
 	default:
 		summary = fmt.Sprintf("Job %s failed (%s): %s%s.", j.Name, cond.Reason, tools.Sanitize(cond.Message, 200, true), detail)
+		if m, ok := matchPodFailurePolicy(j, cond, failedPods); ok && (cond.Reason == "PodFailurePolicy" || cond.Reason == "FailedIndexes") {
+			rule, summary = "job-pod-failure-policy", podFailurePolicySummary(j, cond, m, detail)
+			facts["policyRule"] = fmt.Sprint(m.index)
+		}
 	}
 	affected := []ObjectRef{jref}
 	var follow []ObjectRef

@@ -143,6 +143,14 @@ func init() {
 		Signals:    "Job condition Failed with another reason (PodFailurePolicy, ...)",
 		Actions:    []ActionTemplate{{Description: "Read the Job's failure: {message}", Command: "kubectl -n {ns} describe job {name}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get job {name}"}})
+	rule(Rule{ID: "job-pod-failure-policy", Category: "JobPodFailurePolicy", Confidence: 88,
+		Title:   "the Job's podFailurePolicy ended it at a pod failure, before its backoffLimit",
+		Signals: "Job condition Failed reason PodFailurePolicy (or FailedIndexes) naming 'rule at index N'; spec.podFailurePolicy rules (FailJob, FailIndex, Ignore, Count on exit codes or pod conditions such as DisruptionTarget) matched against the failed pods' exit codes and conditions",
+		Actions: []ActionTemplate{
+			{Description: "Check podFailurePolicy rule {policyRule}: move exit codes that can be transient (exit {exitCode}) to a Count or Ignore rule", Command: "kubectl -n {ns} get job {name} -o jsonpath='{.spec.podFailurePolicy}'", Risk: RiskLow},
+			{Description: "Re-run the Job with the fixed policy (a failed Job does not restart)", Command: "kubectl -n {ns} get job {name} -o yaml > job-{name}.yaml && kubectl -n {ns} delete job {name} && kubectl -n {ns} apply -f job-{name}.yaml", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get job {name}  # COMPLETIONS n/n"}})
 	rule(Rule{ID: "job-parallelism-zero", Category: "JobNotRunning", Confidence: 85,
 		Title:      "the Job's parallelism is 0, so it runs no pods",
 		Signals:    "Job spec.parallelism=0 and no completion time",

@@ -156,6 +156,13 @@ func vocabCases() []vocabCase {
 			objs: func() []runtime.Object {
 				return []runtime.Object{failedJob("report", "PodFailurePolicy", "Container main for pod payments/report-x exited with code 42 matching FailJob rule at index 0"), fx.Node("node-1")}
 			}},
+		{name: "job ended by a FailJob rule of its pod failure policy", problem: quiet, rule: "job-pod-failure-policy", contains: []string{"exit codes In [42]"},
+			objs: func() []runtime.Object {
+				j := failedJob("report", "PodFailurePolicy", "Container main for pod payments/report-x exited with code 42 matching FailJob rule at index 0")
+				j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionFailJob,
+					OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}}}}}
+				return []runtime.Object{j, fx.Node("node-1")}
+			}},
 		{name: "job with parallelism 0", problem: quiet, rule: "job-parallelism-zero",
 			objs: func() []runtime.Object {
 				j := fx.Job(ns, "export", "registry.example/export:1")

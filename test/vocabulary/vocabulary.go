@@ -132,6 +132,7 @@ var Vocabulary = map[string][]string{
 	"job-backoff-limit":           {"BackoffLimitExceeded", "backoffLimit"},
 	"job-deadline-exceeded":       {"DeadlineExceeded", "activeDeadlineSeconds"},
 	"job-failed":                  {"Job", "failed"},
+	"job-pod-failure-policy":      {"podFailurePolicy", "PodFailurePolicy|FailedIndexes", "FailJob|FailIndex"},
 	"job-parallelism-zero":        {"parallelism"},
 	"job-suspended":               {"suspend"},
 	"cronjob-suspended":           {"suspend"},
