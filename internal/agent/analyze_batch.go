@@ -112,6 +112,7 @@ func jobPods(ctx context.Context, e *env, j *batchv1.Job) ([]*corev1.Pod, error)
 
 func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, cond *batchv1.JobCondition, pods []*corev1.Pod, evIDs []string) error {
 	evIDs = append(evIDs, e.objEvidence(jref, fmt.Sprintf("Job %s condition Failed=True %s: %s", j.Name, cond.Reason, cond.Message)))
+	e.noteReason(evIDs[len(evIDs)-1], cond.Reason)
 	var failedPods []*corev1.Pod
 	for _, p := range pods {
 		if p.Status.Phase == corev1.PodFailed {

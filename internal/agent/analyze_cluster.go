@@ -141,6 +141,11 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 			limited = c
 		}
 	}
+	for _, c := range []*autoscalingv2.HorizontalPodAutoscalerCondition{ableFalse, activeFalse, limited} {
+		if c != nil {
+			e.noteReason(evIDs[0], c.Reason)
+		}
+	}
 	if ableFalse != nil || (activeFalse != nil && activeFalse.Reason == "FailedGetScale") {
 		if _, err := e.get(ctx, target.Kind, target.Name); tools.IsNotFound(err) || ableFalse != nil && ableFalse.Reason == "FailedGetScale" {
 			e.find(Finding{Rule: "hpa-target-missing", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,

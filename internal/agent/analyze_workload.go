@@ -105,6 +105,7 @@ func analyzeDeployment(ctx context.Context, e *env, ref ObjectRef) error {
 		case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded":
 			stuck = true
 			evIDs = append(evIDs, e.objEvidence(dref, fmt.Sprintf("Deployment %s condition Progressing=False ProgressDeadlineExceeded: %s", d.Name, c.Message)))
+			e.noteReason(evIDs[len(evIDs)-1], c.Reason)
 		case c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue:
 			e.createFailure(ctx, dref, dref, c.Message, []string{e.objEvidence(dref, "Deployment "+d.Name+" condition ReplicaFailure: "+c.Message)})
 		}

@@ -52,6 +52,10 @@ type env struct {
 	nEv      int
 	// lists memoizes whole-namespace lists within the task (Services, NetworkPolicies).
 	lists map[string]any
+	// nodes are the Nodes the task read, by name (a finding that names one may blame it).
+	nodes map[string]*corev1.Node
+	// reasons are the reasons Kubernetes reported behind each evidence id (reasons.go).
+	reasons map[string][]string
 }
 
 func (e *env) record(tool, args string, err error) error {
@@ -103,6 +107,9 @@ func (e *env) get(ctx context.Context, kind, name string) (runtime.Object, error
 		return nil, err
 	}
 	e.cache[key] = o
+	if n, ok := o.(*corev1.Node); ok {
+		e.noteNodes(n)
+	}
 	return o, nil
 }
 
@@ -124,6 +131,9 @@ func listAs[T runtime.Object](ctx context.Context, e *env, kind string, opts too
 		return nil, false, err
 	}
 	out, more, err := tools.ListAs[T](ctx, e.c, kind, opts)
+	if ns, ok := any(out).([]*corev1.Node); ok {
+		e.noteNodes(ns...)
+	}
 	args := kind
 	if opts.LabelSelector != "" {
 		args += " -l " + opts.LabelSelector
@@ -210,8 +220,12 @@ func (e *env) objEvidence(ref ObjectRef, summary string) string {
 
 func (e *env) eventEvidence(ref ObjectRef, g tools.EventGroup) string {
 	r := e.ref(ref.Kind, ref.Name)
-	return e.evidence(fmt.Sprintf("%s event %s on %s (x%d): %s", g.Type, g.Reason, g.Object, g.Count, g.Message),
+	id := e.evidence(fmt.Sprintf("%s event %s on %s (x%d): %s", g.Type, g.Reason, g.Object, g.Count, g.Message),
 		Source{Kind: SourceEvent, Object: &r, Tool: "k8s_events"}, tools.EventLine(e.now, g))
+	if g.Type != "Normal" {
+		e.noteReason(id, g.Reason)
+	}
+	return id
 }
 
 // cleanRef bounds a reference built from untrusted text (names are at most 253 bytes
@@ -271,6 +285,13 @@ func (e *env) find(f Finding) {
 	}
 	if f.Culprit.Namespace == "" && isNamespaced(f.Culprit.Kind) {
 		f.Culprit.Namespace = e.s.Namespace
+	}
+	f.Affected = append(f.Affected, e.blamedNodes(f)...)
+	if rs := e.reasonsOf(f.Evidence); len(rs) > 0 {
+		if f.Facts == nil {
+			f.Facts = map[string]string{}
+		}
+		f.Facts["reasons"] = strings.Join(rs, ",")
 	}
 	f.Object, f.Culprit = cleanRef(f.Object), cleanRef(f.Culprit)
 	f.Affected, f.Follow = cleanRefs(f.Affected), cleanRefs(f.Follow)

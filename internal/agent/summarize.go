@@ -191,11 +191,17 @@ func rootCauseOf(c *candidate) RootCause {
 		ev = ev[:MaxEvidenceIDs]
 	}
 	summary := leadWithCulprit(c.Summary, c.Culprit)
+	// The reasons Kubernetes reported for the evidence this rests on, verbatim, however the
+	// rule worded its sentence.
+	tail := reasonNote(summary, c.Facts["reasons"])
 	if c.path != "" {
-		tail := " Path: " + c.path + "."
+		path := " Path: " + c.path + "."
 		if c.symptom != "" {
-			tail = " Seen as: " + clipString(c.symptom, 300) + tail
+			path = " Seen as: " + clipString(c.symptom, 300) + path
 		}
+		tail += path
+	}
+	if tail != "" {
 		summary = clipString(summary, MaxRootSummary-len(tail)-4) + tail
 	}
 	return RootCause{
