@@ -42,6 +42,9 @@ func analyzeJob(ctx context.Context, e *env, ref ObjectRef) error {
 	if err != nil {
 		return e.missingTarget(ref, err)
 	}
+	if e.deletionHeld(ctx, ref) {
+		return nil
+	}
 	jref := e.ref("Job", j.Name)
 	wl := jref
 	if or := controllerOf(j); or != nil && or.Kind == "CronJob" {
@@ -217,6 +220,9 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 	cj, err := getAs[*batchv1.CronJob](ctx, e, "CronJob", ref.Name)
 	if err != nil {
 		return e.missingTarget(ref, err)
+	}
+	if e.deletionHeld(ctx, ref) {
+		return nil
 	}
 	cref := e.ref("CronJob", cj.Name)
 	evIDs := []string{e.objEvidence(cref, "CronJob "+cj.Name+": "+tools.Summarize(cj, e.now).Status)}

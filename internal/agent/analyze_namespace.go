@@ -137,7 +137,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		}
 		want := replicasOf(d.Spec.Replicas)
 		// A paused Deployment holding back a template change fails nothing, visibly.
-		bad := d.Status.Replicas < want || d.Spec.Paused && d.Status.UpdatedReplicas < want
+		bad := d.Status.Replicas < want || d.Spec.Paused && d.Status.UpdatedReplicas < want || d.DeletionTimestamp != nil
 		for _, c := range d.Status.Conditions {
 			if (c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue) ||
 				(c.Type == appsv1.DeploymentProgressing && c.Reason == "ProgressDeadlineExceeded") {
@@ -155,7 +155,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	}
 	n = 0
 	for _, s := range stss {
-		if n < scanMaxLeads && s.Status.Replicas < replicasOf(s.Spec.Replicas) && !troubledOwners["StatefulSet/"+s.Name] {
+		if n < scanMaxLeads && (s.Status.Replicas < replicasOf(s.Spec.Replicas) && !troubledOwners["StatefulSet/"+s.Name] || s.DeletionTimestamp != nil) {
 			lead(e.ref("StatefulSet", s.Name))
 			n++
 		}
@@ -172,7 +172,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		for _, c := range j.Status.Conditions {
 			failed = failed || c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue
 		}
-		if n < scanMaxLeads && (failed || suspended) {
+		if n < scanMaxLeads && (failed || suspended || j.DeletionTimestamp != nil) {
 			lead(e.ref("Job", j.Name))
 			n++
 		}
@@ -230,7 +230,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	}
 	n = 0
 	for _, c := range pvcs {
-		if n < scanMaxLeads && c.Status.Phase != corev1.ClaimBound {
+		if n < scanMaxLeads && (c.Status.Phase != corev1.ClaimBound || c.DeletionTimestamp != nil) {
 			lead(e.ref("PersistentVolumeClaim", c.Name))
 			n++
 		}

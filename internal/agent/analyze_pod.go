@@ -137,7 +137,7 @@ func restartedRecently(p *corev1.Pod, now time.Time) bool {
 
 // needsLook reports pods worth analyzing: not Ready, or Ready but restarting after failures.
 func needsLook(p *corev1.Pod, now time.Time) bool {
-	return !isReady(p) || restartedRecently(p, now)
+	return !isReady(p) || restartedRecently(p, now) || p.DeletionTimestamp != nil && len(controllerFinalizers(p)) > 0 && now.Sub(p.DeletionTimestamp.Time) > heldAfter
 }
 
 // restartSignature is podSignature, marking Ready pods that restart so they group apart.
@@ -245,6 +245,9 @@ func (e *env) checkPod(ctx context.Context, pod *corev1.Pod) (bool, error) {
 func (pc *podCheck) terminating(ctx context.Context) error {
 	p := pc.pod
 	if p.DeletionTimestamp == nil {
+		return nil
+	}
+	if pc.heldByFinalizer(ctx) {
 		return nil
 	}
 	grace := int64(30)

@@ -141,6 +141,14 @@ func init() {
 			{Description: "Only if the owner of the finalizer is gone: remove the finalizers", Command: "kubectl -n {ns} patch {resource} --type=merge -p '{\"metadata\":{\"finalizers\":null}}'", Risk: RiskHigh},
 		},
 		Validation: []string{"kubectl -n {ns} get {resource}  # NotFound"}})
+	rule(Rule{ID: "deletion-blocked", Category: "DeletionBlocked", Confidence: 86,
+		Title:   "an object's deletion waits on another object that cannot go",
+		Signals: "deletionTimestamp with finalizer foregroundDeletion and a dependent (pod, ReplicaSet, Job, claim) Terminating under a controller's finalizer or on a node that is not Ready; a claim under kubernetes.io/pvc-protection still mounted by a pod; a volume under kubernetes.io/pv-protection still bound to a claim",
+		Actions: []ActionTemplate{
+			{Description: "Restore the controller that owns finalizer {finalizer}, or, if it is gone for good, remove that finalizer from {resource} (the deletion of {deleting} then completes)", Command: "kubectl -n {ns} patch {resource} --type=merge -p '{\"metadata\":{\"finalizers\":null}}'", Risk: RiskHigh},
+			{Description: "Or see what still uses or holds it", Command: "kubectl -n {ns} get {resource} -o yaml", Risk: RiskLow},
+		},
+		Validation: []string{"kubectl -n {ns} get {deleting}  # NotFound"}})
 	rule(Rule{ID: "pod-on-unhealthy-node", Category: "NodeProblem", Confidence: 60,
 		Title:      "the pod runs on a node that is not healthy",
 		Signals:    "pod's node has Ready!=True or a pressure condition",

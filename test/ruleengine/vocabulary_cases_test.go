@@ -283,6 +283,19 @@ func vocabCases() []vocabCase {
 				})
 				return o
 			}},
+		{name: "a foreground deletion waits for a pod under a controller's finalizer", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: quiet, rule: "deletion-blocked", contains: []string{"example.com/block", "foregroundDeletion"},
+			objs: func() []runtime.Object {
+				d, rs, o := webApp(1, func(p *corev1.Pod) {
+					t := fx.Ago(20 * time.Minute)
+					p.DeletionTimestamp = &t
+					p.DeletionGracePeriodSeconds = fx.Ptr(int64(30))
+					p.Finalizers = []string{"example.com/block"}
+				})
+				t := fx.Ago(20 * time.Minute)
+				d.DeletionTimestamp, rs.DeletionTimestamp = &t, &t
+				d.Finalizers, rs.Finalizers = []string{"foregroundDeletion"}, []string{"foregroundDeletion"}
+				return o
+			}},
 		{name: "pod stuck terminating on finalizer", target: &agent.Target{Kind: "Pod", Name: podName(0)}, problem: quiet, rule: "pod-stuck-terminating",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) {

@@ -49,6 +49,7 @@ var Vocabulary = map[string][]string{
 	"container-not-ready":         {"ready"},
 	"pod-evicted":                 {"Evicted"},
 	"init-container-blocked":      {"init container", "Init:"},
+	"deletion-blocked":            {"finalizer", "deleted|deleting|deletion|Terminating"},
 	"pod-stuck-terminating":       {"Terminating|deleting|deletion", "finalizer|grace period|node"},
 	"pod-on-unhealthy-node":       {"Node", "Ready|Pressure|NetworkUnavailable"},
 	"config-value-missing":        {"env|environment"},
