@@ -222,6 +222,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			if pc.followPodIP(ctx, d, h, svcs) || pc.staleAddress(ctx, d, h, svcs) {
 				return true
 			}
+			if pc.outsideHost(h, scope, svcs) && pc.egressToOutside(ctx, d, h) {
+				return true
+			}
 		case hostInNamespace:
 			if s := byName[name]; s != nil {
 				return pc.walkProvider(ctx, d, s, h)
@@ -255,6 +258,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 				return done
 			}
 			if (d.clue.Class == ErrDNS || d.clue.Class == ErrTimeout) && pc.egressBlocked(ctx, d, h, nil) {
+				return true
+			}
+			if pc.outsideHost(h, scope, svcs) && pc.egressToOutside(ctx, d, h) {
 				return true
 			}
 		}

@@ -78,7 +78,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} describe networkpolicy {name}"}})
 	rule(Rule{ID: "networkpolicy-deny-egress", Category: "NetworkPolicyDenyEgress", Confidence: 85,
 		Title:      "a NetworkPolicy on the client pods blocks their outgoing traffic (or the DNS lookup before it)",
-		Signals:    "the client's log or message reports a timeout or failed lookup; a NetworkPolicy selecting the client has policyTypes Egress and no rule admitting the provider's pods and port, or port 53 to kube-system",
+		Signals:    "the client's log or message reports a timeout or failed lookup; a NetworkPolicy selecting the client has policyTypes Egress and no rule admitting the provider's pods and port, or port 53 to kube-system; for a host outside the cluster (a public IP, a name that is no Service), no rule whose ipBlock (or absent destination) admits a public address on the port",
 		Actions:    []ActionTemplate{{Description: "Add an egress rule to NetworkPolicy {name} for the destination (and DNS: UDP/TCP 53 to kube-system)", Command: "kubectl -n {ns} edit networkpolicy {name}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} describe networkpolicy {name}", verifyPods}})
 	// --- Dependencies: a client failing because of what it calls ---
