@@ -22,7 +22,6 @@ package scenarios
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
-	"statement-export-failjob-exit-1": "targeted hits (job-failed, PodFailurePolicy); target-less: container-failed on Job statement-export quoting the S3 SlowDown error, without the podFailurePolicy FailJob rule on exit code 1",
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	"ledger-pgbouncer-transaction-pooling": "no-problem-found: the Ready ledger-service's repeated PSQLException 'prepared statement \"S_1\" already exists' is not followed to pgbouncer's ConfigMap (pool_mode = transaction)",
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
@@ -32,12 +31,8 @@ var knownMisses = map[string]string{
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
 	"prometheus-server-relabel-regex-unclosed": "no-problem-found on Deployment prometheus-server: the Ready pod's 'Error reloading config ... \"payments-(api|worker\" is not a valid regex' line is not read, the ConfigMap prometheus-server is not named",
 	"prom-operator-additional-scrape-key":      "app-error-logged on Deployment prometheus-operator quoting the 'Sync \"k8s\" failed' line; the Secret additional-scrape-configs (its only key additional-scrape-configs.yaml, not prometheus-additional.yaml) is not named",
-	"alertmanager-slack-egress-lockdown":       "app-error-logged on StatefulSet alertmanager-main quoting 'Notify for alerts failed ... :443: i/o timeout'; the namespace-wide egress NetworkPolicy monitoring-egress-lockdown (port 53 and 10.0.0.0/8 only) is not named",
 	"grafana-two-replicas-one-sqlite":          "app-error-logged on Deployment grafana quoting the 'database is locked' lines, but the summary does not say sqlite (two replicas writing one sqlite3 file)",
 	"logstash-es-flood-stage-read-only":        "dependency-unreachable on Service elasticsearch quoting logstash's 'Marking url as dead ... Read timed out'; the flood-stage watermark (index read-only-allow-delete) and the full claim data-elasticsearch-0 are not named",
-	"render-pool-node-left-cordoned":           "unschedulable-nodes-cordoned on Deployment render-worker names the cordoned node in its summary, but Node render-1 is not in affectedObjects",
-	"search-legacy-foreground-finalizer":       "no-problem-found: the StatefulSet's foreground deletion waiting on pod search-legacy-0, Terminating on finalizer discovery.example.com/deregister, is not seen",
-	"storefront-web-hpa-targets-old-name":      "right culprit (hpa-target-missing on HPA web, 'deployments.apps \"web\" not found') but the summary does not give the reason FailedGetScale",
 	"vault-listener-tls-secret-keys":           "config-file-missing on Secret vault-server-tls quoting the tls.crt error; the ConfigMap vault-config whose listener reads tls.crt/tls.key (the Secret holds vault.crt/vault.key) is not named",
 	"invoicing-flyway-edited-migration":        "job-backoff-limit on Job invoicing-db-migrate quoting 'ERROR: Validate failed'; the 'checksum mismatch for migration version 3' and the edited ConfigMap invoicing-migrations are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
