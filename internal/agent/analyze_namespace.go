@@ -350,7 +350,9 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		}
 	}
 	// Last, so a namespace that spends the task's calls still gets every check above.
-	e.scanReferences(ctx, &nsInventory{pods: pods, deps: deps, stss: stss, dss: dss, jobs: jobs, cjs: cjs, svcs: svcs, pvcs: pvcs})
+	inv := &nsInventory{pods: pods, deps: deps, stss: stss, dss: dss, jobs: jobs, cjs: cjs, svcs: svcs, pvcs: pvcs}
+	e.followNamed(inv, ings)
+	e.scanReferences(ctx, inv)
 	e.scanRoleBindings(ctx, quiet)
 	return nil
 }

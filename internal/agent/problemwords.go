@@ -103,15 +103,45 @@ func problemWords(problem string) map[string]bool {
 	return out
 }
 
-// nameAffinity favours candidates about an object the problem names ("web is down").
-func nameAffinity(words map[string]bool, c *candidate) int {
-	if len(words) == 0 {
+// exactNameAffinity is the ranking weight of a finding about an object the problem names
+// as a whole; unnamedPenalty is taken from findings about nothing it names, when another
+// finding is about such an object.
+const (
+	exactNameAffinity = 12
+	unnamedPenalty    = 20
+)
+
+// nameAffinity favours candidates about an object the problem names ("web is down", "the
+// orders API", "checkout-7d9f8b6c5-x2k4q", "orders.shop.svc:8080"): the whole name counts
+// more than a part of it.
+func nameAffinity(forms map[string]int, c *candidate) int {
+	if len(forms) == 0 {
 		return 0
 	}
+	best := 0
 	for _, r := range append([]ObjectRef{c.Culprit, c.Object}, c.Affected...) {
-		if r.Name != "" && words[strings.ToLower(r.Name)] {
-			return 12
+		if r.Name == "" {
+			continue
+		}
+		switch mentionScore(forms, r.Name) {
+		case mentionExact:
+			return exactNameAffinity
+		case mentionPartial:
+			best = exactNameAffinity / 2
 		}
 	}
-	return 0
+	return best
+}
+
+// touchesMention is a looser test than nameAffinity: some object of the candidate carries a
+// word of the problem as a part of its name, generic words included ("web" in web-migrate).
+func touchesMention(forms map[string]int, c *candidate) bool {
+	for _, r := range append([]ObjectRef{c.Culprit, c.Object}, c.Affected...) {
+		for _, part := range strings.Split(strings.ToLower(r.Name), "-") {
+			if len(part) >= 3 && forms[part] > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -113,9 +113,20 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 	// schedule" prefers a scheduling cause over an HPA warning); it never changes the
 	// reported confidence. A cause that explains a failing pod or workload outranks one
 	// nothing suffers from.
-	words := problemWords(s.Problem)
+	forms := mentionForms(s.Problem, s.Hints)
+	// When some finding is about an object the problem names as a whole, a finding that
+	// touches nothing the problem names answers another question: it yields unless it is
+	// far surer.
+	named := false
+	for _, c := range ranked {
+		named = named || nameAffinity(forms, c) >= exactNameAffinity
+	}
 	score := func(c *candidate) int {
-		v := c.Confidence + problemAffinity(s.Problem, c.Rule) + nameAffinity(words, c)
+		a := nameAffinity(forms, c)
+		if named && a == 0 && !touchesMention(forms, c) {
+			a = -unnamedPenalty
+		}
+		v := c.Confidence + problemAffinity(s.Problem, c.Rule) + a
 		if c.victim {
 			v += 10
 		}
