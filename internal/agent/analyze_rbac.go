@@ -58,7 +58,7 @@ func (a accessAsk) what() string {
 var (
 	askSA       = regexp.MustCompile(`(?i)(?:service ?account|\bsa)[ :/"'\x60]+([a-z0-9][a-z0-9.-]{0,252})`)
 	askSAUser   = regexp.MustCompile(`system:serviceaccount:([a-z0-9-]{1,63}):([a-z0-9][a-z0-9.-]{0,252})`)
-	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access|getting|listing|watching|creating|updating|patching|deleting|reading|writing|editing|seeing|accessing)(?:s|es)?\s+(?:the\s+|any\s+|all\s+)?([a-z][a-z0-9.-]{1,80})`)
+	askVerbRes  = regexp.MustCompile(`(?i)\b(get|list|watch|create|update|patch|delete|deletecollection|read|write|edit|see|access|view|fetch|modify|remove|getting|listing|watching|creating|updating|patching|deleting|reading|writing|editing|seeing|accessing|viewing|fetching|modifying|removing)(?:s|es)?\s+(?:the\s+|any\s+|all\s+|other\s+)?([a-z][a-z0-9./-]{1,80})`)
 	askAuthz    = regexp.MustCompile(`(?i)forbidden|denied|not allowed|permission|rbac|\b403\b`)
 	askWord     = regexp.MustCompile(`(?i)\b[a-z][a-z0-9.-]{2,80}\b`)
 	askSABefore = regexp.MustCompile(`(?i)\b([a-z0-9][a-z0-9.-]{0,252})[ "'\x60]+(?:service ?account|sa\b)`)
@@ -67,6 +67,9 @@ var (
 	// the API uses.
 	askMultiword = strings.NewReplacer("config maps", "configmaps", "config map", "configmap", "Config Maps", "configmaps", "ConfigMaps", "configmaps",
 		"persistent volume claims", "persistentvolumeclaims", "persistent volume claim", "persistentvolumeclaim",
+		"persistent volumes", "persistentvolumes", "persistent volume", "persistentvolume", "storage classes", "storageclasses",
+		"cluster role bindings", "clusterrolebindings", "cluster roles", "clusterroles", "custom resource definitions", "customresourcedefinitions",
+		"priority classes", "priorityclasses", "pod disruption budgets", "poddisruptionbudgets", "horizontal pod autoscalers", "horizontalpodautoscalers",
 		"stateful sets", "statefulsets", "daemon sets", "daemonsets", "replica sets", "replicasets", "cron jobs", "cronjobs",
 		"role bindings", "rolebindings", "network policies", "networkpolicies", "endpoint slices", "endpointslices")
 	verbSynonym = map[string]string{"read": "get", "see": "list", "access": "get", "write": "update", "edit": "update",
@@ -78,7 +81,7 @@ var (
 // missing (the analyzer then looks for a ServiceAccount the text names); the resource must be
 // one Kubernetes has, so "pods cannot get scheduled" is not a permission question.
 func parseAccessQuestion(problem string) (accessAsk, bool) {
-	p := askMultiword.Replace(clipString(problem, 2000))
+	p := subresourcePhrases(askMultiword.Replace(clipString(problem, 2000)))
 	if !askDenied.MatchString(p) {
 		return accessAsk{}, false
 	}
@@ -103,8 +106,8 @@ func parseAccessQuestion(problem string) (accessAsk, bool) {
 		if v, ok := verbSynonym[verb]; ok {
 			verb = v
 		}
-		res := strings.ToLower(strings.Trim(m[2], ".-?!,"))
-		if res == "" || res == a.SA || !knownResource(res) {
+		res := strings.ToLower(strings.Trim(m[2], ".-?!,/"))
+		if res == "" || res == a.SA || !knownResource(res) && !kindPlural(strings.Trim(m[2], ".-?!,/")) {
 			continue
 		}
 		a.Verb = verb
@@ -135,6 +138,9 @@ func parseAccessQuestion(problem string) (accessAsk, bool) {
 // knownResource reports whether r names a Kubernetes resource (kind, plural, short name, or
 // plural.group of a custom resource).
 func knownResource(r string) bool {
+	if base, sub, ok := strings.Cut(r, "/"); ok {
+		return knownResource(base) && sub != "" && !strings.Contains(sub, "/")
+	}
 	if _, err := tools.ResolveKind(r); err == nil {
 		return true
 	}
@@ -151,6 +157,11 @@ func knownResource(r string) bool {
 
 // normalizeResource turns "pod", "Pods" or "deployments.apps" into (plural, group).
 func normalizeResource(r string) (string, string) {
+	// A subresource keeps its name: "pods/log", "deployments/scale".
+	sub := ""
+	if base, s, ok := strings.Cut(r, "/"); ok {
+		r, sub = base, "/"+s
+	}
 	group := ""
 	if i := strings.IndexByte(r, '.'); i > 0 {
 		r, group = r[:i], r[i+1:]
@@ -163,7 +174,7 @@ func normalizeResource(r string) (string, string) {
 	if group == "" {
 		group = knownGroups[r]
 	}
-	return r, group
+	return r + sub, group
 }
 
 func analyzeRBAC(ctx context.Context, e *env, _ ObjectRef) error {
@@ -258,7 +269,15 @@ func (e *env) judgeAccess(ctx context.Context, a accessAsk) *accessVerdict {
 	if err := e.budget(); err != nil {
 		return nil
 	}
-	ans, err := e.c.Review(ctx, tools.AccessQuestion{User: user, Groups: groups, Verb: a.Verb, Group: a.Group, Resource: a.Resource})
+	if a.Group == "" && !knownCore(a.Resource) {
+		// A custom resource named by its kind ("Certificates"): the rules that mention it
+		// give its API group.
+		if view, err := e.c.RBAC(ctx); err == nil {
+			a.Group = groupInRules(view, a.Resource)
+			facts["group"] = a.Group
+		}
+	}
+	ans, err := e.c.Review(ctx, tools.AccessQuestion{User: user, Groups: groups, Verb: a.Verb, Group: a.Group, Resource: a.Resource, ClusterScoped: clusterScoped(a.Resource)})
 	_ = e.record("k8s_access_review", user+" "+a.what(), err)
 	verdict := "unknown (the review failed: " + errString(err) + ")"
 	if err == nil {
@@ -326,6 +345,9 @@ type miss struct {
 // nearMiss scores every binding and rule against the question and keeps the best.
 func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 	best := miss{why: fmt.Sprintf("No Role, RoleBinding or ClusterRoleBinding mentions it: create a Role that allows %s and bind it to the ServiceAccount.", a.what())}
+	if clusterScoped(a.Resource) {
+		best.why = fmt.Sprintf("No ClusterRoleBinding grants it, and %s are cluster-scoped (no Role or RoleBinding can): create a ClusterRole that allows %s and a ClusterRoleBinding to the ServiceAccount.", a.Resource, a.what())
+	}
 	consider := func(m miss) {
 		if m.score > best.score {
 			best = m
@@ -402,6 +424,12 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 					why: fmt.Sprintf("%s %s binds it to %s %s, which does not exist: create the role or fix roleRef (roleRef is immutable: delete and recreate the binding).", b.ref.Kind, b.ref.Name, rr.Kind, rr.Name)})
 				continue
 			}
+			if b.bindNS != "" && clusterScoped(a.Resource) && rulesAllow(rules, a) {
+				// The role allows it, but a RoleBinding grants only inside its namespace.
+				consider(miss{score: 92, culprit: b.ref, related: []ObjectRef{rr}, role: rr.Name,
+					why: fmt.Sprintf("%s %s binds it to %s %s, which allows %s, but %s are cluster-scoped and a RoleBinding grants only inside namespace %s: bind %s with a ClusterRoleBinding instead.", b.ref.Kind, b.ref.Name, rr.Kind, rr.Name, a.what(), a.Resource, ns, rr.Name)})
+				continue
+			}
 			if s, why := ruleMiss(rules, a); s > 0 {
 				consider(miss{score: 50 + s, culprit: rr, related: []ObjectRef{b.ref}, role: rr.Name,
 					why: fmt.Sprintf("%s %s binds it to %s %s, whose rules %s.", b.ref.Kind, b.ref.Name, rr.Kind, rr.Name, why)})
@@ -420,64 +448,10 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 	// A Role that would allow it, bound to nobody asking.
 	for _, r := range v.Roles {
 		ref := ObjectRef{Kind: "Role", Namespace: ns, Name: r.Name}
-		if !bound[ref.Key()] && rulesAllow(r.Rules, a) {
+		if !bound[ref.Key()] && rulesAllow(r.Rules, a) && !clusterScoped(a.Resource) {
 			consider(miss{score: 40, culprit: ObjectRef{Kind: "ServiceAccount", Namespace: ns, Name: a.SA}, related: []ObjectRef{ref}, role: r.Name,
 				why: fmt.Sprintf("Role %s allows %s, but no RoleBinding binds it to the ServiceAccount: create one (kubectl create rolebinding --role=%s --serviceaccount=%s:%s).", r.Name, a.what(), r.Name, ns, a.SA)})
 		}
 	}
 	return best
-}
-
-// rulesAllow reports whether rules grant the permission.
-func rulesAllow(rules []rbacv1.PolicyRule, a accessAsk) bool {
-	for _, r := range rules {
-		if has(r.Verbs, a.Verb) && has(r.Resources, a.Resource) && has(r.APIGroups, a.Group) {
-			return true
-		}
-	}
-	return false
-}
-
-// ruleMiss scores how close a role comes to the permission and says what is off.
-func ruleMiss(rules []rbacv1.PolicyRule, a accessAsk) (int, string) {
-	best, why := 0, ""
-	for i, r := range rules {
-		if i >= 50 {
-			break
-		}
-		verb, res, grp := has(r.Verbs, a.Verb), has(r.Resources, a.Resource), has(r.APIGroups, a.Group)
-		var s int
-		var w string
-		switch {
-		case verb && res && grp:
-			return 0, "" // allowed after all (an aggregated or cached denial)
-		case res && grp:
-			s, w = 30, fmt.Sprintf("grant %s on %s but not %s", strings.Join(r.Verbs, ","), a.Resource, a.Verb)
-		case verb && grp:
-			s, w = 25, fmt.Sprintf("allow %s on %s but not on %s", a.Verb, strings.Join(r.Resources, ","), a.Resource)
-		case verb && res:
-			s, w = 28, fmt.Sprintf("allow %s %s in API group(s) %q, but %s are in group %q", a.Verb, a.Resource, strings.Join(r.APIGroups, ","), a.Resource, a.Group)
-		case res:
-			s, w = 15, fmt.Sprintf("grant only %s on %s", strings.Join(r.Verbs, ","), a.Resource)
-		default:
-			continue
-		}
-		if s > best {
-			best, why = s, w
-		}
-	}
-	if best == 0 {
-		return 10, fmt.Sprintf("grant nothing close to %s", a.what())
-	}
-	return best, why + ": add the missing part to the rule"
-}
-
-// has reports whether a rule list covers want ("*" covers everything).
-func has(l []string, want string) bool {
-	for _, x := range l {
-		if x == want || x == "*" {
-			return true
-		}
-	}
-	return false
 }

@@ -19,6 +19,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -34,8 +35,11 @@ type AccessQuestion struct {
 	Groups   []string
 	Verb     string
 	Group    string // API group of the resource ("" for core)
-	Resource string // plural, lower case
+	Resource string // plural, lower case; "pods/log" names a subresource
 	Name     string // optional object name
+	// ClusterScoped asks about a resource outside namespaces (nodes, persistentvolumes):
+	// the review carries no namespace, so a RoleBinding cannot grant it.
+	ClusterScoped bool
 }
 
 // AccessAnswer is the authorizer's verdict.
@@ -56,9 +60,14 @@ func (c *Client) Review(ctx context.Context, q AccessQuestion) (AccessAnswer, er
 		return AccessAnswer{}, err
 	}
 	c.count()
+	res, sub, _ := strings.Cut(q.Resource, "/")
+	ns := c.scope.Namespace
+	if q.ClusterScoped {
+		ns = ""
+	}
 	r, err := c.cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User: q.User, Groups: q.Groups,
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: c.scope.Namespace, Verb: q.Verb, Group: q.Group, Resource: q.Resource, Name: q.Name},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: q.Verb, Group: q.Group, Resource: res, Subresource: sub, Name: q.Name},
 	}}, metav1.CreateOptions{})
 	if err != nil {
 		return AccessAnswer{}, fmt.Errorf("subject access review: %w", err)
