@@ -85,7 +85,7 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		specs[c.Name] = c
 	}
 	note := ""
-	for i, cs := range pod.Status.ContainerStatuses {
+	for i, cs := range e.logOrder(pod) {
 		if i >= maxLogContainers {
 			break
 		}
