@@ -45,7 +45,9 @@ func TestNameResolutionWordings(t *testing.T) {
 	}
 	cases := []depCase{
 		{name: "busybox nc in an init container", problem: "orders-7d9f8b6c5-x2k4q is stuck in Init:CrashLoopBackOff",
-			objs: func() []runtime.Object { return append(app("orders", 1, withInit("wait-for-db"), initCrashing), fx.Node("node-1")) },
+			objs: func() []runtime.Object {
+				return append(app("orders", 1, withInit("wait-for-db"), initCrashing), fx.Node("node-1"))
+			},
 			logs: logBook{"orders-": "waiting for database\nnc: bad address 'postgres-main'\n"},
 			rule: "dependency-host-unknown", culprit: "Deployment/orders", affected: []string{"Service/postgres-main"}, terms: []string{"postgres-main", "bad address"}},
 		{name: "busybox nslookup", problem: "checkout never starts",
