@@ -33,6 +33,7 @@ const maxNamedWorkloads = 2
 type namedWorkload struct {
 	ref   ObjectRef
 	score int
+	stem  bool // named only by a word sharing its stem
 	via   string
 	pods  []*corev1.Pod
 }
@@ -153,10 +154,15 @@ func namedWorkloads(forms map[string]int, inv *nsInventory, ings []*networkingv1
 		}
 	}
 	var out []*namedWorkload
+	stems := 0
 	for _, t := range ts {
 		w := &namedWorkload{ref: t.ref}
 		if sc := mentionScore(forms, t.ref.Name); sc > 0 {
 			w.score, w.via = sc, "by name"
+		} else if stemScore(forms, t.ref.Name) > 0 {
+			// "notifications stopped" for notifier: weaker than a part of the name.
+			w.stem, w.via = true, "a word of the problem"
+			stems++
 		}
 		for _, k := range sortedKeys(t.labels) {
 			// A label value the user writes (app=checkout) names the pods that carry it.
@@ -169,7 +175,7 @@ func namedWorkloads(forms map[string]int, inv *nsInventory, ings []*networkingv1
 				w.score, w.via = sc, svcVia[s.Name]
 			}
 		}
-		if w.score == 0 {
+		if w.score == 0 && !w.stem {
 			continue
 		}
 		for _, p := range inv.pods {
@@ -182,6 +188,9 @@ func namedWorkloads(forms map[string]int, inv *nsInventory, ings []*networkingv1
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	if len(out) == 0 {
 		return nil
+	}
+	if out[0].score == 0 && stems > maxNamedWorkloads {
+		return nil // the words fit too many workloads to say which
 	}
 	best := out[0].score
 	n := 0

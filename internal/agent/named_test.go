@@ -170,3 +170,31 @@ func TestNamedWorkloadOutranksUnrelatedNoise(t *testing.T) {
 		})
 	}
 }
+
+// A problem told in the business's words ("notifications", "thumbnails", "payment
+// statuses") shares a stem with the workload that does that job: its log is read first
+// among more healthy-looking workloads than the scan samples.
+func TestProblemWordsStemToWorkloads(t *testing.T) {
+	quiet := []string{"accounts", "billing", "catalog", "docs", "emails"}
+	cases := []struct {
+		problem, workload, log, term string
+	}{
+		{"customers stopped getting notifications", "notifier", "level=error msg=\"send failed\" err=\"template push.tmpl: unexpected EOF\"\n", "unexpected EOF"},
+		{"thumbnails are missing for new uploads", "thumbnailer", "[ERROR] resize failed: vips: unsupported image format\n", "unsupported image format"},
+		{"payment statuses are hours behind", "payments-sync", "ERROR reconcile batch 118: provider returned 429 Too Many Requests\n", "429"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.workload, func(t *testing.T) {
+			objs := append(bystanders(quiet...), app(tc.workload, 1, nil, nil)...)
+			logs := logBook{tc.workload + "-": "INFO tick\n" + strings.Repeat(tc.log, 3)}
+			e := agent.NewRuleEngine(fake.NewClientset(objs...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logs.source()
+			c := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns})
+			rc := c.RootCause
+			if rc.Culprit.Name != tc.workload || !strings.Contains(rc.Summary, tc.term) {
+				t.Fatalf("got %s on %s/%s, want a finding on Deployment/%s quoting %q\nsummary: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, tc.workload, tc.term, rc.Summary)
+			}
+		})
+	}
+}

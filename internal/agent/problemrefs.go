@@ -194,3 +194,29 @@ func mentionScore(forms map[string]int, name string) int {
 	}
 	return 0
 }
+
+// minStem is the shortest common beginning that makes a word of the problem stand for a part
+// of a name: "notifications" for notifier, "thumbnails" for thumbnailer, "payment" for
+// payments-sync.
+const minStem = 5
+
+// stemScore reports a hyphen-delimited part of name sharing its first minStem letters (or
+// all of a shorter part's, at least four) with a plain word of the problem. It only orders
+// what is read first; it never ranks findings.
+func stemScore(forms map[string]int, name string) int {
+	for _, part := range strings.Split(strings.ToLower(name), "-") {
+		if len(part) < 4 || mentionStop[part] {
+			continue
+		}
+		for f := range forms {
+			if len(f) < 4 || mentionStop[f] || strings.ContainsAny(f, ".:/-") {
+				continue
+			}
+			n := min(minStem, len(part), len(f))
+			if n >= 4 && f[:n] == part[:n] {
+				return mentionPartial
+			}
+		}
+	}
+	return 0
+}

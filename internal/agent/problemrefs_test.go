@@ -62,3 +62,17 @@ func TestMentionForms(t *testing.T) {
 		}
 	}
 }
+
+func TestStemScore(t *testing.T) {
+	f := mentionForms("customers stopped getting notifications; thumbnails and payment statuses too", nil)
+	for _, n := range []string{"notifier", "thumbnailer", "payments-sync"} {
+		if stemScore(f, n) == 0 {
+			t.Errorf("%s: no stem match in %v", n, f)
+		}
+	}
+	for _, n := range []string{"accounts", "cache", "gateway", "notary"} {
+		if stemScore(f, n) != 0 {
+			t.Errorf("%s: unexpected stem match", n)
+		}
+	}
+}
