@@ -38,11 +38,16 @@ func init() { analyzers["rbac"] = analyzeRBAC }
 // accessAsk is one permission in question.
 type accessAsk struct {
 	SA, User, Verb, Group, Resource string
+	// Team is a group subject ("group developers can't create jobs").
+	Team string
 }
 
 func (a accessAsk) subject() string {
-	if a.SA != "" {
+	switch {
+	case a.SA != "":
 		return "ServiceAccount " + a.SA
+	case a.Team != "":
+		return "group " + a.Team
 	}
 	return "user " + a.User
 }
@@ -86,14 +91,16 @@ func parseAccessQuestion(problem string) (accessAsk, bool) {
 		return accessAsk{}, false
 	}
 	// An API denial quoted in full says everything.
-	if c := ExtractClues([]string{p}); c.Forbidden != nil && c.Forbidden.ServiceAccount != "" {
+	if c := ExtractClues([]string{p}); c.Forbidden != nil && (c.Forbidden.ServiceAccount != "" || c.Forbidden.User != "") {
 		d := c.Forbidden
-		return accessAsk{SA: d.ServiceAccount, Verb: d.Verb, Resource: d.Resource, Group: d.Group}, true
+		return accessAsk{SA: d.ServiceAccount, User: d.User, Verb: d.Verb, Resource: d.Resource, Group: d.Group}, true
 	}
 	var a accessAsk
+	a.User, a.Team = humanSubject(p)
 	switch m := askSAUser.FindStringSubmatch(p); {
 	case m != nil:
-		a.SA = m[2]
+		a.SA, a.User, a.Team = m[2], "", ""
+	case a.User != "" || a.Team != "":
 	default:
 		if m := askSA.FindStringSubmatch(p); m != nil && !notAName[strings.ToLower(m[1])] {
 			a.SA = strings.ToLower(strings.Trim(m[1], ".-"))
@@ -178,7 +185,11 @@ func normalizeResource(r string) (string, string) {
 }
 
 func analyzeRBAC(ctx context.Context, e *env, _ ObjectRef) error {
-	a := accessAsk{SA: e.task.Args["serviceAccount"], Verb: e.task.Args["verb"], Resource: e.task.Args["resource"], Group: e.task.Args["group"]}
+	a := accessAsk{SA: e.task.Args["serviceAccount"], User: e.task.Args["user"], Team: e.task.Args["subjectGroup"], Verb: e.task.Args["verb"], Resource: e.task.Args["resource"], Group: e.task.Args["group"]}
+	if a.SA == "" && (a.User != "" || a.Team != "") {
+		// A person or a group: no object of the namespace stands for it.
+		return e.judgeHuman(ctx, a)
+	}
 	if a.SA != "" {
 		if _, err := e.get(ctx, "ServiceAccount", a.SA); tools.IsNotFound(err) {
 			if named := e.serviceAccountNamed(ctx); named != "" {
@@ -264,7 +275,8 @@ func (e *env) judgeAccess(ctx context.Context, a accessAsk) *accessVerdict {
 	}
 	sref := e.ref("ServiceAccount", a.SA)
 	user, groups := tools.ServiceAccountUser(ns, a.SA)
-	facts := map[string]string{"sa": a.SA, "verb": a.Verb, "resource": a.Resource, "group": a.Group, "user": user}
+	facts := map[string]string{"sa": a.SA, "verb": a.Verb, "resource": a.Resource, "group": a.Group, "user": user,
+		"subject": a.subject(), "subjectName": a.SA, "bindFlag": "--serviceaccount=" + ns + ":" + a.SA, "resourceSlug": strings.ReplaceAll(a.Resource, "/", "-")}
 	v := &accessVerdict{rule: "rbac-forbidden", facts: facts}
 	if err := e.budget(); err != nil {
 		return nil

@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // How close a role's rules come to a permission.
@@ -77,4 +79,20 @@ func has(l []string, want string) bool {
 		}
 	}
 	return false
+}
+
+// rulesOfView returns the rules of the Role or ClusterRole ref in the view, and whether it exists.
+func rulesOfView(v tools.RBACView, ref ObjectRef) ([]rbacv1.PolicyRule, bool) {
+	if ref.Kind == "ClusterRole" {
+		if cr := v.ClusterRoles[ref.Name]; cr != nil {
+			return cr.Rules, true
+		}
+		return nil, false
+	}
+	for _, r := range v.Roles {
+		if r.Name == ref.Name {
+			return r.Rules, true
+		}
+	}
+	return nil, false
 }

@@ -63,6 +63,18 @@ func TestAccessQuestionForms(t *testing.T) {
 			objs: []runtime.Object{sa("node-exporter-sd"), clusterRole("node-lister", []string{"get", "list", "watch"}, core, "nodes"),
 				binding("node-exporter-sd-nodes", "ClusterRole", "node-lister", saSubject("node-exporter-sd", ns))},
 			culprit: "RoleBinding/node-exporter-sd-nodes", affected: []string{"ClusterRole/node-lister"}, terms: []string{"cluster-scoped", "ClusterRoleBinding"}},
+		{name: "a user bound under another spelling", problem: "user jane.doe@example.com cannot delete configmaps in this namespace",
+			objs: []runtime.Object{role("config-editor", []string{"get", "list", "update", "delete"}, core, "configmaps"),
+				binding("jane-config", "Role", "config-editor", rbacv1.Subject{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "Jane.Doe@example.com"})},
+			culprit: "RoleBinding/jane-config", affected: []string{"Role/config-editor"}, terms: []string{"Jane.Doe@example.com", "case-sensitive"}},
+		{name: "a group bound as a User", problem: "group platform-oncall can't create jobs: forbidden",
+			objs: []runtime.Object{role("job-runner", []string{"create", "get"}, []string{"batch"}, "jobs"),
+				binding("oncall-jobs", "Role", "job-runner", rbacv1.Subject{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "platform-oncall"})},
+			culprit: "RoleBinding/oncall-jobs", terms: []string{"kind User instead of kind Group"}},
+		{name: "a user whose role lacks the subresource", problem: "why does user alice get forbidden when she runs kubectl exec into pods?",
+			objs: []runtime.Object{role("pod-reader", []string{"get", "list"}, core, "pods", "pods/log"),
+				binding("alice-read", "Role", "pod-reader", rbacv1.Subject{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "alice"})},
+			culprit: "Role/pod-reader", affected: []string{"RoleBinding/alice-read"}, terms: []string{"pods/exec", "user alice"}},
 		{name: "a cluster-scoped resource nothing grants", problem: "why can't the pv-auditor account list persistent volumes?",
 			objs:    []runtime.Object{sa("pv-auditor"), role("pv-auditor", []string{"list"}, core, "persistentvolumeclaims"), binding("pv-auditor", "Role", "pv-auditor", saSubject("pv-auditor", ns))},
 			culprit: "Role/pv-auditor", terms: []string{"persistentvolumes"}},
@@ -91,5 +103,30 @@ func TestAccessQuestionForms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The remediation binds the subject the question is about: a ServiceAccount, a user or a
+// group, with a binding name kubectl accepts.
+func TestAccessRemediationBindsTheSubject(t *testing.T) {
+	cases := []struct{ problem, flag string }{
+		{"why can't the reporter service account read pod logs?", "--serviceaccount=payments:reporter"},
+		{"user ops@example.com cannot list secrets", "--user=ops@example.com"},
+		{"group auditors can't list configmaps", "--group=auditors"},
+	}
+	for _, tc := range cases {
+		objs := []runtime.Object{sa("reporter"), role("viewer", []string{"get"}, []string{""}, "pods", "secrets", "configmaps"), role("logs", []string{"get"}, []string{""}, "pods/log"),
+			binding("any", "Role", "viewer", saSubject("reporter", ns), rbacv1.Subject{Kind: "User", Name: "ops@example.com"}, rbacv1.Subject{Kind: "Group", Name: "auditors"})}
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		c := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns})
+		var cmds []string
+		for _, a := range c.Remediation.Actions {
+			cmds = append(cmds, a.Command)
+		}
+		all := strings.Join(cmds, "\n")
+		if c.RootCause.Rule != "rbac-forbidden" || !strings.Contains(all, tc.flag) || strings.Contains(all, "/log-") {
+			t.Errorf("%q: got %s with actions:\n%s\nwant a binding with %s", tc.problem, c.RootCause.Rule, all, tc.flag)
+		}
 	}
 }

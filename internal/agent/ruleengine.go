@@ -131,12 +131,16 @@ func (r *RuleEngine) Plan(_ context.Context, s Session, p Progress) ([]Task, err
 	}
 	if a, ok := parseAccessQuestion(s.Problem); ok && (t == nil || t.Name == "" || strings.EqualFold(t.Kind, "ServiceAccount")) {
 		if t != nil && strings.EqualFold(t.Kind, "ServiceAccount") && t.Name != "" {
-			a.SA = t.Name
+			a.SA, a.User, a.Team = t.Name, "", ""
 		}
 		// A permission question is answered by the authorizer, not by scanning for failures.
 		task := analyzeTask(id, "rbac", ObjectRef{Kind: "ServiceAccount", Namespace: s.Namespace, Name: a.SA}, 0, "permission question")
 		task.Args["serviceAccount"], task.Args["verb"], task.Args["resource"], task.Args["group"] = a.SA, a.Verb, a.Resource, a.Group
 		task.Description = clipString("evaluate RBAC: may ServiceAccount "+a.SA+" "+a.what()+"?", 300)
+		if a.SA == "" && (a.User != "" || a.Team != "") {
+			task.Args["user"], task.Args["subjectGroup"] = a.User, a.Team
+			task.Description = clipString("evaluate RBAC: may "+a.subject()+" "+a.what()+"?", 300)
+		}
 		return []Task{task}, nil
 	}
 	switch {
