@@ -76,3 +76,18 @@ func TestStemScore(t *testing.T) {
 		}
 	}
 }
+
+// The ways users say a call times out or a gateway fails nudge toward the rules about calls.
+func TestProblemAffinityPhrasings(t *testing.T) {
+	for _, c := range []struct{ problem, rule string }{
+		{"requests to checkout time out", "dependency-unreachable"},
+		{"the API times out after 30s", "networkpolicy-deny-ingress"},
+		{"calls to billing are timing out", "dependency-unreachable"},
+		{"the ingress returns 504 Gateway Timeout", "dependency-unreachable"},
+		{"the worker keeps dying", "crash-loop"},
+	} {
+		if problemAffinity(c.problem, c.rule) == 0 {
+			t.Errorf("%q does not nudge toward %s", c.problem, c.rule)
+		}
+	}
+}

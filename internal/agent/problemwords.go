@@ -26,7 +26,7 @@ var ruleWords = []struct {
 	prefix string
 	words  []string
 }{
-	{"crash-loop", []string{"crash", "restart", "backoff", "exit"}},
+	{"crash-loop", []string{"crash", "restart", "backoff", "exit", "keeps dying", "goes down every"}},
 	{"oom", []string{"memory", "oom", "killed"}},
 	{"image", []string{"image", "pull", "registry", "tag"}},
 	{"invalid-image", []string{"image"}},
@@ -41,7 +41,7 @@ var ruleWords = []struct {
 	{"service", []string{"service", "endpoint", "traffic", "connect", "unreachable", "503", "refused"}},
 	{"deployment-scaled", []string{"service", "endpoint", "traffic", "unreachable", "replica"}},
 	{"ingress", []string{"ingress", "404", "502", "route", "host", "url"}},
-	{"networkpolicy", []string{"network", "policy", "timeout", "connect", "unreachable"}},
+	{"networkpolicy", []string{"network", "policy", "timeout", "time out", "times out", "timing out", "timed out", "hang", "connect", "unreachable"}},
 	{"quota", []string{"quota", "forbidden", "replica"}},
 	{"limitrange", []string{"limit", "forbidden", "replica"}},
 	{"hpa", []string{"scale", "autoscal", "hpa", "load", "replica"}},
@@ -54,7 +54,7 @@ var ruleWords = []struct {
 	{"connection-pool", []string{"pool", "slow", "timeout", "database", "connection", "500", "under load"}},
 	{"dependency-protocol", []string{"tls", "https", "ssl", "handshake", "connect", "upstream"}},
 	{"pod-dns", []string{"dns", "resolve", "no such host", "lookup", "hostname", "nameserver"}},
-	{"dependency", []string{"connect", "unreachable", "timeout", "refused", "database", "upstream", "502", "503"}},
+	{"dependency", []string{"connect", "unreachable", "timeout", "time out", "times out", "timing out", "timed out", "refused", "database", "upstream", "502", "503", "504", "gateway"}},
 	{"networkpolicy-deny-egress", []string{"dns", "egress", "outbound", "external"}},
 	{"config", []string{"config", "setting", "variable", "file"}},
 	{"certificate", []string{"tls", "certificate", "x509", "ssl", "https"}},
