@@ -87,7 +87,8 @@ func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit Ob
 // followClue matches the clue against the cluster and reports whether it recorded a finding
 // that explains the container's trouble.
 func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
-	if pc.followText(ctx, d) {
+	// A well-known error's signature names its mechanism, whatever line scored highest.
+	if pc.knownText(ctx, d) || pc.followText(ctx, d) {
 		return true
 	}
 	// No text at all: configuration that fails silently comes first (analyze_quiet.go).

@@ -95,17 +95,21 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		}
 		clue := ExtractClues(textLines(lr))
 		// One error line may be noise; a repeated one, or a fatal one, is the application's state.
-		if !clue.IsError() || clue.Repeats < 2 && clue.Score < 8 {
+		// A well-known error's signature counts when it repeats, even written at info level.
+		if (!clue.IsError() || clue.Repeats < 2 && clue.Score < 8) && clue.KnownRepeats < 2 {
 			continue
 		}
 		clue2, evIDs := pc.textClue(ctx, cs.Name, "", lr)
-		if clue2.IsError() {
+		if clue2.IsError() || clue2.known > 0 {
 			clue = clue2
 		}
-		symptom := fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind in its last %d", clue.Repeats, len(lr.Lines))
+		symptom := fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind in its last %d", max(clue.Repeats, clue.KnownRepeats), len(lr.Lines))
 		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], clue: clue, symptom: symptom, evIDs: evIDs}
 		if pc.followClue(ctx, d) || pc.reportNamedConfigFile(ctx, d) {
 			return true
+		}
+		if !clue.IsError() {
+			continue // only a well-known line, which the cluster does not explain
 		}
 		d.report(ctx, "app-error-logged", 0, ObjectRef{}, fmt.Sprintf("%s; the error is the application's own (nothing it names is broken in the cluster).", d.opening()), nil, nil,
 			map[string]string{"repeats": fmt.Sprint(clue.Repeats)})

@@ -91,6 +91,11 @@ type Clue struct {
 	// Links are values in the kubelet's Docker-link form ("tcp://10.96.4.4:6379"), which a
 	// Service link variable (NAME_PORT) holds.
 	Links []HostPort
+	// KnownLine is the first line carrying a well-known error's signature (knownerrors.go),
+	// sanitized like Line, and KnownRepeats the lines that carry it; known is its entry + 1.
+	KnownLine    string
+	KnownRepeats int
+	known        int
 }
 
 // HostPort is a host named in the text, with the port when one was given.
@@ -299,6 +304,7 @@ func ExtractClues(lines []string) Clue {
 		lines = lines[len(lines)-maxClueLines:]
 	}
 	lines = flattenLines(lines)
+	idx, kline, krep := knownIn(lines)
 	best, bestScore, bestClass := -1, 0, ErrNone
 	scores := make([]int, len(lines))
 	classes := make([]ErrClass, len(lines))
@@ -311,10 +317,15 @@ func ExtractClues(lines []string) Clue {
 			best, bestScore, bestClass = i, scores[i], classes[i]
 		}
 	}
-	if best < 0 {
-		return Clue{}
+	var known Clue
+	if idx >= 0 {
+		known = Clue{KnownLine: tools.Sanitize(kline, maxClueLine, true), KnownRepeats: krep, known: idx + 1}
 	}
-	c := Clue{Line: tools.Sanitize(quoteWindow(lines[best], bestClass), maxClueLine, true), Class: bestClass, Score: bestScore}
+	if best < 0 {
+		return known
+	}
+	c := Clue{Line: tools.Sanitize(quoteWindow(lines[best], bestClass), maxClueLine, true), Class: bestClass, Score: bestScore,
+		KnownLine: known.KnownLine, KnownRepeats: known.KnownRepeats, known: known.known}
 	// Entities come from the best line first, then the other error lines of its family.
 	// The other error lines of its entry (the links of an exception chain, the text under a
 	// header) come next: they say what the error was about.

@@ -102,6 +102,9 @@ func checkClueBounds(t *testing.T, c Clue) {
 	if len(c.Line) > maxClueLine+8 || !utf8.ValidString(c.Line) || strings.ContainsAny(c.Line, "\n\r\x00") {
 		t.Fatalf("line not bounded or not clean: %q", c.Line)
 	}
+	if len(c.KnownLine) > maxClueLine+8 || !utf8.ValidString(c.KnownLine) || strings.ContainsAny(c.KnownLine, "\n\r\x00") {
+		t.Fatalf("well-known line not bounded or not clean: %q", c.KnownLine)
+	}
 	if len(c.Hosts) > maxEntities || len(c.Paths) > maxEntities || len(c.Keys) > maxEntities {
 		t.Fatalf("too many entities: %+v", c)
 	}

@@ -27,7 +27,8 @@ var update = flag.Bool("update", false, "rewrite RULES.md from the catalogue")
 // TestRulesDoc keeps RULES.md in step with the catalogue (go test -run TestRulesDoc -update).
 func TestRulesDoc(t *testing.T) {
 	want := "# Rule catalogue\n\nGenerated from `internal/agent/rules.go` by `go test ./internal/agent -run TestRulesDoc -update`.\n" +
-		"Confidence is the rule's base confidence; a finding that only points at a deeper cause is replaced by the finding on the object it points at.\n\n" + CatalogueMarkdown()
+		"Confidence is the rule's base confidence; a finding that only points at a deeper cause is replaced by the finding on the object it points at.\n\n" + CatalogueMarkdown() +
+		"\n" + KnownErrorsMarkdown()
 	if *update {
 		if err := os.WriteFile("RULES.md", []byte(want), 0o644); err != nil {
 			t.Fatal(err)
