@@ -42,9 +42,6 @@ func analyzeJob(ctx context.Context, e *env, ref ObjectRef) error {
 	if err != nil {
 		return e.missingTarget(ref, err)
 	}
-	if e.deletionHeld(ctx, ref) {
-		return nil
-	}
 	jref := e.ref("Job", j.Name)
 	wl := jref
 	if or := controllerOf(j); or != nil && or.Kind == "CronJob" {
@@ -158,6 +155,7 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 			pc := &podCheck{e: e, pod: p, ref: pref}
 			e.examine(pref)
 			pc.statusEv = e.objEvidence(pref, "Pod "+p.Name+": "+tools.Summarize(p, e.now).Status)
+			e.notePodReasons(pc.statusEv, p)
 			lr := e.logs(ctx, p.Name, cs.Name, false)
 			clue, logClue, logEv := pc.textClues(ctx, cs.Name, t.Message, lr)
 			evIDs = append(evIDs, logEv...)
@@ -220,9 +218,6 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 	cj, err := getAs[*batchv1.CronJob](ctx, e, "CronJob", ref.Name)
 	if err != nil {
 		return e.missingTarget(ref, err)
-	}
-	if e.deletionHeld(ctx, ref) {
-		return nil
 	}
 	cref := e.ref("CronJob", cj.Name)
 	evIDs := []string{e.objEvidence(cref, "CronJob "+cj.Name+": "+tools.Summarize(cj, e.now).Status)}

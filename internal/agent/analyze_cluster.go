@@ -397,9 +397,6 @@ func analyzeObject(ctx context.Context, e *env, ref ObjectRef) error {
 	if err != nil {
 		return e.missingTarget(ref, err)
 	}
-	if e.deletionHeld(ctx, ref) {
-		return nil
-	}
 	s := tools.Summarize(obj, e.now)
 	r := e.ref(ref.Kind, ref.Name)
 	ev := e.objEvidence(r, s.Kind+" "+s.Name+": "+s.Status)

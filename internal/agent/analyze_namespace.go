@@ -219,7 +219,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		// A Service without a selector has the endpoints someone wrote by hand: none at all
 		// means its clients connect to nothing.
 		selectorless := len(s.Spec.Selector) == 0 && !sliced[s.Name]
-		if n < scanMaxLeads && (len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 {
+		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil) {
 			lead(e.ref("Service", s.Name))
 			n++
 		}

@@ -220,6 +220,7 @@ func (e *env) checkPod(ctx context.Context, pod *corev1.Pod) (bool, error) {
 	pc := &podCheck{e: e, pod: pod, ref: e.ref("Pod", pod.Name)}
 	e.examine(pc.ref)
 	pc.statusEv = e.objEvidence(pc.ref, "Pod "+pod.Name+": "+tools.Summarize(pod, e.now).Status)
+	e.notePodReasons(pc.statusEv, pod)
 	n := len(e.res.Findings)
 	if err := pc.terminating(ctx); err != nil {
 		return len(e.res.Findings) > n, err

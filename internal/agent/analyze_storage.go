@@ -37,9 +37,6 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 	if err != nil {
 		return e.missingTarget(ObjectRef{Kind: "PersistentVolumeClaim", Name: ref.Name}, err)
 	}
-	if e.deletionHeld(ctx, ref) {
-		return nil
-	}
 	cref := e.ref("PersistentVolumeClaim", pvc.Name)
 	evIDs := []string{e.objEvidence(cref, "PersistentVolumeClaim "+pvc.Name+": "+tools.Summarize(pvc, e.now).Status)}
 	defer e.claimOwners(ctx, pvc, len(e.res.Findings))

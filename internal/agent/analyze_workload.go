@@ -35,10 +35,6 @@ func init() { analyzers["workload"] = analyzeWorkload }
 const maxWorkloadPods = 500
 
 func analyzeWorkload(ctx context.Context, e *env, ref ObjectRef) error {
-	// A workload being deleted is short of pods on purpose; what holds its deletion is the finding.
-	if e.deletionHeld(ctx, ref) {
-		return nil
-	}
 	switch ref.Kind {
 	case "Deployment":
 		defer e.followAutoscalers(ctx, ref)

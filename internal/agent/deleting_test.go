@@ -126,6 +126,21 @@ func TestDeletionHeldByWhatItWaitsFor(t *testing.T) {
 				fx.SetNotReady(c)
 				return []runtime.Object{s, a, b, c, fx.Service(ns, "redis", s.Spec.Selector.MatchLabels, intstr.FromString("http")), fx.Node("node-1")}
 			}},
+		{name: "a LoadBalancer Service whose cloud controller never cleans up", target: &agent.Target{Kind: "Service", Name: "public-lb"},
+			problem: "the old load balancer Service is stuck Terminating", rule: "pod-stuck-terminating", culprit: "Service/public-lb", terms: []string{"service.kubernetes.io/load-balancer-cleanup", "30m0s"},
+			objs: func() []runtime.Object {
+				s := fx.Service(ns, "public-lb", map[string]string{"app": "gone"}, intstr.FromString("http"))
+				s.Spec.Type = corev1.ServiceTypeLoadBalancer
+				deleting(s, 30*time.Minute, "service.kubernetes.io/load-balancer-cleanup")
+				return []runtime.Object{s, fx.Node("node-1")}
+			}},
+		{name: "the same target-less, an operator's finalizer on a Service", problem: "something is stuck deleting",
+			rule: "pod-stuck-terminating", culprit: "Service/grafana", terms: []string{"operator.example.io/cleanup"},
+			objs: func() []runtime.Object {
+				s := fx.Service(ns, "grafana", map[string]string{"app": "grafana"}, intstr.FromString("http"))
+				deleting(s, 2*time.Hour, "operator.example.io/cleanup")
+				return []runtime.Object{s, fx.Node("node-1")}
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

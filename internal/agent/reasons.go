@@ -19,6 +19,8 @@ package agent
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubage/kubage/internal/tools"
 )
 
@@ -89,4 +91,25 @@ func reasonNote(summary, reasons string) string {
 		return ""
 	}
 	return " Kubernetes reports: " + strings.Join(missing, ", ") + "."
+}
+
+// quietReasons are states, not reasons worth quoting: every exit is an "Error", every
+// container starts "ContainerCreating".
+var quietReasons = map[string]bool{"Error": true, "Completed": true, "ContainerCreating": true, "PodInitializing": true}
+
+// notePodReasons records the reasons the kubelet reports in a pod's status (its own reason,
+// such as Evicted, and its containers' waiting and termination reasons) behind the evidence
+// id of that status.
+func (e *env) notePodReasons(id string, p *corev1.Pod) {
+	e.noteReason(id, p.Status.Reason)
+	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+		for _, st := range []corev1.ContainerState{cs.State, cs.LastTerminationState} {
+			switch {
+			case st.Waiting != nil && !quietReasons[st.Waiting.Reason]:
+				e.noteReason(id, st.Waiting.Reason)
+			case st.Terminated != nil && !quietReasons[st.Terminated.Reason]:
+				e.noteReason(id, st.Terminated.Reason)
+			}
+		}
+	}
 }

@@ -23,6 +23,7 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -76,6 +77,12 @@ func TestSummaryQuotesTheReportedReason(t *testing.T) {
 					}
 				}
 				return append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "smtp-creds", Namespace: ns}, Data: map[string][]byte{"smtp-password": []byte("x")}}, fx.Node("node-1"))
+			}},
+		{name: "a container OOMKilled in a loop: the pod's waiting reason too", reason: "CrashLoopBackOff", problem: "the cache keeps restarting", target: deploy("cache"),
+			objs: func() []runtime.Object {
+				return append(app("cache", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")}
+				}, func(p *corev1.Pod) { fx.CrashLoop(p, 137, "OOMKilled", 4) }), fx.Node("node-1"))
 			}},
 	}
 	for _, tc := range cases {

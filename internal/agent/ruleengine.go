@@ -213,7 +213,12 @@ func (r *RuleEngine) Investigate(ctx context.Context, s Session, t Task) (TaskRe
 	if ref.Name != "" && ref.Kind != "Namespace" {
 		e.examine(ref)
 	}
-	err := fn(ctx, e, ref)
+	var err error
+	// An object being deleted (a workload short of pods on purpose, a Service, a claim) is
+	// explained by what holds its deletion; pods have their own, richer check.
+	if ref.Name == "" || ref.Kind == "Pod" || ref.Kind == "Namespace" || t.Tool != analyzerForKind[ref.Kind] || !e.deletionHeld(ctx, ref) {
+		err = fn(ctx, e, ref)
+	}
 	res.Summary = taskSummary(t, ref, &res)
 	if errors.Is(err, errTaskBudget) {
 		res.Summary += " (stopped at the per-task tool-call cap)"
