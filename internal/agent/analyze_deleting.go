@@ -267,7 +267,10 @@ func (e *env) deletionHeld(ctx context.Context, ref ObjectRef) bool {
 		return true
 	}
 	fs := controllerFinalizers(m)
-	if len(fs) == 0 || e.now.Sub(deletionRequested(m)) < heldAfter && e.hop > 0 {
+	// Kubernetes' own controllers remove their finalizers within moments; an operator's
+	// finalizer on the object asked about is worth naming at once.
+	recent := e.now.Sub(deletionRequested(m)) < heldAfter
+	if len(fs) == 0 || recent && (e.hop > 0 || builtinFinalizers(fs)) {
 		return false
 	}
 	facts["finalizer"] = strings.Join(fs, ",")
@@ -288,12 +291,14 @@ func (pc *podCheck) heldByFinalizer(ctx context.Context) bool {
 	past := e.now.Sub(p.DeletionTimestamp.Time)
 	var waits []string
 	affected := []ObjectRef{}
+	ownerWaits := false
 	if or := controllerOf(p); or != nil {
 		owner := e.ref(or.Kind, or.Name)
 		if o, err := e.get(ctx, or.Kind, or.Name); err == nil {
 			if m := metaOfObj(o); m != nil && m.GetDeletionTimestamp() != nil && hasFinalizer(m, finForeground) {
 				waits = append(waits, fmt.Sprintf("%s %s, deleted with foreground propagation, waits for it", or.Kind, or.Name))
 				affected = append(affected, owner)
+				ownerWaits = true
 			}
 		}
 		if or.Kind == "StatefulSet" {
@@ -312,7 +317,9 @@ func (pc *podCheck) heldByFinalizer(ctx context.Context) bool {
 			affected = append(affected, e.ref("PersistentVolumeClaim", c.Name))
 		}
 	}
-	if past < heldAfter && len(waits) == 0 && !podStopped(p) {
+	// The kubelet may still be stopping it: only a deletion long past its grace period, a pod
+	// whose containers all ended a while ago, or an owner waiting on it counts as held.
+	if past < heldAfter && !ownerWaits && !(podStopped(p) && past > 15*time.Second) {
 		return false
 	}
 	summary := fmt.Sprintf("Pod %s is Terminating: deletion was asked %s ago, and finalizer %s holds it; only the controller that added it removes it (if that controller is gone, nothing will).", p.Name, e.deletingFor(p), strings.Join(fs, ", "))
@@ -334,6 +341,16 @@ func podStopped(p *corev1.Pod) bool {
 	}
 	for _, cs := range p.Status.ContainerStatuses {
 		if cs.State.Terminated == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// builtinFinalizers reports finalizers that Kubernetes' own controllers remove.
+func builtinFinalizers(fs []string) bool {
+	for _, f := range fs {
+		if !strings.Contains(f, "kubernetes.io/") {
 			return false
 		}
 	}

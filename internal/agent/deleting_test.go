@@ -173,4 +173,19 @@ func TestFreshDeletionIsNotHeld(t *testing.T) {
 	if rc.Rule == "deletion-blocked" || rc.Rule == "pod-stuck-terminating" {
 		t.Fatalf("a fresh deletion is blamed: %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
 	}
+	// A StatefulSet pod replaced in a rolling update, under a mesh finalizer for a few seconds.
+	m := statefulSet("mesh-app", 1, 1, nil)
+	mp := stsPod(m, 0)
+	deleting(mp, 8*time.Second, "mesh.example.io/drain")
+	rc = drive(t, engine(m, mp, fx.Node("node-1")), agent.Session{ID: "t", Problem: "mesh-app is restarting", Namespace: ns, Target: &agent.Target{Kind: "Pod", Name: mp.Name}}).RootCause
+	if rc.Rule == "deletion-blocked" || rc.Rule == "pod-stuck-terminating" {
+		t.Fatalf("a pod seconds into its grace period is blamed: %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
+	// A claim asked about moments after its last pod went: pvc-protection is about to let go.
+	c := fx.PVC(ns, "scratch", fx.Ptr("standard"), corev1.ClaimBound)
+	deleting(c, 3*time.Second, "kubernetes.io/pvc-protection")
+	rc = drive(t, engine(c, fx.Node("node-1")), agent.Session{ID: "t", Problem: "scratch claim deleting", Namespace: ns, Target: &agent.Target{Kind: "PersistentVolumeClaim", Name: "scratch"}}).RootCause
+	if rc.Rule == "deletion-blocked" || rc.Rule == "pod-stuck-terminating" {
+		t.Fatalf("a claim moments into its deletion is blamed: %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
 }
