@@ -238,3 +238,36 @@ func TestKnownErrorWorkerPoolByCPUs(t *testing.T) {
 	}
 	runDepCases(t, cases)
 }
+
+// A topic nobody created blames the broker setting that turns creation on first use off.
+func TestKnownErrorTopicNotCreated(t *testing.T) {
+	broker := func(name string, spec func(*corev1.PodSpec), extra ...runtime.Object) []runtime.Object {
+		o := withEndpoints(app(name, 1, spec, nil), svcAt(name, "10.96.6.6", map[string]string{"app": name}, 9092), name+"-")
+		return append(append(o, fx.Node("node-1")), extra...)
+	}
+	cases := []depCase{
+		{name: "broker env turns auto-create off", problem: "order events are not published",
+			objs: func() []runtime.Object {
+				o := app("publisher", 1, withEnv("KAFKA_BOOTSTRAP_SERVERS", "events:9092", "ORDERS_TOPIC", "orders.v1"), crashing)
+				return append(o, broker("events", withEnv("KAFKA_CFG_AUTO_CREATE_TOPICS_ENABLE", "false"))...)
+			},
+			logs: logBook{"publisher-": `WARN [Producer clientId=producer-1] Error while fetching metadata with correlation id 7 : {orders.v1=UNKNOWN_TOPIC_OR_PARTITION}` + "\n"},
+			rule: "topic-not-created", culprit: "Deployment/events", affected: []string{"Service/events"}, terms: []string{"AUTO_CREATE_TOPICS_ENABLE = false", "orders.v1"}},
+		{name: "server.properties in a ConfigMap", problem: "the audit consumer reads nothing",
+			objs: func() []runtime.Object {
+				o := app("audit", 2, mountAt("audit-conf", "/etc/audit"), nil)
+				o = append(o, cmWith("audit-conf", "consumer.yaml", "bootstrap: \"kafka-0.bus:9092,bus:9092\"\ntopic: audit-log\n"))
+				return append(o, broker("bus", mountAt("bus-props", "/opt/kafka/config"), cmWith("bus-props", "server.properties", "broker.id=0\nauto.create.topics.enable=false\nnum.partitions=3\n"))...)
+			},
+			logs: logBook{"audit-": repeat(`%3|1700000000.123|ERROR|rdkafka#consumer-1| Subscribed topic not available: audit-log: Broker: Unknown topic or partition`, 3)},
+			rule: "topic-not-created", culprit: "ConfigMap/bus-props", terms: []string{"auto.create.topics.enable = false", "audit-log"}},
+		{name: "auto-create on leaves the error to the client", problem: "order events are not published",
+			objs: func() []runtime.Object {
+				o := app("publisher", 1, withEnv("KAFKA_BOOTSTRAP_SERVERS", "events:9092"), crashing)
+				return append(o, broker("events", withEnv("KAFKA_CFG_AUTO_CREATE_TOPICS_ENABLE", "true"))...)
+			},
+			logs: logBook{"publisher-": `ERROR {orders.v1=UNKNOWN_TOPIC_OR_PARTITION}` + "\n"},
+			rule: "crash-loop", culprit: "Deployment/publisher"},
+	}
+	runDepCases(t, cases)
+}

@@ -102,6 +102,7 @@ var Vocabulary = map[string][]string{
 	"write-to-read-replica":      {"replica|standby", "read-only|read_only|--read-only|READONLY"},
 	"disk-watermark-read-only":   {"watermark", "claim"},
 	"worker-pool-by-cpus":        {"OOMKilled", "CPU", "memory limit"},
+	"topic-not-created":          {"topic", "auto.create.topics.enable|AUTO_CREATE_TOPICS_ENABLE"},
 	"provider-setting-limit":     {"Service", "setting"},
 	"pod-dns-misconfigured":      {"dnsPolicy|dnsConfig", "resolve|DNS"},
 	"dependency-unreachable":     {"Service"},
