@@ -102,7 +102,12 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	}
 	// An error text that names nothing the cluster knows does not take away what the objects
 	// prove without it: a log adds evidence, it never pulls the conclusion away from them.
-	return d.clue.IsError() && pc.quietConfig(ctx, d)
+	if d.clue.IsError() && pc.quietConfig(ctx, d) {
+		return true
+	}
+	// Last, the tokens the error quotes, matched against the objects and configuration the
+	// workload is given (analyze_tokens.go, analyze_namedobject.go).
+	return d.clue.IsError() && (pc.namedObjectKey(ctx, d) || pc.tokenInConfig(ctx, d))
 }
 
 // followText follows what the clue itself names.
@@ -120,7 +125,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	case ErrAuth:
 		return pc.credentials(ctx, d)
 	case ErrSchema:
-		return pc.schemaJob(ctx, d)
+		return pc.migrationRejected(ctx, d) || pc.schemaJob(ctx, d)
 	case ErrLimit, ErrPool:
 		return pc.connectionLimit(ctx, d)
 	case ErrTLS:

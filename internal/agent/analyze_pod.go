@@ -96,7 +96,10 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		clue := ExtractClues(textLines(lr))
 		// One error line may be noise; a repeated one, or a fatal one, is the application's state.
 		// A well-known error's signature counts when it repeats, even written at info level.
-		if (!clue.IsError() || clue.Repeats < 2 && clue.Score < 8) && clue.KnownRepeats < 2 {
+		// So does a single one about the configuration it was given (a server that failed to
+		// reload keeps the old one and stays Ready) when what it names is a file or value of it.
+		once := clue.IsError() && clue.Repeats < 2 && clue.Score < 8 && clue.KnownRepeats < 2
+		if (!clue.IsError() || clue.Repeats < 2 && clue.Score < 8) && clue.KnownRepeats < 2 && !(once && (clue.Class == ErrConfig || clue.Class == ErrGeneric)) {
 			continue
 		}
 		clue2, evIDs := pc.textClue(ctx, cs.Name, "", lr)
@@ -105,6 +108,12 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		}
 		symptom := fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind in its last %d", max(clue.Repeats, clue.KnownRepeats), len(lr.Lines))
 		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], clue: clue, symptom: symptom, evIDs: evIDs}
+		if once {
+			if pc.reportNamedConfigFile(ctx, d) || pc.tokenInConfig(ctx, d) {
+				return true
+			}
+			continue
+		}
 		if pc.followClue(ctx, d) || pc.reportNamedConfigFile(ctx, d) {
 			return true
 		}

@@ -356,8 +356,10 @@ func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
 		}
 		ref := e.ref(kind, name)
 		facts["sourceResource"], facts["key"] = kubectlResource(ref), file
-		d.report(ctx, "config-file-missing", 0, ref, fmt.Sprintf("%s: %s comes from %s %s, mounted at %s, which has no key %s (it provides: %s). Add the key or fix the path.",
-			d.opening(), p, kind, name, m.MountPath, file, orDefault(strings.Join(clipList(keys, 8), ", "), "nothing")), nil, []ObjectRef{ref}, facts)
+		more, pointer := pc.pathSetBy(ctx, d, p, file, ref, keys)
+		extra := mergeRefs([]ObjectRef{ref}, pointer)
+		d.report(ctx, "config-file-missing", 0, ref, fmt.Sprintf("%s: %s comes from %s %s, mounted at %s, which has no key %s (it provides: %s). Add the key or fix the path.%s",
+			d.opening(), p, kind, name, m.MountPath, file, orDefault(strings.Join(clipList(keys, 8), ", "), "nothing"), more), nil, extra, facts)
 		return true
 	}
 	return false

@@ -71,7 +71,7 @@ var errFamilies = []struct {
 	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
 	{ErrMemory, []string{"could not reserve enough space", "out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
 	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
-	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version"}},
+	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version", "dirty database", "changesets check sum", "locate revision"}},
 	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm"}},
 	{ErrConfig, []string{"unbound variable", "parameter null or not set", "no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "config"}},
 }
@@ -96,6 +96,8 @@ type Clue struct {
 	KnownLine    string
 	KnownRepeats int
 	known        int
+	// Migration is the migration version an error names, with its line (analyze_migration.go).
+	Migration, MigrationLine string
 }
 
 // HostPort is a host named in the text, with the port when one was given.
@@ -429,6 +431,7 @@ func (c *Clue) addEntities(line string) {
 			c.Keys = append(c.Keys, k)
 		}
 	}
+	c.addMigration(line)
 	if c.Forbidden == nil {
 		if m := denialRe.FindStringSubmatch(line); m != nil {
 			d := &Denial{User: m[1], Verb: strings.ToLower(m[2]), Resource: m[3], Group: m[4], Namespace: m[5], Scope: "namespace"}

@@ -169,6 +169,16 @@ func init() {
 		Signals:    "a parse or syntax error (or a quiet failure) of a container that mounts a ConfigMap; its JSON and YAML keys parsed with the error's line and byte",
 		Actions:    []ActionTemplate{{Description: "Fix the content of key {key} in {sourceResource} ({parseError})", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "config-value-rejected", Category: "ConfigValueRejected", Confidence: 80,
+		Title:      "the application rejects a value (or a file) its configuration gives it",
+		Signals:    "a token the container's error line quotes (a quoted string, a file or key name) found in a key of a ConfigMap it mounts or loads as env, in its env or its arguments",
+		Actions:    []ActionTemplate{{Description: "Fix {token} in key {key} of {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
+	rule(Rule{ID: "migration-rejected", Category: "MigrationRejected", Confidence: 84,
+		Title:      "the schema migration tool refuses to run: an applied migration was edited or removed, or the database is left dirty",
+		Signals:    "'checksum mismatch for migration version N', 'Dirty database version N', 'applied migration not resolved locally', 'Can't locate revision' in the container's error lines; the key of the ConfigMap mounted with the migrations that holds that version, else the image",
+		Actions:    []ActionTemplate{{Description: "Restore migration {migrationKey} in {sourceResource} as it was applied (or run the tool's repair/force for version {version})", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskHigh}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "volume-full", Category: "VolumeFull", Confidence: 82,
 		Title:      "the volume the application writes to is full",
 		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path",

@@ -47,7 +47,7 @@ var auditedElsewhere = map[string]bool{
 	"dependency-connection-limit": true, "connection-pool-exhausted": true, "resource-env-unit-mismatch": true, "config-value-missing": true, "config-file-missing": true, "app-error-logged": true,
 	"networkpolicy-deny-egress": true, "schema-not-migrated": true, "certificate-expired": true, "volume-full": true,
 	"single-writer-store-shared": true, "pooler-transaction-mode": true, "write-to-read-replica": true, "disk-watermark-read-only": true, "worker-pool-by-cpus": true, "topic-not-created": true,
-	"mount-not-writable": true, "config-file-invalid": true, "rbac-forbidden": true, "cronjob-jobs-pile-up": true,
+	"mount-not-writable": true, "config-file-invalid": true, "config-value-rejected": true, "migration-rejected": true, "rbac-forbidden": true, "cronjob-jobs-pile-up": true,
 	// Steps of a chain: a deeper finding explains them whenever the cluster shows them, so
 	// their words reach a reader as "Seen as:"; rbac-allowed answers a question, no failure.
 	"container-not-ready": true, "cronjob-job-failing": true, "pod-on-unhealthy-node": true, "pod-pvc-pending": true,

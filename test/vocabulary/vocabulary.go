@@ -55,6 +55,8 @@ var Vocabulary = map[string][]string{
 	"config-value-missing":        {"env|environment"},
 	"config-file-missing":         {"mount|volume", "key|file"},
 	"config-file-invalid":         {"ConfigMap", "key"},
+	"config-value-rejected":       {"the error quotes|the error names", "key|arguments|env"},
+	"migration-rejected":          {"migration", "applied|dirty"},
 	"volume-full":                 {"no space left on device"},
 	"mount-not-writable":          {"volumeMount|readOnly|read-only|fsGroup|runAsUser"},
 	"dependency-connection-limit": {"connections|clients", "replicas"},

@@ -1,0 +1,200 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// The tokens an error quotes (cluetokens.go) are looked up in the configuration the
+// workload is given, in every pod state: the keys of the ConfigMaps it mounts (directly or
+// projected), the ConfigMaps it loads as env, its literal env values and its arguments.
+// The ConfigMap key (or the workload's spec) that holds the token is where the fix goes.
+// Secret values are never read: a Secret is matched by its key names only.
+
+// tokenHit is where a token of the error comes from.
+type tokenHit struct {
+	ref   ObjectRef
+	kind  string // "ConfigMap", or the workload's kind for env and arguments
+	key   string
+	where string // "key prometheus.yml of ConfigMap prometheus-server, mounted at /etc/config"
+	byKey bool   // the token is the key's own name (a file the ConfigMap provides)
+}
+
+// configMapReader reads ConfigMaps by name once each, at most maxSourceObjects of them.
+func (pc *podCheck) configMapReader(ctx context.Context) func(string) *corev1.ConfigMap {
+	get := pc.e.configMapsUpTo(ctx, maxSourceObjects)
+	seen := map[string]*corev1.ConfigMap{}
+	return func(name string) *corev1.ConfigMap {
+		if c, ok := seen[name]; ok {
+			return c
+		}
+		c := get(name)
+		seen[name] = c
+		return c
+	}
+}
+
+// mountedConfigMapsOf lists the ConfigMaps the pod's containers mount (failing container
+// first), with where each is mounted.
+func (d *depCheck) mountedConfigMapsOf() (names, paths []string) {
+	for _, c := range d.containersFirst() {
+		n, p := mountedConfigMaps(c, d.pc.pod)
+		for i := range n {
+			if !containsStr(names, n[i]) {
+				names, paths = append(names, n[i]), append(paths, p[i])
+			}
+		}
+	}
+	return names, paths
+}
+
+// tokenSource finds where the workload gets tok. Mounted ConfigMaps come first (a key
+// named tok, then a value holding it), then the ConfigMaps loaded as env; literal env
+// values and arguments only when values is set (a file name in the arguments is how the
+// application is told where its configuration is, not the value it rejects).
+func (pc *podCheck) tokenSource(ctx context.Context, d *depCheck, cm func(string) *corev1.ConfigMap, tok string, values bool) *tokenHit {
+	if tok == "" {
+		return nil
+	}
+	names, paths := d.mountedConfigMapsOf()
+	for i, n := range names {
+		c := cm(n)
+		if c == nil {
+			continue
+		}
+		ref := pc.e.ref("ConfigMap", c.Name)
+		if _, ok := c.Data[tok]; ok {
+			return &tokenHit{ref: ref, kind: "ConfigMap", key: tok, byKey: true, where: fmt.Sprintf("key %s of ConfigMap %s, mounted at %s", tok, c.Name, paths[i])}
+		}
+		for _, k := range sortedKeys(c.Data) {
+			if hasToken(c.Data[k], tok) {
+				return &tokenHit{ref: ref, kind: "ConfigMap", key: k, where: fmt.Sprintf("key %s of ConfigMap %s, mounted at %s", k, c.Name, paths[i])}
+			}
+		}
+	}
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	for _, c := range d.containersFirst() {
+		for _, ev := range c.Env {
+			if ev.ValueFrom == nil && values && hasToken(ev.Value, tok) {
+				return &tokenHit{ref: wl, kind: wl.Kind, key: ev.Name, where: fmt.Sprintf("env %s of container %s in %s %s", ev.Name, c.Name, wl.Kind, wl.Name)}
+			}
+			if r := ev.ValueFrom; r != nil && r.ConfigMapKeyRef != nil {
+				if m := cm(r.ConfigMapKeyRef.Name); m != nil && hasToken(m.Data[r.ConfigMapKeyRef.Key], tok) {
+					return &tokenHit{ref: pc.e.ref("ConfigMap", m.Name), kind: "ConfigMap", key: r.ConfigMapKeyRef.Key,
+						where: fmt.Sprintf("key %s of ConfigMap %s (env %s)", r.ConfigMapKeyRef.Key, m.Name, ev.Name)}
+				}
+			}
+		}
+		for _, ef := range c.EnvFrom {
+			if ef.ConfigMapRef == nil {
+				continue
+			}
+			if m := cm(ef.ConfigMapRef.Name); m != nil {
+				for _, k := range sortedKeys(m.Data) {
+					if hasToken(m.Data[k], tok) {
+						return &tokenHit{ref: pc.e.ref("ConfigMap", m.Name), kind: "ConfigMap", key: k, where: fmt.Sprintf("key %s of ConfigMap %s (loaded as env)", k, m.Name)}
+					}
+				}
+			}
+		}
+		if !values {
+			continue
+		}
+		for _, a := range commandLine(c) {
+			if hasToken(a, tok) {
+				return &tokenHit{ref: wl, kind: wl.Kind, key: "args", where: fmt.Sprintf("the arguments of container %s in %s %s", c.Name, wl.Kind, wl.Name)}
+			}
+		}
+	}
+	return nil
+}
+
+// hasToken finds tok in s as it is written, not inside a longer word.
+func hasToken(s, tok string) bool {
+	s = clipBytes(s, maxFileBytes)
+	for i := 0; i+len(tok) <= len(s); {
+		j := strings.Index(s[i:], tok)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !wordByte(s[j-1]) || !wordByte(tok[0])
+		end := j + len(tok)
+		after := end == len(s) || !wordByte(s[end]) || !wordByte(tok[len(tok)-1])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+func wordByte(b byte) bool { return isLetter(b) || isDigit(b) || b == '_' }
+
+// tokenInConfig reports an error whose quoted token is a value (or a file) the workload's
+// configuration gives it: the application rejects what that key says.
+func (pc *podCheck) tokenInConfig(ctx context.Context, d *depCheck) bool {
+	if networkClass(d.clue.Class) {
+		return false
+	}
+	switch d.clue.Class {
+	case ErrAuth, ErrLimit, ErrPool, ErrMemory, ErrDisk, ErrFiles, ErrForbidden:
+		return false
+	}
+	cm := pc.configMapReader(ctx)
+	for _, tok := range ErrorTokens(d.clue.Line) {
+		if strings.HasPrefix(tok, "/") || pc.isClueHost(d, tok) {
+			continue // paths are the mounts' business (missingFiles, configFileNamed), hosts the providers'
+		}
+		h := pc.tokenSource(ctx, d, cm, tok, !fileToken.MatchString(" "+tok))
+		if h == nil || h.byKey && isReady(pc.pod) {
+			continue // a Ready pod's error about a file it mounts is reportNamedConfigFile's
+		}
+		facts := map[string]string{"token": tokenFact(tok), "key": h.key, "sourceResource": kubectlResource(h.ref)}
+		var summary string
+		if h.byKey {
+			summary = fmt.Sprintf("%s: %s, which the error names, is %s; the application rejects what that file says, so fix the key there.", d.opening(), tokenFact(tok), h.where)
+		} else {
+			summary = fmt.Sprintf("%s: the value %s the error quotes comes from %s; the application rejects it, so fix it there.", d.opening(), tokenFact(tok), h.where)
+		}
+		d.evIDs = append(d.evIDs, pc.e.objEvidence(h.ref, fmt.Sprintf("%s holds %s", h.where, tokenFact(tok))))
+		d.report(ctx, "config-value-rejected", 0, h.ref, summary, nil, []ObjectRef{h.ref}, facts)
+		return true
+	}
+	return false
+}
+
+// tokenFact quotes a token of untrusted text for a summary.
+func tokenFact(tok string) string { return "\u201c" + tools.Sanitize(tok, 120, true) + "\u201d" }
+
+// isClueHost reports a token that is (or holds) a host the clue names.
+func (pc *podCheck) isClueHost(d *depCheck, tok string) bool {
+	low := strings.ToLower(tok)
+	for _, h := range d.clue.Hosts {
+		if low == h.Host || strings.Contains(low, h.Host+":") || strings.Contains(low, "//"+h.Host) {
+			return true
+		}
+	}
+	return false
+}
