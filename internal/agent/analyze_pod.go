@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -72,6 +73,9 @@ func analyzePod(ctx context.Context, e *env, ref ObjectRef) error {
 	return nil
 }
 
+// configWords mark an error about the configuration a server loads or reloads.
+var configWords = regexp.MustCompile(`(?i)\b(config|configuration|reload|reloading|invalid|unknown directive|parse|parsing)\b`)
+
 // maxLogContainers caps how many containers of a healthy-looking pod have their logs read.
 const maxLogContainers = 2
 
@@ -99,7 +103,8 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		// So does a single one about the configuration it was given (a server that failed to
 		// reload keeps the old one and stays Ready) when what it names is a file or value of it.
 		once := clue.IsError() && clue.Repeats < 2 && clue.Score < 8 && clue.KnownRepeats < 2
-		if (!clue.IsError() || clue.Repeats < 2 && clue.Score < 8) && clue.KnownRepeats < 2 && !(once && (clue.Class == ErrConfig || clue.Class == ErrGeneric)) {
+		aboutConfig := clue.Class == ErrConfig || clue.Class == ErrGeneric && configWords.MatchString(clue.Line)
+		if (!clue.IsError() || clue.Repeats < 2 && clue.Score < 8) && clue.KnownRepeats < 2 && !(once && aboutConfig) {
 			continue
 		}
 		clue2, evIDs := pc.textClue(ctx, cs.Name, "", lr)

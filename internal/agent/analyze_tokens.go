@@ -139,9 +139,11 @@ func hasToken(s, tok string) bool {
 			return false
 		}
 		j += i
-		before := j == 0 || !wordByte(s[j-1]) || !wordByte(tok[0])
+		// A dot or dash between word characters continues a name: "orders" is not in
+		// "orders.email" nor in "web-orders".
+		before := j == 0 || !wordByte(tok[0]) || !wordByte(s[j-1]) && !(j >= 2 && (s[j-1] == '.' || s[j-1] == '-') && wordByte(s[j-2]))
 		end := j + len(tok)
-		after := end == len(s) || !wordByte(s[end]) || !wordByte(tok[len(tok)-1])
+		after := end == len(s) || !wordByte(tok[len(tok)-1]) || !wordByte(s[end]) && !(end+1 < len(s) && (s[end] == '.' || s[end] == '-') && wordByte(s[end+1]))
 		if before && after {
 			return true
 		}
@@ -182,7 +184,7 @@ func (pc *podCheck) tokenInConfig(ctx context.Context, d *depCheck) bool {
 		d.report(ctx, "config-value-rejected", 0, h.ref, summary, nil, []ObjectRef{h.ref}, facts)
 		return true
 	}
-	return false
+	return pc.askedFromSecret(ctx, d)
 }
 
 // tokenFact quotes a token of untrusted text for a summary.

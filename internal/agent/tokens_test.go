@@ -66,6 +66,13 @@ func TestQuotedTokenFollowedToItsConfiguration(t *testing.T) {
 				"level=error msg=\"Error reloading config\" err=\"bad matcher format: severity=~\\\"crit(ical|\\\"\"\nlevel=info msg=\"still serving the previous configuration\"\n"},
 			rule: "config-value-rejected", culprit: "ConfigMap/alertrouter-config", affected: []string{"Deployment/alertrouter"},
 			terms: []string{"router.yml", "alertrouter-config", "Error reloading config"}},
+		{name: "a Ready server's one error quoting a token its configuration does not hold is no finding", problem: "is the api healthy?",
+			objs: func() []runtime.Object {
+				o := app("api", 1, mountCMAs("cfg", "api-config", "/etc/api"), nil)
+				return append(o, cmWith("api-config", "api.yml", "listen: 8080\nroutes:\n  - /api/v1\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"api-": "level=info msg=started\nlevel=error msg=\"invalid request\" path=\"/api/v2/orders\" client=\"batch-7\"\nlevel=info msg=ok\n"},
+			rule: "no-problem-found", culprit: ""},
 		{name: "nginx crash-loops on an unknown directive from its conf.d ConfigMap", problem: "the edge proxy keeps restarting",
 			objs: func() []runtime.Object {
 				o := app("edge-proxy", 2, mountCMAs("conf", "edge-proxy-conf", "/etc/nginx/conf.d"), crashing)
@@ -190,6 +197,38 @@ func TestMigrationRefusalFollowedToTheMigrations(t *testing.T) {
 			logs: logBook{"catalog-migrate-": "INFO  [alembic.runtime.migration] Context impl PostgresqlImpl.\nERROR [alembic.util.messaging] Can't locate revision identified by 'ae1027a6acf'\nFAILED: Can't locate revision identified by 'ae1027a6acf'\n"},
 			rule: "migration-rejected", culprit: "Job/catalog-migrate",
 			terms: []string{"ae1027a6acf", "image"}},
+	}
+	runDepCases(t, cases)
+}
+
+func envFromSecret(name string) func(*corev1.PodSpec) {
+	return func(s *corev1.PodSpec) {
+		s.Containers[0].EnvFrom = append(s.Containers[0].EnvFrom, corev1.EnvFromSource{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}})
+	}
+}
+
+// A name a client asks its server for and does not get comes from its connection settings:
+// a ConfigMap key when one holds it, else the Secret key it loads them from (never read);
+// the server-side ConfigMap that declares the name spelt otherwise is named with it.
+func TestAskedNameFollowedToTheClientsSettings(t *testing.T) {
+	cases := []depCase{
+		{name: "AMQP vhost from a Secret URL, the broker declares it with a slash", problem: "mailer crash-loops since the vhost move",
+			objs: func() []runtime.Object {
+				o := app("mailer", 1, envFromSecret("mailer-broker"), crashing)
+				return append(o, fx.Secret(ns, "mailer-broker", "BROKER_URL", "WORKERS"), cmWith("broker-defs", "definitions.json", `{"vhosts":[{"name":"/"},{"name":"/mail"}],"users":[]}`),
+					cmWith("mailer-flags", "queues", "mail.outbound"), fx.Node("node-1"))
+			},
+			logs: logBook{"mailer-": "INFO connecting to broker\nERROR amqp connection failed: NOT_ALLOWED - vhost mail not found\nINFO exiting\n"},
+			rule: "config-value-rejected", culprit: "Secret/mailer-broker", affected: []string{"ConfigMap/broker-defs", "Deployment/mailer"},
+			terms: []string{"vhost", "BROKER_URL", "/mail"}},
+		{name: "MySQL unknown database from an envFrom ConfigMap", problem: "shop-api does not start",
+			objs: func() []runtime.Object {
+				o := app("shop-api", 1, envFrom("shop-db"), crashing)
+				return append(o, cmWith("shop-db", "DB_HOST", "mysql", "DB_NAME", "shop_prd"), fx.Node("node-1"))
+			},
+			logs: logBook{"shop-api-": "panic: Error 1049 (42000): Unknown database 'shop_prd'\n"},
+			rule: "config-value-rejected", culprit: "ConfigMap/shop-db", affected: []string{"Deployment/shop-api"},
+			terms: []string{"shop_prd", "DB_NAME"}},
 	}
 	runDepCases(t, cases)
 }
