@@ -24,11 +24,6 @@ var knownMisses = map[string]string{
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
-	"notifications-consumer-amqp-vhost-slash": "config-file-missing on Deployment notifications-consumer: reads the Ruby backtrace path …/bunny/session.rb as a missing file; the 'vhost notifications not found' error is not matched to the Secret's AMQP_URL nor to the definitions ConfigMap's /notifications",
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
-	"prometheus-server-relabel-regex-unclosed": "no-problem-found on Deployment prometheus-server: the Ready pod's 'Error reloading config ... \"payments-(api|worker\" is not a valid regex' line is not read, the ConfigMap prometheus-server is not named",
-	"prom-operator-additional-scrape-key":      "app-error-logged on Deployment prometheus-operator quoting the 'Sync \"k8s\" failed' line; the Secret additional-scrape-configs (its only key additional-scrape-configs.yaml, not prometheus-additional.yaml) is not named",
-	"vault-listener-tls-secret-keys":           "config-file-missing on Secret vault-server-tls quoting the tls.crt error; the ConfigMap vault-config whose listener reads tls.crt/tls.key (the Secret holds vault.crt/vault.key) is not named",
-	"invoicing-flyway-edited-migration":        "job-backoff-limit on Job invoicing-db-migrate quoting 'ERROR: Validate failed'; the 'checksum mismatch for migration version 3' and the edited ConfigMap invoicing-migrations are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 }
