@@ -36,7 +36,7 @@ func (pc *podCheck) configFileNamed(ctx context.Context, d *depCheck) (ref Objec
 			break
 		}
 		m, vol := mountFor(d.spec, pc.pod, p)
-		if m == nil || vol == nil || vol.ConfigMap == nil {
+		if m == nil || vol == nil || vol.ConfigMap == nil && vol.Projected == nil {
 			continue
 		}
 		file := strings.TrimPrefix(strings.TrimPrefix(p, strings.TrimSuffix(m.MountPath, "/")), "/")
@@ -45,6 +45,12 @@ func (pc *podCheck) configFileNamed(ctx context.Context, d *depCheck) (ref Objec
 		}
 		if file == "" || strings.Contains(file, "/") {
 			continue // the mount itself, or a directory inside it: no one key
+		}
+		if vol.Projected != nil {
+			if pf := pc.projectedSource(ctx, vol.Projected, file); pf.found && pf.kind == "ConfigMap" {
+				return pc.e.ref("ConfigMap", pf.name), pf.key, p
+			}
+			continue
 		}
 		k := file
 		for _, it := range vol.ConfigMap.Items {

@@ -313,6 +313,12 @@ func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
 				continue
 			}
 			keys = tools.SecretKeys(s)
+		case vol.Projected != nil:
+			pf := pc.projectedSource(ctx, vol.Projected, file)
+			if pf.found || pf.name == "" {
+				continue
+			}
+			kind, name, keys = pf.kind, pf.name, pf.files
 		case vol.PersistentVolumeClaim != nil && d.clue.Class == ErrDisk:
 			ref := e.ref("PersistentVolumeClaim", vol.PersistentVolumeClaim.ClaimName)
 			size := "?"

@@ -78,15 +78,20 @@ func (pc *podCheck) tokenSource(ctx context.Context, d *depCheck, cm func(string
 		return nil
 	}
 	names, paths := d.mountedConfigMapsOf()
+	// The file itself first: another file that refers to it is not where it comes from.
+	for i, n := range names {
+		if c := cm(n); c != nil {
+			if _, ok := c.Data[tok]; ok {
+				return &tokenHit{ref: pc.e.ref("ConfigMap", c.Name), kind: "ConfigMap", key: tok, byKey: true, where: fmt.Sprintf("key %s of ConfigMap %s, mounted at %s", tok, c.Name, paths[i])}
+			}
+		}
+	}
 	for i, n := range names {
 		c := cm(n)
 		if c == nil {
 			continue
 		}
 		ref := pc.e.ref("ConfigMap", c.Name)
-		if _, ok := c.Data[tok]; ok {
-			return &tokenHit{ref: ref, kind: "ConfigMap", key: tok, byKey: true, where: fmt.Sprintf("key %s of ConfigMap %s, mounted at %s", tok, c.Name, paths[i])}
-		}
 		for _, k := range sortedKeys(c.Data) {
 			if hasToken(c.Data[k], tok) {
 				return &tokenHit{ref: ref, kind: "ConfigMap", key: k, where: fmt.Sprintf("key %s of ConfigMap %s, mounted at %s", k, c.Name, paths[i])}
@@ -169,9 +174,12 @@ func (pc *podCheck) tokenInConfig(ctx context.Context, d *depCheck) bool {
 		if strings.HasPrefix(tok, "/") || pc.isClueHost(d, tok) {
 			continue // paths are the mounts' business (missingFiles, configFileNamed), hosts the providers'
 		}
-		h := pc.tokenSource(ctx, d, cm, tok, !fileToken.MatchString(" "+tok))
-		if h == nil || h.byKey && isReady(pc.pod) {
-			continue // a Ready pod's error about a file it mounts is reportNamedConfigFile's
+		file := fileToken.MatchString(" " + tok)
+		h := pc.tokenSource(ctx, d, cm, tok, !file)
+		if h == nil || h.byKey && isReady(pc.pod) || file && !h.byKey {
+			// A Ready pod's error about a file it mounts is reportNamedConfigFile's; a file
+			// name found only where another file refers to it does not say where it comes from.
+			continue
 		}
 		facts := map[string]string{"token": tokenFact(tok), "key": h.key, "sourceResource": kubectlResource(h.ref)}
 		var summary string

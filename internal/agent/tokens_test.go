@@ -160,6 +160,49 @@ func TestMissingMountedFileNamesTheConfigThatPointsAtIt(t *testing.T) {
 	runDepCases(t, cases)
 }
 
+// projected mounts the ConfigMaps and Secrets named ("ConfigMap/x", "Secret/y") as one
+// projected volume at at.
+func projected(at string, sources ...string) func(*corev1.PodSpec) {
+	return func(s *corev1.PodSpec) {
+		var src []corev1.VolumeProjection
+		for _, x := range sources {
+			kind, name, _ := strings.Cut(x, "/")
+			if kind == "Secret" {
+				src = append(src, corev1.VolumeProjection{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: name}}})
+			} else {
+				src = append(src, corev1.VolumeProjection{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: name}}})
+			}
+		}
+		s.Volumes = append(s.Volumes, corev1.Volume{Name: "proj", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: src}}})
+		s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "proj", MountPath: at})
+	}
+}
+
+// Files of a projected volume come from whichever source provides them: a missing one is
+// blamed on the source that holds a key like it, an error about a present one on its
+// ConfigMap.
+func TestProjectedVolumeFiles(t *testing.T) {
+	cases := []depCase{
+		{name: "a projected Secret holds client.pem, the app opens client.crt", problem: "sync-agent crash-loops",
+			objs: func() []runtime.Object {
+				o := app("sync-agent", 1, projected("/etc/sync", "ConfigMap/sync-settings", "Secret/sync-client-tls"), crashing)
+				return append(o, cmWith("sync-settings", "sync.toml", "interval = \"30s\"\n"), fx.Secret(ns, "sync-client-tls", "client.pem", "client-key.pem"), fx.Node("node-1"))
+			},
+			logs: logBook{"sync-agent-": "Error: failed to read client certificate: open /etc/sync/client.crt: no such file or directory\n"},
+			rule: "config-file-missing", culprit: "Secret/sync-client-tls", affected: []string{"Deployment/sync-agent"},
+			terms: []string{"client.crt", "client.pem"}},
+		{name: "a Ready evaluator repeats an error about a rules file of a projected ConfigMap", problem: "alerts stopped firing",
+			objs: func() []runtime.Object {
+				o := app("evaluator", 1, projected("/etc/eval", "ConfigMap/eval-main", "ConfigMap/eval-rules"), nil)
+				return append(o, cmWith("eval-main", "main.yml", "rule_files: [/etc/eval/team.rules]\n"), cmWith("eval-rules", "team.rules", "alert: X\nexpr: rate(x[5m] > 1\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"evaluator-": strings.Repeat("level=warn msg=\"rule group failed\" file=/etc/eval/team.rules err=\"1:12: parse error: unclosed left bracket\"\n", 3)},
+			rule: "app-error-logged", culprit: "ConfigMap/eval-rules", affected: []string{"Deployment/evaluator"},
+			terms: []string{"team.rules", "eval-rules"}},
+	}
+	runDepCases(t, cases)
+}
+
 // migrationJob is a failed Job whose pod mounts ConfigMap cm at at.
 func migrationJob(name, cm, at string) []runtime.Object {
 	j := fx.Job(ns, name, "registry.example/"+name+":1")
