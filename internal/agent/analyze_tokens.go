@@ -74,10 +74,18 @@ func (d *depCheck) mountedConfigMapsOf() (names, paths []string) {
 // values and arguments only when values is set (a file name in the arguments is how the
 // application is told where its configuration is, not the value it rejects).
 func (pc *podCheck) tokenSource(ctx context.Context, d *depCheck, cm func(string) *corev1.ConfigMap, tok string, values bool) *tokenHit {
+	return pc.tokenSourceIn(ctx, d, cm, tok, values, true)
+}
+
+// tokenSourceIn is tokenSource, looking in mounted files only when mounted is set.
+func (pc *podCheck) tokenSourceIn(ctx context.Context, d *depCheck, cm func(string) *corev1.ConfigMap, tok string, values, mounted bool) *tokenHit {
 	if tok == "" {
 		return nil
 	}
 	names, paths := d.mountedConfigMapsOf()
+	if !mounted {
+		names = nil
+	}
 	// The file itself first: another file that refers to it is not where it comes from.
 	for i, n := range names {
 		if c := cm(n); c != nil {
@@ -170,12 +178,17 @@ func (pc *podCheck) tokenInConfig(ctx context.Context, d *depCheck) bool {
 		return false
 	}
 	cm := pc.configMapReader(ctx)
+	_, asked := AskedName(d.clue.Line)
+	// Only the error line's own tokens: the lines around it (a server's log of who
+	// connected) quote names that are not what failed.
 	for _, tok := range ErrorTokens(d.clue.Line) {
 		if strings.HasPrefix(tok, "/") || pc.isClueHost(d, tok) {
 			continue // paths are the mounts' business (missingFiles, configFileNamed), hosts the providers'
 		}
+		// A name asked of a server is a client's connection setting (env, arguments): a server's
+		// own mounted files declare such names, and its log repeats what clients asked for.
 		file := fileToken.MatchString(" " + tok)
-		h := pc.tokenSource(ctx, d, cm, tok, !file)
+		h := pc.tokenSourceIn(ctx, d, cm, tok, !file, tok != asked)
 		if h == nil || h.byKey && isReady(pc.pod) || file && !h.byKey {
 			// A Ready pod's error about a file it mounts is reportNamedConfigFile's; a file
 			// name found only where another file refers to it does not say where it comes from.

@@ -54,7 +54,8 @@ var tokenStopWords = map[string]bool{
 // ErrorTokens lists the distinctive tokens of an error text, most specific first: the
 // names a client asked a server for, quoted strings, file names, then key names.
 func ErrorTokens(text string) []string {
-	text = clipBytes(text, maxClueLineLen)
+	// Quotes escaped inside a logfmt or JSON value quote the token.
+	text = strings.ReplaceAll(clipBytes(text, maxClueLineLen), `\"`, `"`)
 	var out []string
 	add := func(t string) {
 		t = strings.TrimSpace(strings.TrimRight(t, ".,:;"))

@@ -89,6 +89,14 @@ func TestQuotedTokenFollowedToItsConfiguration(t *testing.T) {
 			logs: logBook{"ingest-": "Traceback (most recent call last):\n  File \"/app/main.py\", line 12, in <module>\nValueError: invalid log level 'verbose', expected one of debug, info, warning, error\n"},
 			rule: "config-value-rejected", culprit: "ConfigMap/ingest-settings", affected: []string{"Deployment/ingest"},
 			terms: []string{"verbose", "LOG_LEVEL", "ingest-settings"}},
+		{name: "a long JSON record quotes the rejected value past the quoted window", problem: "the shipper pods restart",
+			objs: func() []runtime.Object {
+				o := app("shipper", 1, envFrom("shipper-env"), crashing)
+				return append(o, cmWith("shipper-env", "OUTPUT_CODEC", "zstd2", "OUTPUT_TOPIC", "logs"), fx.Node("node-1"))
+			},
+			logs: logBook{"shipper-": `{"ts":"2026-11-27T10:00:00Z","level":"fatal","logger":"pipeline.output.kafka.producer.builder","caller":"builder/producer.go:212","msg":"cannot build output pipeline","pipeline":"default-logs-to-kafka-cluster-eu-west-1","stage":"output","attempt":1,"hint":"check the output section of the pipeline definition and the environment it is rendered from","error":"codec: unknown compression codec \"zstd2\" (known: none, gzip, snappy, lz4, zstd)"}` + "\n"},
+			rule: "config-value-rejected", culprit: "ConfigMap/shipper-env", affected: []string{"Deployment/shipper"},
+			terms: []string{"zstd2", "OUTPUT_CODEC"}},
 		{name: "a database rejects an engine its arguments name", problem: "kvstore pods crash-loop after the upgrade",
 			objs: func() []runtime.Object {
 				o := app("kvstore", 1, withArgs("--data-dir=/data", "--storage-engine=rocks2"), crashing)
@@ -255,13 +263,15 @@ func envFromSecret(name string) func(*corev1.PodSpec) {
 // the server-side ConfigMap that declares the name spelt otherwise is named with it.
 func TestAskedNameFollowedToTheClientsSettings(t *testing.T) {
 	cases := []depCase{
-		{name: "AMQP vhost from a Secret URL, the broker declares it with a slash", problem: "mailer crash-loops since the vhost move",
+		{name: "AMQP vhost from a Secret URL, the broker declares it with a slash", problem: "mailer crash-loops since we moved mail to its own vhost on the broker",
 			objs: func() []runtime.Object {
 				o := app("mailer", 1, envFromSecret("mailer-broker"), crashing)
+				o = append(o, app("broker", 1, mountCMAs("defs", "broker-defs", "/etc/broker/definitions"), nil)...)
 				return append(o, fx.Secret(ns, "mailer-broker", "BROKER_URL", "WORKERS"), cmWith("broker-defs", "definitions.json", `{"vhosts":[{"name":"/"},{"name":"/mail"}],"users":[]}`),
 					cmWith("mailer-flags", "queues", "mail.outbound"), fx.Node("node-1"))
 			},
-			logs: logBook{"mailer-": "INFO connecting to broker\nERROR amqp connection failed: NOT_ALLOWED - vhost mail not found\nINFO exiting\n"},
+			logs: logBook{"mailer-": "INFO connecting to broker\nERROR amqp connection failed: NOT_ALLOWED - vhost mail not found\nINFO exiting\n",
+				"broker-": "[info] <0.900.0> accepting AMQP connection 10.0.0.9:41234 -> 10.0.0.3:5672\n[error] <0.901.0> vhost mail not found\n[info] <0.900.0> closing AMQP connection\n"},
 			rule: "config-value-rejected", culprit: "Secret/mailer-broker", affected: []string{"ConfigMap/broker-defs", "Deployment/mailer"},
 			terms: []string{"vhost", "BROKER_URL", "/mail"}},
 		{name: "MySQL unknown database from an envFrom ConfigMap", problem: "shop-api does not start",
