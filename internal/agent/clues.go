@@ -479,25 +479,3 @@ func textLines(lr tools.LogsResult) []string {
 	}
 	return lr.Lines
 }
-
-// quoteLine quotes an error line for a summary as the application wrote it (no escapes, so
-// its words can be searched for); the line is already sanitized to one line.
-func quoteLine(l string) string { return "\u201c" + l + "\u201d" }
-
-// clipBytes cuts s to at most n bytes (on a byte boundary; callers sanitize before showing).
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
-
-// splitLines breaks a message (a termination message, an event) into at most max lines.
-func splitLines(s string, max int) []string {
-	s = clipBytes(s, 16<<10)
-	out := strings.Split(strings.ReplaceAll(s, "\r", ""), "\n")
-	if len(out) > max {
-		out = out[len(out)-max:]
-	}
-	return out
-}
