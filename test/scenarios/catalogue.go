@@ -68,6 +68,7 @@ func All() []*Scenario {
 	out = append(out, wave8aScenarios()...)
 	out = append(out, wave8bScenarios()...)
 	out = append(out, wave8cScenarios()...)
+	out = append(out, wave9aScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
