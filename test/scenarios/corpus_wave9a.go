@@ -72,7 +72,9 @@ func wave9aPlatformScenarios() []*Scenario {
 					},
 					func() error { return e.createService(ctx, w8bHeadless("loki-headless", loki, "http-metrics", 3100)) },
 					func() error { return e.createService(ctx, w8bService("loki", loki, "http-metrics", 3100)) },
-					func() error { return e.createSecret(ctx, "promtail", map[string]string{"promtail.yaml": w9aPromtailConfig}) },
+					func() error {
+						return e.createSecret(ctx, "promtail", map[string]string{"promtail.yaml": w9aPromtailConfig})
+					},
 					func() error {
 						return e.w8aCreateDaemonSet(ctx, w8aDaemonSet("promtail", "docker.io/grafana/promtail:3.0.0", promtail, func(t *corev1.PodTemplateSpec) {
 							t.Annotations = running("w9a-promtail-429")
@@ -112,7 +114,9 @@ func wave9aPlatformScenarios() []*Scenario {
 							rbacv1.PolicyRule{APIGroups: []string{"extensions"}, Resources: []string{"ingresses"}, Verbs: read},
 							rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list", "watch"}})
 					},
-					func() error { return e.w9aClusterRoleBinding(ctx, "external-dns-viewer", "external-dns", "external-dns") },
+					func() error {
+						return e.w9aClusterRoleBinding(ctx, "external-dns-viewer", "external-dns", "external-dns")
+					},
 					func() error {
 						d := w8bDeployment("external-dns", "registry.k8s.io/external-dns/external-dns:v0.14.2", 1, dns,
 							crash("1", "", "w9a-external-dns-sync-timeout"), "http", 7979)
@@ -210,7 +214,9 @@ func wave9aPlatformScenarios() []*Scenario {
 					func() error {
 						return e.createDeployment(ctx, w8bDeployment("cert-manager-webhook", "quay.io/jetstack/cert-manager-webhook:v1.15.3", 1, cm("webhook"), nil, "https", 10250))
 					},
-					func() error { return e.createService(ctx, w8bService("cert-manager-webhook", cm("webhook"), "https", 443)) },
+					func() error {
+						return e.createService(ctx, w8bService("cert-manager-webhook", cm("webhook"), "https", 443))
+					},
 					func() error {
 						return e.createDeployment(ctx, w8bDeployment("cert-manager-cainjector", "quay.io/jetstack/cert-manager-cainjector:v1.15.3", 1, cm("cainjector"), nil, "", 0))
 					},

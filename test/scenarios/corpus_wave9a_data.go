@@ -67,7 +67,9 @@ func wave9aStoreScenarios() []*Scenario {
 					func() error {
 						return e.createStaticPV(ctx, "redis-data-master-0", "redis-data-notifications-redis-master-0", "8Gi", corev1.ReadWriteOnce)
 					},
-					func() error { return e.createSecret(ctx, "notifications-redis", map[string]string{"redis-password": "T3kq8VwZr1Lm0pXa"}) },
+					func() error {
+						return e.createSecret(ctx, "notifications-redis", map[string]string{"redis-password": "T3kq8VwZr1Lm0pXa"})
+					},
 					func() error {
 						return e.createConfigMap(ctx, "notifications-redis-configuration", map[string]string{
 							"redis.conf":  "appendonly no\nsave 3600 1 300 100 60 10000\nstop-writes-on-bgsave-error yes\nmaxmemory-policy noeviction\n",
@@ -82,8 +84,12 @@ func wave9aStoreScenarios() []*Scenario {
 						w8bClaimTemplate(st, "redis-data", "8Gi", "/data")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8bHeadless("notifications-redis-headless", redis, "redis", 6379)) },
-					func() error { return e.createService(ctx, w8bService("notifications-redis-master", redis, "redis", 6379)) },
+					func() error {
+						return e.createService(ctx, w8bHeadless("notifications-redis-headless", redis, "redis", 6379))
+					},
+					func() error {
+						return e.createService(ctx, w8bService("notifications-redis-master", redis, "redis", 6379))
+					},
 					func() error {
 						d := w8bDeployment("notification-worker", "registry.example/notifications/worker:3.12.0", 3, worker, running("w9a-notification-worker-misconf"), "metrics", 9464)
 						w8bEnv(&d.Spec.Template, "NODE_ENV", "production", "REDIS_HOST", "notifications-redis-master", "REDIS_PORT", "6379", "QUEUES", "push,email,sms")
@@ -183,7 +189,9 @@ func wave9aStoreScenarios() []*Scenario {
 				db := w8cLabels("app", "invoices-db", "tier", "database", "team", "billing")
 				api := w8cLabels("app", "invoices-api", "tier", "backend", "team", "billing")
 				return steps(
-					func() error { return e.createStaticPV(ctx, "invoices-pgdata-0", "pgdata-invoices-db-0", "20Gi", corev1.ReadWriteOnce) },
+					func() error {
+						return e.createStaticPV(ctx, "invoices-pgdata-0", "pgdata-invoices-db-0", "20Gi", corev1.ReadWriteOnce)
+					},
 					func() error {
 						return e.createSecret(ctx, "invoices-db-walg", map[string]string{"AWS_ACCESS_KEY_ID": "AKIAQX7Z3EXAMPLEW2KD", "AWS_SECRET_ACCESS_KEY": "mT4wq9XbEXAMPLEv0cLr2Hn8JkYs5Pd1ZgFa7eUo",
 							"AWS_REGION": "eu-central-1", "WALG_S3_PREFIX": "s3://acme-pg-backups/invoices", "WALG_COMPRESSION_METHOD": "brotli"})
@@ -244,7 +252,9 @@ func wave9aArgoScenarios() []*Scenario {
 						return e.createConfigMap(ctx, "argocd-cmd-params-cm", map[string]string{"reposerver.parallelism.limit": "0",
 							"controller.repo.server.timeout.seconds": "60", "server.insecure": "true"})
 					},
-					func() error { return e.createSecret(ctx, "argocd-redis", map[string]string{"auth": "pZ8kW2xQv5NrT1aL"}) },
+					func() error {
+						return e.createSecret(ctx, "argocd-redis", map[string]string{"auth": "pZ8kW2xQv5NrT1aL"})
+					},
 					func() error {
 						d := w8bDeployment("argocd-repo-server", image, 1, w9aArgo("repo-server"), sim("oomkill", annLogs, "w9a-argocd-repo-server-cache-miss"), "repo-server", 8081)
 						w8cArgs(&d.Spec.Template, "/usr/local/bin/argocd-repo-server", "--port=8081", "--metrics-port=8084")
@@ -252,7 +262,9 @@ func wave9aArgoScenarios() []*Scenario {
 						w9aArgoEnv(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8bService("argocd-repo-server", w9aArgo("repo-server"), "repo-server", 8081)) },
+					func() error {
+						return e.createService(ctx, w8bService("argocd-repo-server", w9aArgo("repo-server"), "repo-server", 8081))
+					},
 					func() error {
 						st := w8bStatefulSet("argocd-application-controller", image, "argocd-application-controller", 1, w9aArgo("application-controller"),
 							running("w9a-argocd-controller-comparison-error"), "metrics", 8082)
@@ -266,7 +278,9 @@ func wave9aArgoScenarios() []*Scenario {
 						w9aArgoEnv(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8bService("argocd-server", w9aArgo("server"), "server", 80)) },
+					func() error {
+						return e.createService(ctx, w8bService("argocd-server", w9aArgo("server"), "server", 80))
+					},
 					func() error {
 						return e.createDeployment(ctx, w8bDeployment("argocd-redis", "public.ecr.aws/docker/library/redis:7.2.4-alpine", 1, w9aArgo("redis"), nil, "redis", 6379))
 					},
@@ -318,13 +332,17 @@ func wave9aArgoScenarios() []*Scenario {
 						w9aArgoEnv(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8bService("argocd-repo-server", w9aArgo("repo-server"), "repo-server", 8081)) },
+					func() error {
+						return e.createService(ctx, w8bService("argocd-repo-server", w9aArgo("repo-server"), "repo-server", 8081))
+					},
 					func() error {
 						d := w8bDeployment("argocd-server", image, 2, w9aArgo("server"), missing, "server", 8080)
 						w9aArgoEnv(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w8bService("argocd-server", w9aArgo("server"), "server", 80)) },
+					func() error {
+						return e.createService(ctx, w8bService("argocd-server", w9aArgo("server"), "server", 80))
+					},
 					func() error {
 						st := w8bStatefulSet("argocd-application-controller", image, "argocd-application-controller", 1, w9aArgo("application-controller"), missing, "metrics", 8082)
 						w9aArgoEnv(&st.Spec.Template)
