@@ -18,7 +18,17 @@ package scenarios
 
 import (
 	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
+
+const w9aSrcSolverPolicy = "https://github.com/cert-manager/cert-manager/issues/6860 (HTTP-01 propagation check failed behind a namespace NetworkPolicy that admits only cert-manager's pods to the solver on 8089)"
+
+// w9aSolverToken is the ACME HTTP-01 token of the pending challenge.
+const w9aSolverToken = "CJq38hxGh4yT0vQm2bR7sLk9EwZp1aXn6dUfJc3oVi8"
 
 // Wave 9a, edge file: teams that run their own ingress-nginx controller, where every
 // backend is healthy and the only clue is in the controller's own log.
@@ -130,6 +140,90 @@ func wave9aEdgeScenarios() []*Scenario {
 				)
 			},
 			Wait: all(readyReplicas("legacy-web", 2), readyReplicas("landing", 2), readyReplicas("ingress-nginx-controller", 2)),
+		},
+		{
+			// The shop namespace got a default-deny ingress policy and an allow rule for
+			// cert-manager's own pods on 8089; the HTTP-01 solver is reached through the
+			// ingress controller, which no policy admits to it, so the self check gets 504.
+			Name: "acme-solver-blocked-by-namespace-policy", Covers: "shop.example.com's certificate stays pending (TLS Secret shop-example-com-tls missing); cert-manager logs 'propagation check failed ... wrong status code '504''; ingress-nginx logs upstream timeouts to the solver pod on 8089; the NetworkPolicy allow-cert-manager admits only cert-manager pods to port 8089, not the ingress controller",
+			Source: w9aSrcSolverPolicy, Class: ClassProvider, Hops: 3,
+			Problem: "the Let's Encrypt certificate for shop.example.com has been pending for an hour since we added network policies to the namespace; the site still serves the fake certificate",
+			Target:  target("Ingress", "storefront"),
+			Want:    Want{Culprit: Ref{Kind: "NetworkPolicy", Name: "allow-cert-manager"}, Terms: []string{"8089", "504"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				shop := w8cLabels("app.kubernetes.io/name", "storefront", "app.kubernetes.io/part-of", "shop")
+				cm := w8cLabels("app.kubernetes.io/name", "cert-manager", "app.kubernetes.io/instance", "cert-manager", "app.kubernetes.io/component", "controller")
+				solver := w8cLabels("acme.cert-manager.io/http-domain", "1190718029", "acme.cert-manager.io/http-token", "1072305411", "acme.cert-manager.io/http01-solver", "true")
+				nginx := w8cLabels("app.kubernetes.io/name", "ingress-nginx", "app.kubernetes.io/component", "controller")
+				var class string
+				return steps(
+					func() (err error) {
+						class, err = e.w9aIngressNginx(ctx, "nginx-storefront", "v1.11.2", "w9a-ingress-nginx-acme-timeout", map[string]string{"ssl-redirect": "true"})
+						return err
+					},
+					func() error {
+						d := w8bDeployment("cert-manager", "quay.io/jetstack/cert-manager-controller:v1.15.3", 1, cm, running("w9a-cert-manager-propagation-504"), "http-metrics", 9402)
+						w8cArgs(&d.Spec.Template, "--v=2", "--cluster-resource-namespace=$(POD_NAMESPACE)", "--leader-election-namespace=$(POD_NAMESPACE)")
+						return e.createDeployment(ctx, d)
+					},
+					func() error {
+						return e.createDeployment(ctx, w8bDeployment("storefront", "registry.example/shop/storefront:8.4.0", 2, shop, nil, "http", 8080))
+					},
+					func() error { return e.createService(ctx, w8bService("storefront", shop, "http", 80)) },
+					func() error {
+						return e.createIngress(ctx, w9aIngress("storefront", class, "shop.example.com", "/", "storefront", "http",
+							map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt-production"}, "shop-example-com-tls"))
+					},
+					func() error {
+						t := template("cm-acme-http-solver", "quay.io/jetstack/cert-manager-acmesolver:v1.15.3", nil)
+						t.Labels = solver
+						port(&t, "http", 8089)
+						w8cArgs(&t, "--listen-port=8089", "--domain=shop.example.com", "--token="+w9aSolverToken, "--key="+w9aSolverToken+".kJ3v0qP8")
+						p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "cm-acme-http-solver-7x2kq", Labels: solver,
+							Annotations: map[string]string{"sidecar.istio.io/inject": "false"}}, Spec: t.Spec}
+						_, err := e.Client.CoreV1().Pods(e.Namespace).Create(ctx, p, metav1.CreateOptions{})
+						return wrap("Pod", "cm-acme-http-solver", err)
+					},
+					func() error {
+						s := w8bService("cm-acme-http-solver-nrzmt", solver, "http", 8089)
+						s.Spec.Type = corev1.ServiceTypeNodePort
+						return e.createService(ctx, s)
+					},
+					func() error {
+						i := w9aIngress("cm-acme-http-solver-gzvjr", class, "shop.example.com", "/.well-known/acme-challenge/"+w9aSolverToken, "cm-acme-http-solver-nrzmt", "http",
+							map[string]string{"nginx.ingress.kubernetes.io/whitelist-source-range": "0.0.0.0/0,::/0"}, "")
+						i.Spec.Rules[0].HTTP.Paths[0].PathType = ptr.To(networkingv1.PathTypeImplementationSpecific)
+						i.Labels = solver
+						return e.createIngress(ctx, i)
+					},
+					func() error {
+						return e.createNetworkPolicy(ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default-deny-ingress"},
+							Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}}})
+					},
+					func() error {
+						return e.createNetworkPolicy(ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "allow-ingress-nginx-to-storefront"},
+							Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: shop},
+								PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+								Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: nginx}}},
+									Ports: w8cPorts("TCP", 8080)}}}})
+					},
+					func() error {
+						return e.createNetworkPolicy(ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "allow-cert-manager"},
+							Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+								Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{
+									MatchLabels: map[string]string{"app.kubernetes.io/instance": "cert-manager"}}}},
+									Ports: w8cPorts("TCP", 8089, "TCP", 80, "TCP", 443)}}}})
+					},
+					func() error {
+						return e.createNetworkPolicy(ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "allow-to-ingress-nginx"},
+							Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: nginx},
+								PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+								Ingress:     []networkingv1.NetworkPolicyIngressRule{{Ports: w8cPorts("TCP", 80, "TCP", 443)}}}})
+					},
+				)
+			},
+			Wait: all(readyReplicas("storefront", 2), readyReplicas("cert-manager", 1), readyReplicas("ingress-nginx-controller", 2),
+				podsWith(w8cLabels("acme.cert-manager.io/http01-solver", "true"), runningReady)),
 		},
 	}
 }

@@ -25,5 +25,14 @@ var knownMisses = map[string]string{
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
+	// Wave 9a (public issues of widely deployed charts and operators, an outside writer), measured 2026-11-27 16:04–16:11 UTC on eafb5be.
+	"promtail-loki-ingestion-rate-limited":    "app-error-logged on StatefulSet loki quoting the 429 'Ingestion rate limit exceeded' line (no-logs: no-problem-found); the ConfigMap loki whose limits_config sets ingestion_rate_mb: 4 is not named",
+	"external-dns-role-extensions-ingresses":  "crash-loop on Deployment external-dns quoting 'failed to sync *v1.Ingress: context deadline exceeded'; the ClusterRole external-dns that grants ingresses only in the extensions API group (not networking.k8s.io) is not named",
+	"velero-credentials-secret-key-name":      "crash-loop on Deployment velero quoting 'NoCredentialProviders: no valid providers in chain'; the Secret cloud-credentials (key credentials-velero, while AWS_SHARED_CREDENTIALS_FILE reads /credentials/cloud) is not named",
+	"storefront-ingress-issuer-renamed":       "right objects (ingress-tls-secret-missing on Secret shop-example-com-tls, Ingress storefront named) but the summary does not say why the Secret was never issued: cert-manager's 'clusterissuer \"letsencrypt-prod\" not found'",
+	"notification-redis-misconf-disk-full":    "app-error-logged on Deployment notification-worker quoting the MISCONF reply (no-logs: pvc-storageclass-missing on StorageClass manual); the full claim redis-data-notifications-redis-master-0 and Redis's 'No space left on device' are not named",
+	"invoices-db-wal-archive-fills-volume":    "crash-loop on StatefulSet invoices-db quoting the pg_wal 'No space left on device' PANIC (target-less and no-logs: pvc-storageclass-missing on StorageClass manual); the failing wal-g archive command and its Secret invoices-db-walg are not named",
+	"acme-solver-blocked-by-namespace-policy": "ingress-tls-secret-missing on Secret shop-example-com-tls (a symptom); cert-manager's 'propagation check failed ... 504' and the NetworkPolicy allow-cert-manager that admits only cert-manager pods to the solver's port 8089 are not named (measured 16:27 UTC)",
+	"argocd-redis-secret-init-old-cli":        "secret-missing on Secret argocd-redis (right, CreateContainerConfigError); the hook Job argocd-redis-secret-init that completed printing only the 'argocd admin' usage (no redis-initial-password command in v2.10.9) is not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 }
