@@ -69,6 +69,7 @@ func All() []*Scenario {
 	out = append(out, wave8bScenarios()...)
 	out = append(out, wave8cScenarios()...)
 	out = append(out, wave9aScenarios()...)
+	out = append(out, wave9bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}

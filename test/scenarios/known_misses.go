@@ -34,5 +34,10 @@ var knownMisses = map[string]string{
 	"invoices-db-wal-archive-fills-volume":    "crash-loop on StatefulSet invoices-db quoting the pg_wal 'No space left on device' PANIC (target-less and no-logs: pvc-storageclass-missing on StorageClass manual); the failing wal-g archive command and its Secret invoices-db-walg are not named",
 	"acme-solver-blocked-by-namespace-policy": "ingress-tls-secret-missing on Secret shop-example-com-tls (a symptom); cert-manager's 'propagation check failed ... 504' and the NetworkPolicy allow-cert-manager that admits only cert-manager pods to the solver's port 8089 are not named (measured 16:27 UTC)",
 	"argocd-redis-secret-init-old-cli":        "secret-missing on Secret argocd-redis (right, CreateContainerConfigError); the hook Job argocd-redis-secret-init that completed printing only the 'argocd admin' usage (no redis-initial-password command in v2.10.9) is not named",
+	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be.
+	"finance-reports-endpointslice-port-name": "dependency-host-unknown on Deployment finance-reports: reads 'reporting' from env PGDATABASE as a missing Service; the EndpointSlice reporting-pg-1 whose port name '' does not match the Service port postgres is not named",
+	"vector-tiles-init-container-request":     "right culprit (unschedulable-insufficient-resources on Deployment vector-tiles, cpu=2,memory=24Gi) but the summary does not say the 24Gi comes from the new init container warm-tile-cache",
+	"reports-ingress-api-path-exact":          "config-file-missing on Deployment reports-ui ('mount the ConfigMap that holds daily'); the Ingress reports whose /api rule is pathType Exact is not named",
+	"outbox-relay-cronjob-forbid-hung-run":    "targeted hits (cronjob-concurrency-blocked, Forbid); target-less concludes no-problem-found, the CronJob skipping runs behind a hung Job is not seen",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 }
