@@ -58,7 +58,9 @@ const (
 )
 
 func wave9bScenarios() []*Scenario {
-	return append(append(wave9bFirstScenarios(), wave9bMoreScenarios()...), wave9bThirdScenarios()...)
+	out := append(wave9bFirstScenarios(), wave9bMoreScenarios()...)
+	out = append(out, wave9bThirdScenarios()...)
+	return append(out, wave9bFourthScenarios()...)
 }
 
 func wave9bFirstScenarios() []*Scenario {

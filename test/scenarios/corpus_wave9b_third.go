@@ -62,7 +62,7 @@ func wave9bThirdScenarios() []*Scenario {
 						return e.createConfigMap(ctx, "session-redis-health", map[string]string{"ping_readiness_local.sh": w9bRedisReadinessExec})
 					},
 					func() error {
-						a := sim("readiness-fail", annMessage, "Readiness probe failed: NOAUTH Authentication required.", annLogs, "w9b-session-redis-server")
+						a := sim("readiness-fail", annMessage, "NOAUTH Authentication required.", annLogs, "w9b-session-redis-server")
 						st := w8bStatefulSet("session-redis", "redis:7.4.1", "session-redis-headless", 1, redis, a, "redis", 6379)
 						t := &st.Spec.Template
 						w8cArgs(t, "redis-server", "--appendonly", "yes", "--requirepass", "$(REDIS_PASSWORD)")
