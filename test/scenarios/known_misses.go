@@ -35,6 +35,7 @@ var knownMisses = map[string]string{
 	"acme-solver-blocked-by-namespace-policy": "ingress-tls-secret-missing on Secret shop-example-com-tls (a symptom); cert-manager's 'propagation check failed ... 504' and the NetworkPolicy allow-cert-manager that admits only cert-manager pods to the solver's port 8089 are not named (measured 16:27 UTC)",
 	"argocd-redis-secret-init-old-cli":        "secret-missing on Secret argocd-redis (right, CreateContainerConfigError); the hook Job argocd-redis-secret-init that completed printing only the 'argocd admin' usage (no redis-initial-password command in v2.10.9) is not named",
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be.
+	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be, again (all 16) at 16:52 UTC.
 	"finance-reports-endpointslice-port-name": "dependency-host-unknown on Deployment finance-reports: reads 'reporting' from env PGDATABASE as a missing Service; the EndpointSlice reporting-pg-1 whose port name '' does not match the Service port postgres is not named",
 	"vector-tiles-init-container-request":     "right culprit (unschedulable-insufficient-resources on Deployment vector-tiles, cpu=2,memory=24Gi) but the summary does not say the 24Gi comes from the new init container warm-tile-cache",
 	"reports-ingress-api-path-exact":          "config-file-missing on Deployment reports-ui ('mount the ConfigMap that holds daily'); the Ingress reports whose /api rule is pathType Exact is not named",
