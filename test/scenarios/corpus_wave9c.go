@@ -39,7 +39,7 @@ const (
 )
 
 func wave9cScenarios() []*Scenario {
-	return append(wave9cDataScenarios(), wave9cMoreScenarios()...)
+	return append(append(wave9cDataScenarios(), wave9cMoreScenarios()...), wave9cThirdScenarios()...)
 }
 
 const w9cLedgerHba = `# TYPE  DATABASE        USER            ADDRESS                 METHOD
