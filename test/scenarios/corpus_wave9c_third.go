@@ -24,11 +24,14 @@ import (
 )
 
 // Wave 9c, third part: a StatefulSet update that never rolls out (OnDelete) behind a password
-// rotation, and a Node API whose pg client still demands TLS from an in-cluster Postgres.
+// rotation, a Node API whose pg client still demands TLS from an in-cluster Postgres, a celery
+// worker on RabbitMQ's guest user, and a Flask app on a postgres:// URL SQLAlchemy 1.4 refuses.
 
 const (
 	w9cSrcSTSNotRolled = "runbooks/kubernetes/KubeStatefulSetUpdateNotRolledOut.md"
 	w9cSrcPgNoSSL      = "https://github.com/knex/knex/issues/5033 (knex/pg in production: Error: The server does not support SSL connections, the client asks for SSL the server does not offer)"
+	w9cSrcAMQPGuest    = "https://github.com/project-koku/koku/pull/1265 (celery on Kubernetes: ACCESS_REFUSED ... AMQPLAIN; RabbitMQ's guest user may only connect via localhost)"
+	w9cSrcPgScheme     = "https://github.com/miguelgrinberg/flasky/issues/505 (NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres; the URL must start with postgresql://)"
 )
 
 func wave9cThirdScenarios() []*Scenario {
@@ -125,6 +128,96 @@ func wave9cThirdScenarios() []*Scenario {
 			},
 			Wait: all(func(ctx context.Context, e *Env) error { return readyStatefulSet(ctx, e, "invoices-db", 1) },
 				podsWith(w8cLabels("app", "invoices-api", "team", "finance-eng"), crashLooping(2))),
+		},
+		{
+			// The broker URL still uses guest/guest from docker-compose; RabbitMQ only lets guest
+			// in over loopback, so every connection from the worker pod is refused.
+			Name: "reports-celery-rabbitmq-guest-remote", Covers: "a Running celery worker repeats 'consumer: Cannot connect to amqp://guest:**@rabbitmq:5672//: (403) ACCESS_REFUSED'; the broker logs 'AMQPLAIN login refused: user guest can only connect via localhost'; the ConfigMap's CELERY_BROKER_URL uses the guest user",
+			Source: w9cSrcAMQPGuest, Class: ClassOutside, Hops: 2,
+			Problem: "scheduled reports are not generated any more, the worker pods look healthy",
+			Target:  target("Deployment", "reports-worker"),
+			Want:    Want{Culprit: Ref{Kind: "ConfigMap", Name: "reports-worker-env"}, Terms: []string{"ACCESS_REFUSED", "guest"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				mq := w8bLabels("rabbitmq", "reports", "app.kubernetes.io/instance", "rabbitmq")
+				rd := w8bLabels("redis", "reports", "app.kubernetes.io/instance", "reports-redis")
+				wk := w8bLabels("reports-worker", "reports", "app.kubernetes.io/component", "worker")
+				web := w8bLabels("reports-web", "reports", "app.kubernetes.io/component", "web")
+				return steps(
+					func() error {
+						return e.createStatefulSet(ctx, w8bStatefulSet("rabbitmq", "rabbitmq:3.13.7-management", "rabbitmq-headless", 1, mq, running("w9c-rabbitmq-guest-refused"), "amqp", 5672))
+					},
+					func() error { return e.createService(ctx, w8bHeadless("rabbitmq-headless", mq, "amqp", 5672)) },
+					func() error { return e.createService(ctx, w8bService("rabbitmq", mq, "amqp", 5672)) },
+					func() error {
+						return e.createStatefulSet(ctx, w8bStatefulSet("reports-redis", "redis:7.2.5-alpine", "reports-redis", 1, rd, nil, "redis", 6379))
+					},
+					func() error { return e.createService(ctx, w8bService("reports-redis", rd, "redis", 6379)) },
+					func() error {
+						return e.createConfigMap(ctx, "reports-worker-env", map[string]string{"DJANGO_SETTINGS_MODULE": "reports.settings.production",
+							"CELERY_BROKER_URL": "amqp://guest:guest@rabbitmq:5672//", "CELERY_RESULT_BACKEND": "redis://reports-redis:6379/1"})
+					},
+					func() error {
+						d := w8bDeployment("reports-worker", "registry.acme.io/reports/app:2026.47.1", 2, wk, running("w9c-reports-worker-amqp-guest"), "", 0)
+						w8cArgs(&d.Spec.Template, "celery", "-A", "reports", "worker", "-Q", "reports", "-l", "INFO")
+						envFromConfigMap(&d.Spec.Template, "reports-worker-env")
+						return e.createDeployment(ctx, d)
+					},
+					func() error {
+						d := w8bDeployment("reports-web", "registry.acme.io/reports/app:2026.47.1", 2, web, nil, "http", 8000)
+						w8cArgs(&d.Spec.Template, "gunicorn", "reports.wsgi", "-b", "0.0.0.0:8000")
+						envFromConfigMap(&d.Spec.Template, "reports-worker-env")
+						return e.createDeployment(ctx, d)
+					},
+					func() error { return e.createService(ctx, w8bService("reports-web", web, "http", 80)) },
+				)
+			},
+			Wait: all(func(ctx context.Context, e *Env) error { return readyStatefulSet(ctx, e, "rabbitmq", 1) },
+				readyReplicas("reports-worker", 2), readyReplicas("reports-web", 2)),
+		},
+		{
+			// The DATABASE_URL was copied from the old PaaS add-on (postgres://); the image now
+			// ships SQLAlchemy 2, which only knows the postgresql dialect name.
+			Name: "survey-flask-postgres-url-scheme", Covers: "a Flask app under gunicorn fails to boot a worker: 'sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres' (then 'Reason: Worker failed to boot.'); the Secret's DATABASE_URL starts with postgres:// instead of postgresql://",
+			Source: w9cSrcPgScheme, Class: ClassClue, Hops: 1,
+			Problem: "survey-api crash-loops after the dependency upgrade release",
+			Target:  target("Deployment", "survey-api"),
+			Want:    Want{Culprit: Ref{Kind: "Secret", Name: "survey-api-db"}, Terms: []string{"NoSuchModuleError", "postgresql://"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				db := w8cLabels("app", "survey-db", "tier", "data")
+				api := w8cLabels("app", "survey-api", "tier", "api")
+				fe := w8cLabels("app", "survey-frontend", "tier", "web")
+				return steps(
+					func() error {
+						st := w8bStatefulSet("survey-db", "postgres:16.4", "survey-db", 1, db, nil, "postgres", 5432)
+						w8bEnv(&st.Spec.Template, "POSTGRES_USER", "survey", "POSTGRES_DB", "survey")
+						return e.createStatefulSet(ctx, st)
+					},
+					func() error { return e.createService(ctx, w8bService("survey-db", db, "postgres", 5432)) },
+					func() error {
+						return e.createSecret(ctx, "survey-api-db", map[string]string{"DATABASE_URL": "postgres://survey:Sv-41x-pass@survey-db:5432/survey"})
+					},
+					func() error {
+						d := w8bDeployment("survey-api", "registry.acme.io/survey/api:3.0.0", 2, api, crash("3",
+							`sqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres
+[2026-11-27 15:41:12 +0000] [8] [INFO] Worker exiting (pid: 8)
+[2026-11-27 15:41:12 +0000] [1] [ERROR] Worker (pid:8) exited with code 3
+[2026-11-27 15:41:12 +0000] [1] [ERROR] Shutting down: Master
+[2026-11-27 15:41:12 +0000] [1] [ERROR] Reason: Worker failed to boot.`, "w9c-survey-flask-postgres-scheme"), "http", 5000)
+						w8cArgs(&d.Spec.Template, "gunicorn", "survey:create_app()", "-b", "0.0.0.0:5000", "-w", "2")
+						envFromSecret(&d.Spec.Template, "survey-api-db")
+						w8bEnv(&d.Spec.Template, "FLASK_ENV", "production")
+						w9cFallbackToLogs(&d.Spec.Template)
+						return e.createDeployment(ctx, d)
+					},
+					func() error { return e.createService(ctx, w8bService("survey-api", api, "http", 80)) },
+					func() error {
+						return e.createDeployment(ctx, w8bDeployment("survey-frontend", "registry.acme.io/survey/frontend:3.0.0", 2, fe, nil, "http", 8080))
+					},
+					func() error { return e.createService(ctx, w8bService("survey-frontend", fe, "http", 80)) },
+				)
+			},
+			Wait: all(func(ctx context.Context, e *Env) error { return readyStatefulSet(ctx, e, "survey-db", 1) },
+				podsWith(w8cLabels("app", "survey-api", "tier", "api"), crashLooping(2))),
 		},
 	}
 }

@@ -31,6 +31,9 @@ var knownMisses = map[string]string{
 	"reports-db-pv-failed-after-reinstall":     "right culprit (pvc-no-matching-pv on the Failed PersistentVolume reports-db-pgdata) but the summary does not say its Delete reclaim policy failed (VolumeFailedDelete)",
 	"ksm-egress-baseline-blocks-apiserver":     "crash-loop on Deployment kube-state-metrics quoting 'dial tcp 10.96.0.1:443: i/o timeout'; the egress NetworkPolicy egress-baseline (DNS and TCP 443 only) is not named",
 	"billing-spring-profile-matches-no-file":   "crash-loop on Deployment billing-service quoting 'Failed to configure a DataSource'; the profile mismatch (SPRING_PROFILES_ACTIVE=prod vs ConfigMap key application-production.yml) is not named",
+	// Wave 9c, last two, measured 2026-11-27 16:34 UTC on eafb5be.
+	"reports-celery-rabbitmq-guest-remote": "targeted: dependency-auth-failed on Deployment reports-worker quoting ACCESS_REFUSED; target-less: app-error-logged on StatefulSet rabbitmq; the ConfigMap reports-worker-env whose CELERY_BROKER_URL uses guest (loopback only) is not named",
+	"survey-flask-postgres-url-scheme":     "crash-loop on Deployment survey-api quoting NoSuchModuleError 'sqlalchemy.dialects:postgres'; the Secret survey-api-db whose DATABASE_URL starts with postgres:// (not postgresql://) is not named",
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
