@@ -18,6 +18,8 @@ package agent
 
 import (
 	"context"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // statefulSetRefs checks the StorageClasses a StatefulSet's claim templates name (the
@@ -29,10 +31,30 @@ func (e *env) statefulSetRefs(ctx context.Context, idx *refIndex, u *templateUse
 		if sc == nil || *sc == "" {
 			continue
 		}
-		if _, exists, known := idx.lookup(ctx, "StorageClass", *sc); known && !exists {
+		if _, exists, known := idx.lookup(ctx, "StorageClass", *sc); known && !exists && !e.staticClass(ctx, *sc) {
 			out = append(out, dangling{user: u, rule: "pvc-storageclass-missing", missing: e.ref("StorageClass", *sc), what: "volumeClaimTemplate " + t.Name,
 				facts: map[string]string{"storageClass": *sc, "claim": t.Name}})
 		}
 	}
 	return out
 }
+
+// staticClass reports whether PersistentVolumes carry the class name: a name no StorageClass
+// holds still binds claims to pre-created volumes of that name ("manual" in the docs), so it is
+// no dangling reference. A Pending claim of such a class is explained by the volume that
+// almost serves it (explainNearMiss), not here.
+func (e *env) staticClass(ctx context.Context, class string) bool {
+	pvs, err := listOnce[*corev1.PersistentVolume](ctx, e, "PersistentVolume", maxStaticPVList)
+	if err != nil {
+		return false
+	}
+	for _, pv := range pvs {
+		if pv.Spec.StorageClassName == class {
+			return true
+		}
+	}
+	return false
+}
+
+// maxStaticPVList bounds the volumes read to tell a static class from a missing one.
+const maxStaticPVList = 500

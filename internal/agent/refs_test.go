@@ -387,3 +387,42 @@ func TestPullSecretInheritedFromServiceAccount(t *testing.T) {
 		t.Errorf("no action on the ServiceAccount: %+v", c.Remediation.Actions)
 	}
 }
+
+// A claim template's class that no StorageClass carries is a static class when volumes carry
+// it: pre-bound volumes of class "manual" (or any name a team picks) are no dangling
+// reference, in a healthy namespace or beside a real failure.
+func TestStaticClassOnClaimTemplatesIsNoDanglingReference(t *testing.T) {
+	for _, class := range []string{"manual", "local-static", "nfs-prebound"} {
+		t.Run(class, func(t *testing.T) {
+			sc := class
+			db := statefulSet("db", 1, 1, func(s *appsv1.StatefulSet) {
+				s.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"},
+					Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &sc, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}}}
+			})
+			pvc := fx.PVC(ns, "data-db-0", &sc, corev1.ClaimBound)
+			pvc.Spec.VolumeName = "pv-db-0"
+			pv := &corev1.PersistentVolume{TypeMeta: metav1.TypeMeta{Kind: "PersistentVolume", APIVersion: "v1"},
+				ObjectMeta: metav1.ObjectMeta{Name: "pv-db-0"},
+				Spec: corev1.PersistentVolumeSpec{StorageClassName: sc, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Capacity:               corev1.ResourceList{corev1.ResourceStorage: pvc.Spec.Resources.Requests[corev1.ResourceStorage]},
+					ClaimRef:               &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: ns, Name: pvc.Name},
+					PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/srv/db-0"}}},
+				Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}}
+			dbPod := fx.Pod(ns, "db-0", db.Spec.Template.Labels, db.Spec.Template.Spec, db, "StatefulSet")
+			dbSvc := svcAt("db", "None", map[string]string{"app": "db"}, 5432)
+			base := []runtime.Object{db, dbPod, dbSvc, fx.EndpointSlice(dbSvc, dbPod), pvc, pv, fx.Node("node-1")}
+			if c := conclude(t, base...); c.RootCause.Rule != "no-problem-found" {
+				t.Fatalf("healthy: got %s on %s: %s", c.RootCause.Rule, c.RootCause.Culprit, c.RootCause.Summary)
+			}
+			c := conclude(t, append(base, app("web", 1, nil, crashing)...)...)
+			if c.RootCause.Rule == "pvc-storageclass-missing" {
+				t.Fatalf("beside a crash loop: the static class won: %s", c.RootCause.Summary)
+			}
+			// Without volumes of the class, the missing StorageClass is still found.
+			c = conclude(t, db, dbPod, dbSvc, fx.PVC(ns, "data-db-0", &sc, corev1.ClaimPending), fx.Node("node-1"))
+			if c.RootCause.Rule != "pvc-storageclass-missing" {
+				t.Fatalf("no volumes of the class: got %s: %s", c.RootCause.Rule, c.RootCause.Summary)
+			}
+		})
+	}
+}
