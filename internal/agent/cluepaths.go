@@ -37,6 +37,25 @@ var libraryDirs = []string{"/gems/", "/site-packages/", "/dist-packages/", "/nod
 var sourceExt = map[string]bool{".rb": true, ".py": true, ".go": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".jsx": true, ".tsx": true,
 	".java": true, ".kt": true, ".scala": true, ".rs": true, ".cs": true, ".php": true, ".ex": true, ".exs": true, ".pl": true, ".pm": true, ".c": true, ".cc": true, ".cpp": true, ".h": true}
 
+// A path can also be a request's path, not a file: after an HTTP method ("POST /v1/notify"),
+// before a protocol version ("… HTTP/1.1"), as the value of a path/uri/route field, or under a
+// root only web APIs use (/api/, /v1/, /healthz).
+var (
+	methodBefore  = regexp.MustCompile(`(?i)\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+["']?$`)
+	requestField  = regexp.MustCompile(`(?i)\b(?:path|uri|url|route|endpoint|request_uri|request_path|location)["']?\s*[=:]\s*["']?$`)
+	protocolAfter = regexp.MustCompile(`^\s+HTTP/\d`)
+	webRoot       = regexp.MustCompile(`^/(?:api|apis|v\d+(?:alpha\d*|beta\d*)?|healthz?|readyz|livez|graphql|rpc)(?:/|$)`)
+)
+
+// requestPath reports whether path p, preceded in its line by before and followed by rest, is
+// the path of an HTTP request.
+func requestPath(p, before, rest string) bool {
+	if len(before) > 40 {
+		before = before[len(before)-40:]
+	}
+	return methodBefore.MatchString(before) || requestField.MatchString(before) || protocolAfter.MatchString(rest) || webRoot.MatchString(p) || strings.HasPrefix(rest, "?")
+}
+
 // codeLocation reports whether path p, followed in its line by rest, is a place in code.
 func codeLocation(p, rest string) bool {
 	if lineNumberAfter.MatchString(rest) && sourceExt[strings.ToLower(path.Ext(p))] {

@@ -412,7 +412,7 @@ func (c *Clue) addEntities(line string) {
 	}
 	for _, m := range pathRe.FindAllStringSubmatchIndex(line, 4) {
 		p := strings.TrimRight(line[m[2]:m[3]], ".,:;")
-		if codeLocation(p, line[m[3]:]) {
+		if codeLocation(p, line[m[3]:]) || requestPath(p, line[:m[2]], line[m[3]:]) {
 			continue
 		}
 		if len(p) <= 256 && len(c.Paths) < maxEntities && !containsStr(c.Paths, p) {
