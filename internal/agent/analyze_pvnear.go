@@ -125,7 +125,7 @@ func volumeModeOf(m *corev1.PersistentVolumeMode) corev1.PersistentVolumeMode {
 // explainNearMiss records the finding for the closest volume that misses the claim; false
 // when no volume is a near miss (or the volumes cannot be read).
 func explainNearMiss(ctx context.Context, e *env, pvc *corev1.PersistentVolumeClaim, class string, cref ObjectRef, evIDs []string, facts map[string]string) bool {
-	pvs, _, err := listAs[*corev1.PersistentVolume](ctx, e, "PersistentVolume", tools.ListOptions{Max: 500})
+	pvs, err := listOnce[*corev1.PersistentVolume](ctx, e, "PersistentVolume", maxPVList)
 	if err != nil {
 		return false
 	}

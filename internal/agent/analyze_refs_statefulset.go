@@ -44,7 +44,7 @@ func (e *env) statefulSetRefs(ctx context.Context, idx *refIndex, u *templateUse
 // no dangling reference. A Pending claim of such a class is explained by the volume that
 // almost serves it (explainNearMiss), not here.
 func (e *env) staticClass(ctx context.Context, class string) bool {
-	pvs, err := listOnce[*corev1.PersistentVolume](ctx, e, "PersistentVolume", maxStaticPVList)
+	pvs, err := listOnce[*corev1.PersistentVolume](ctx, e, "PersistentVolume", maxPVList)
 	if err != nil {
 		return false
 	}
@@ -56,5 +56,6 @@ func (e *env) staticClass(ctx context.Context, class string) bool {
 	return false
 }
 
-// maxStaticPVList bounds the volumes read to tell a static class from a missing one.
-const maxStaticPVList = 500
+// maxPVList bounds the PersistentVolumes a task reads, once: a Pending claim's checks (a
+// volume that serves it, the one that almost does, a static class) share the list.
+const maxPVList = 500

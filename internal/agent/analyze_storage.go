@@ -174,7 +174,7 @@ func isInTreeProvisioner(p string) bool {
 
 // pvAvailable reports whether an Available PV could satisfy the claim (class, size, modes).
 func pvAvailable(ctx context.Context, e *env, pvc *corev1.PersistentVolumeClaim, class string) (bool, error) {
-	pvs, _, err := listAs[*corev1.PersistentVolume](ctx, e, "PersistentVolume", tools.ListOptions{Max: 500})
+	pvs, err := listOnce[*corev1.PersistentVolume](ctx, e, "PersistentVolume", maxPVList)
 	if err != nil {
 		return false, err
 	}
@@ -209,7 +209,7 @@ func modesCovered(have, want []corev1.PersistentVolumeAccessMode) bool {
 
 // staticClaim explains a pending claim of a no-provisioner class.
 func staticClaim(ctx context.Context, e *env, pvc *corev1.PersistentVolumeClaim, class string, cref ObjectRef, evIDs []string, facts map[string]string) error {
-	pvs, _, err := listAs[*corev1.PersistentVolume](ctx, e, "PersistentVolume", tools.ListOptions{Max: 500})
+	pvs, err := listOnce[*corev1.PersistentVolume](ctx, e, "PersistentVolume", maxPVList)
 	if err != nil {
 		return err
 	}
