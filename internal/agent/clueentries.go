@@ -152,9 +152,10 @@ func headers(lines []string, scores []int, classes []ErrClass) {
 }
 
 // tracebacks reads Python tracebacks: the header and the lines between it and the exception
-// are frames, and the exception line that closes the traceback is its error.
+// are frames, and the exception line that closes the traceback is its error (unless it was
+// raised from the cause of an earlier traceback).
 func tracebacks(lines []string, scores []int, classes []ErrClass) {
-	in := false
+	in, caused := false, false
 	for i, l := range lines {
 		l = clipBytes(l, maxClueLineLen)
 		switch {
@@ -162,13 +163,20 @@ func tracebacks(lines []string, scores []int, classes []ErrClass) {
 			in = true
 			scores[i], classes[i] = -6, ErrNone
 		case pyChain.MatchString(l):
+			// "The above exception was the direct cause": the traceback that follows is a
+			// wrapper raised from the cause above it, which keeps its lead.
+			caused = strings.Contains(strings.ToLower(l), "direct cause")
 			scores[i], classes[i] = 0, ErrNone
 		case in && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")):
 			scores[i], classes[i] = -6, ErrNone
 		case in && strings.TrimSpace(l) != "":
 			in = false
-			if s, c := scoreLine(l, true); s+2 > scores[i] {
-				scores[i], classes[i] = s+2, c
+			bonus, wrapped := 2, caused
+			if wrapped {
+				bonus, caused = -wrapperDemotion, false
+			}
+			if s, c := scoreLine(l, true); s+bonus > scores[i] || wrapped {
+				scores[i], classes[i] = max(1, s+bonus), c
 				if c == ErrNone {
 					classes[i] = ErrGeneric
 				}

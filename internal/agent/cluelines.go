@@ -49,6 +49,7 @@ func contextScores(lines []string, scores []int, classes []ErrClass) {
 	tracebacks(lines, scores, classes)
 	headers(lines, scores, classes)
 	causeChains(lines, scores)
+	wrappers(lines, scores, classes)
 	entryContinuations(lines, scores, classes)
 	repeated(lines, scores)
 }
