@@ -18,12 +18,8 @@ package scenarios
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"math/big"
 	"time"
@@ -116,7 +112,7 @@ func (e *Env) createPodWebhook(ctx context.Context, name, svc string) error {
 // createExpiredTLSSecret creates a kubernetes.io/tls Secret whose self-signed certificate for
 // host expired on 2026-11-24 (valid for a year before), as a forgotten serving cert does.
 func (e *Env) createExpiredTLSSecret(ctx context.Context, name, host string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := newKey()
 	if err != nil {
 		return err
 	}
@@ -129,24 +125,7 @@ func (e *Env) createExpiredTLSSecret(ctx context.Context, name, host string) err
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return err
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return err
-	}
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Type:       corev1.SecretTypeTLS,
-		Data: map[string][]byte{
-			corev1.TLSCertKey:       pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-			corev1.TLSPrivateKeyKey: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}),
-		},
-	}
-	_, err = e.Client.CoreV1().Secrets(e.Namespace).Create(ctx, s, metav1.CreateOptions{})
-	return wrap("Secret", name, err)
+	return e.createTLSSecret(ctx, name, tmpl, key, key)
 }
 
 // createHeadless creates headless Service name selecting app=app on the named container port.

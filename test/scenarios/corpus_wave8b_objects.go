@@ -18,12 +18,8 @@ package scenarios
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"math/big"
 	"time"
 
@@ -134,11 +130,11 @@ func (e *Env) w8bSecretBytes(ctx context.Context, name string, data map[string]s
 // host) was issued for one key while tls.key holds another: a renewal that replaced only the
 // certificate.
 func (e *Env) w8bMismatchedTLSSecret(ctx context.Context, name, host string) error {
-	issued, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	issued, err := newKey()
 	if err != nil {
 		return err
 	}
-	stale, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	stale, err := newKey()
 	if err != nil {
 		return err
 	}
@@ -152,29 +148,12 @@ func (e *Env) w8bMismatchedTLSSecret(ctx context.Context, name, host string) err
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &issued.PublicKey, issued)
-	if err != nil {
-		return err
-	}
-	kder, err := x509.MarshalECPrivateKey(stale)
-	if err != nil {
-		return err
-	}
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Type:       corev1.SecretTypeTLS,
-		Data: map[string][]byte{
-			corev1.TLSCertKey:       pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-			corev1.TLSPrivateKeyKey: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}),
-		},
-	}
-	_, err = e.Client.CoreV1().Secrets(e.Namespace).Create(ctx, s, metav1.CreateOptions{})
-	return wrap("Secret", name, err)
+	return e.createTLSSecret(ctx, name, tmpl, issued, stale)
 }
 
 // w8bCAPEM is the PEM of a self-signed root CA named cn, as a team's internal CA bundle holds.
 func w8bCAPEM(cn string) (string, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := newKey()
 	if err != nil {
 		return "", err
 	}
@@ -184,9 +163,6 @@ func w8bCAPEM(cn string) (string, error) {
 		NotBefore: now.Add(-365 * 24 * time.Hour), NotAfter: now.Add(9 * 365 * 24 * time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return "", err
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), nil
+	cert, err := selfSignedPEM(tmpl, key)
+	return string(cert), err
 }
