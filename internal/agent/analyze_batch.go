@@ -172,7 +172,7 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 			}
 			switch {
 			case clue.IsError():
-				detail += "; its error: " + quoteLine(clue.Line)
+				detail += "; its error: " + quoteClue(clue)
 				facts["errorLine"] = clue.Line
 			case len(lr.Lines) > 0:
 				detail += "; last log line: " + lr.Lines[len(lr.Lines)-1]

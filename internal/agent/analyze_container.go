@@ -223,7 +223,7 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	logSummary := "no log output available"
 	switch {
 	case clue.IsError():
-		logSummary = "the error it reports: " + quoteLine(clue.Line)
+		logSummary = "the error it reports: " + quoteClue(clue)
 	case len(lr.Lines) > 0:
 		logSummary = "last log line: " + lr.Lines[len(lr.Lines)-1]
 	case lr.Note != "":

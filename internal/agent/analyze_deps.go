@@ -62,7 +62,7 @@ func (d *depCheck) opening() string {
 	if d.clue.Line == "" {
 		return fmt.Sprintf("Container %s of pod %s %s", d.cs.Name, d.pc.pod.Name, d.symptom)
 	}
-	return fmt.Sprintf("Container %s of pod %s %s with %s", d.cs.Name, d.pc.pod.Name, d.symptom, quoteLine(d.clue.Line))
+	return fmt.Sprintf("Container %s of pod %s %s with %s", d.cs.Name, d.pc.pod.Name, d.symptom, quoteClue(d.clue))
 }
 
 // report records a finding about the consumer: Object is its pod, the culprit is where
@@ -140,6 +140,11 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 		}
 	}
 	if d.clue.Class == ErrPermission && pc.mountNotWritable(ctx, d) {
+		return true
+	}
+	// A second line names a setting the application lacks ("X is not set, using the
+	// default"): whatever the first line's family, the missing setting explains it.
+	if len(d.clue.alsoKeys) > 0 && networkClass(d.clue.Class) && pc.missingSettings(ctx, d) {
 		return true
 	}
 	switch d.clue.Class {

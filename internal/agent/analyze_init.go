@@ -88,7 +88,7 @@ func (pc *podCheck) initBlocked(ctx context.Context, cs corev1.ContainerStatus, 
 	}
 	said := ""
 	if clue.IsError() {
-		said = " Its log says " + quoteLine(clue.Line) + "."
+		said = " Its log says " + quoteClue(clue) + "."
 	}
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	f := Finding{Rule: "init-container-blocked", Confidence: conf, Object: pc.ref, Culprit: wl, Evidence: append([]string{pc.statusEv}, evIDs...),

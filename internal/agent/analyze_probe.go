@@ -84,7 +84,7 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		summary += probeTimeout(probe, g.Message, lr.Lines)
 		facts := map[string]string{"probe": pl}
 		if clue.IsError() {
-			summary += " Its log reports: " + quoteLine(clue.Line) + "."
+			summary += " Its log reports: " + quoteClue(clue) + "."
 			facts["errorLine"] = clue.Line
 		}
 		pc.find(ctx, rule, cs.Name, summary, ObjectRef{}, append([]string{ev}, evIDs...), facts)

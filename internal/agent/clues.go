@@ -98,6 +98,10 @@ type Clue struct {
 	known        int
 	// Migration is the migration version an error names, with its line (analyze_migration.go).
 	Migration, MigrationLine string
+	// Also is a second distinct line that adds a fact Line lacks (cluealso.go); alsoKeys are
+	// the setting names it adds to Keys.
+	Also     string
+	alsoKeys []string
 }
 
 // HostPort is a host named in the text, with the port when one was given.
@@ -366,6 +370,7 @@ func ExtractClues(lines []string) Clue {
 		c.addEntities(clipBytes(lines[i], maxClueLineLen))
 	}
 	c.contextHosts(lines, scores, best)
+	c.addAlso(lines, scores, classes, best)
 	return c
 }
 
