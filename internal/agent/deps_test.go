@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
+	"github.com/kubage/kubage/internal/tools"
 	fx "github.com/kubage/kubage/test/fixtures"
 	"github.com/kubage/kubage/test/vocabulary"
 )
@@ -65,11 +66,45 @@ func (b logBook) source() func(ctx context.Context, ns, pod string, o *corev1.Po
 // drive runs the brain's plan → investigate → judge loop (driveProgress) and summarizes.
 func drive(t *testing.T, e *agent.RuleEngine, s agent.Session) agent.Conclusion {
 	t.Helper()
-	c, err := e.Summarize(context.Background(), s, driveProgress(t, e, s))
+	p := driveProgress(t, e, s)
+	c, err := e.Summarize(context.Background(), s, p)
 	if err != nil {
 		t.Fatalf("summarize: %v", err)
 	}
+	checkNamedAffected(t, e, s, p, c)
 	return c
+}
+
+// checkNamedAffected is the invariant every driven session keeps, whichever rule fired: an
+// object of the cluster that a finding's (or the conclusion's) summary names as "Kind name"
+// is among its affected objects, where a user looks for what to change.
+func checkNamedAffected(t *testing.T, e *agent.RuleEngine, s agent.Session, p agent.Progress, c agent.Conclusion) {
+	t.Helper()
+	cl := tools.NewClient(e.Client, tools.Scope{Namespace: s.Namespace})
+	exists := func(kind, name string) bool {
+		_, _, err := cl.Get(context.Background(), kind, name)
+		return err == nil
+	}
+	check := func(what, summary string, refs []agent.ObjectRef) {
+		have := map[string]bool{}
+		for _, r := range refs {
+			have[r.Kind+"/"+r.Name] = true
+		}
+		for _, r := range agent.SummaryRefs(summary, exists) {
+			if !have[r.Kind+"/"+r.Name] {
+				t.Errorf("%s names %s/%s, not in its affected objects %v: %s", what, r.Kind, r.Name, refs, summary)
+			}
+		}
+	}
+	for _, res := range p.Results {
+		for _, f := range res.Findings {
+			check("finding "+f.Rule, f.Summary, append([]agent.ObjectRef{f.Object, f.Culprit}, f.Affected...))
+		}
+	}
+	// A conclusion that found nothing names what it examined, not a place to fix.
+	if c.RootCause.Category != "NoProblemFound" && len(c.RootCause.AffectedObjects) < agent.MaxAffected {
+		check("root cause "+c.RootCause.Rule, c.RootCause.Summary, c.RootCause.AffectedObjects)
+	}
 }
 
 // app is a Deployment with its ReplicaSet and n pods; spec and pod mutate them.

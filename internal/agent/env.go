@@ -56,6 +56,8 @@ type env struct {
 	nodes map[string]*corev1.Node
 	// reasons are the reasons Kubernetes reported behind each evidence id (reasons.go).
 	reasons map[string][]string
+	// known are the objects the task read, "kind/name" (summaryrefs.go).
+	known map[string]bool
 }
 
 func (e *env) record(tool, args string, err error) error {
@@ -107,6 +109,7 @@ func (e *env) get(ctx context.Context, kind, name string) (runtime.Object, error
 		return nil, err
 	}
 	e.cache[key] = o
+	e.noteKnown(kind, o)
 	if n, ok := o.(*corev1.Node); ok {
 		e.noteNodes(n)
 	}
@@ -134,6 +137,7 @@ func listAs[T runtime.Object](ctx context.Context, e *env, kind string, opts too
 	if ns, ok := any(out).([]*corev1.Node); ok {
 		e.noteNodes(ns...)
 	}
+	noteKnownList(e, kind, out)
 	args := kind
 	if opts.LabelSelector != "" {
 		args += " -l " + opts.LabelSelector
@@ -287,6 +291,7 @@ func (e *env) find(f Finding) {
 		f.Culprit.Namespace = e.s.Namespace
 	}
 	f.Affected = append(f.Affected, e.blamedNodes(f)...)
+	f = e.withSummaryRefs(f)
 	if rs := e.reasonsOf(f.Evidence); len(rs) > 0 {
 		if f.Facts == nil {
 			f.Facts = map[string]string{}
