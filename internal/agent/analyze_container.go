@@ -266,6 +266,10 @@ func (pc *podCheck) textClues(ctx context.Context, container, termMsg string, lr
 	// carries an error, it wins over the log tail for what the summary quotes.
 	clue := termClue(termMsg)
 	logClue := ExtractClues(textLines(lr))
+	if pc.lines == nil {
+		pc.lines = map[string][]string{}
+	}
+	pc.lines[container] = textLines(lr)
 	logBest := logClue // what the log itself says, for its evidence
 	switch {
 	case !clue.IsError():

@@ -118,7 +118,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) {
 		return true
 	}
-	if pc.protocolMismatch(ctx, d) || pc.serviceLinkCollision(ctx, d) || pc.advertisedLoopback(ctx, d) || pc.serverSettingNamed(ctx, d) {
+	if pc.protocolMismatch(ctx, d) || pc.serviceLinkCollision(ctx, d) || pc.advertisedLoopback(ctx, d) || pc.loopbackDefault(ctx, d) || pc.serverSettingNamed(ctx, d) {
 		return true
 	}
 	switch d.clue.Class {

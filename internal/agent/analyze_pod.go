@@ -191,6 +191,9 @@ type podCheck struct {
 	statusEv string
 	evs      []tools.EventGroup
 	loaded   bool
+	// lines are the log lines each container's clue was read from (textClues), for the
+	// checks that look past the clue's own line.
+	lines map[string][]string
 }
 
 func (pc *podCheck) events(ctx context.Context) []tools.EventGroup {

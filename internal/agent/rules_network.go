@@ -112,6 +112,11 @@ func init() {
 		Signals:    "localhost:PORT or 127.0.0.1:PORT in the client's error line while its own configuration names a Service; that value in the settings of the Service's backend pods (advertised listeners, announce or publish host)",
 		Actions:    []ActionTemplate{{Description: "Advertise the Service's or the pod's DNS name in {key} of {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "dependency-default-address", Category: "DependencyDefaultAddress", Confidence: 84,
+		Title:      "the application calls a dependency on its own loopback address: the setting meant to point it at the server is missing, misnamed or says localhost",
+		Signals:    "127.0.0.1:PORT, localhost:PORT or ::1 in the client's error line while no container of its pod listens on PORT; the settings it looks for ('X is not set'), the connection settings it is given (names and URL schemes of that port's server) and the Service exposing PORT",
+		Actions:    []ActionTemplate{{Description: "Set {key} to the Service's address in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "provider-setting-limit", Category: "ProviderSettingLimit", Confidence: 82,
 		Title:      "the server the application calls refuses work because of a limit in its own configuration",
 		Signals:    "a server setting quoted in the client's error line ('maxmemory', 'max_allowed_packet', [cluster.max_shards_per_node]); that setting in a ConfigMap mounted by, or an env of, the backend pods of the Service the client is configured with",

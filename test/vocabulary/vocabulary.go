@@ -98,6 +98,7 @@ var Vocabulary = map[string][]string{
 	"dependency-protocol-mismatch":  {"TLS|HTTPS|https", "scheme"},
 	"service-link-collision":        {"enableServiceLinks", "Service"},
 	"server-advertises-loopback":    {"localhost|127.0.0.1", "Service"},
+	"dependency-default-address":    {"loopback", "default"},
 	// The catalogue of well-known errors (internal/agent/knownerrors.go).
 	"single-writer-store-shared": {"SQLite", "replicas|ReadWriteMany"},
 	"pooler-transaction-mode":    {"pool_mode|POOL_MODE", "prepared statement"},
