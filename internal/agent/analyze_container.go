@@ -240,6 +240,7 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	} else {
 		summary = fmt.Sprintf("Container %s of pod %s is in CrashLoopBackOff: restarted %d time(s), last exit code %d (%s: %s); %s.", cs.Name, pc.pod.Name, cs.RestartCount, exit, reason, ExitMeaning(exit), logSummary)
 	}
+	summary += pc.connectionNote(ctx, spec, clue, summary)
 	facts := map[string]string{"exitCode": fmt.Sprint(exit), "exitMeaning": ExitMeaning(exit), "restarts": fmt.Sprint(cs.RestartCount),
 		"logTail": strings.Join(lastLines(lr.Lines, 5), " | "), "errorLine": clue.Line}
 	wl := pc.e.workloadOf(ctx, pc.pod)

@@ -77,6 +77,7 @@ func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit Ob
 		culprit = wl
 	}
 	affected := mergeRefs(extra, []ObjectRef{wl, pc.ref})
+	summary += pc.connectionNote(ctx, d.spec, d.clue, summary)
 	f := Finding{Rule: rule, Confidence: conf, Object: pc.ref, Culprit: culprit, Summary: summary, Follow: follow,
 		Affected: affected, Evidence: append([]string{pc.statusEv}, d.evIDs...),
 		Facts: pc.facts(ctx, d.cs.Name, facts)}

@@ -85,6 +85,7 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		facts := map[string]string{"probe": pl}
 		if clue.IsError() {
 			summary += " Its log reports: " + quoteClue(clue) + "."
+			summary += pc.connectionNote(ctx, spec, clue, summary)
 			facts["errorLine"] = clue.Line
 		}
 		pc.find(ctx, rule, cs.Name, summary, ObjectRef{}, append([]string{ev}, evIDs...), facts)

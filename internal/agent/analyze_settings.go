@@ -425,6 +425,11 @@ func (pc *podCheck) credentials(ctx context.Context, d *depCheck) bool {
 		target = " by " + d.clue.Hosts[0].String()
 	}
 	if best == nil {
+		if s, user := pc.credentialSetting(ctx, d, wl); s != nil {
+			d.report(ctx, "dependency-auth-failed", 0, s.ref, fmt.Sprintf("%s: its credentials are rejected%s; it takes none from a Secret, and logs in as user %s, which %s gives it. Fix the user and password there (or the server's users for it), then restart %s %s.",
+				d.opening(), target, user, s.say(), wl.Kind, wl.Name), nil, []ObjectRef{s.ref}, map[string]string{"key": s.name, "sourceResource": kubectlResource(s.ref)})
+			return true
+		}
 		d.report(ctx, "dependency-auth-failed", 60, wl, fmt.Sprintf("%s: its credentials are rejected%s, and it takes none from a Secret; check the credentials configured in %s %s.", d.opening(), target, wl.Kind, wl.Name),
 			nil, nil, map[string]string{"sourceResource": kubectlResource(wl)})
 		return true

@@ -17,7 +17,11 @@ limitations under the License.
 package agent
 
 import (
+	"context"
+	"regexp"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A client's connection to a dependency is configured by a handful of settings whose
@@ -159,4 +163,135 @@ func saySettings(l []configSetting) string {
 		parts = append(parts, s.say())
 	}
 	return strings.Join(parts, "; ")
+}
+
+// genericServerWords name no one kind of server ("database is locked" says nothing of Postgres).
+var genericServerWords = map[string]bool{"database": true, "db": true, "sql": true, "cache": true, "search": true, "es": true,
+	"mq": true, "s3": true, "broker": true, "brokers": true, "bootstrap": true}
+
+// serverPortsIn are the well-known ports of the servers a line names by word or URL scheme
+// ("sqlalchemy.dialects:postgres", "amqp://", "MongoServerError", "jdbc:mysql").
+func serverPortsIn(line string) []string {
+	words := map[string]bool{}
+	for _, w := range nameWordsOf(line) {
+		words[w] = true
+	}
+	var out []string
+	for _, port := range sortedKeys(portWords) {
+		for _, w := range portWords[port] {
+			if !genericServerWords[w] && words[w] {
+				out = append(out, port)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// dependencyClass reports an error about talking to another server: the connection, its
+// credentials, its TLS, its limits, or a line that names a kind of server.
+func dependencyClass(c Clue) bool {
+	switch {
+	case !c.IsError():
+		return false
+	case networkClass(c.Class), c.Class == ErrAuth, c.Class == ErrTLS, c.Class == ErrLimit:
+		return true
+	}
+	return len(serverPortsIn(c.Line)) > 0
+}
+
+// maxNotedSummary bounds a summary that gets a connection note: the note must not push the
+// mechanism's words out of the clipped conclusion.
+const maxNotedSummary = 850
+
+// connectionNote is the sentence that names the client's settings for the dependency its error
+// is about (by host, port and kind of server), for a summary that does not name them yet:
+// they are where a wrong address, scheme, option or user is fixed, and naming their object
+// puts it among the affected objects (summaryrefs.go).
+func (pc *podCheck) connectionNote(ctx context.Context, spec corev1.Container, clue Clue, summary string) string {
+	if !clue.IsError() || len(summary) > maxNotedSummary {
+		return ""
+	}
+	if !dependencyClass(clue) && len(serverPortsIn(strings.Join(linesAfter(pc.lines[spec.Name], clue.Line, 4), " "))) == 0 {
+		return ""
+	}
+	// The frames under the line name the driver ("at com.mysql.cj.jdbc...", "File
+	// \".../psycopg2/...\"") when the line itself only says what went wrong.
+	ports := serverPortsIn(clue.Line + " " + strings.Join(linesAfter(pc.lines[spec.Name], clue.Line, 4), " "))
+	host := ""
+	for _, h := range clue.Hosts {
+		if !h.Weak && host == "" {
+			host = h.Host
+		}
+		if h.Port != "" && !containsStr(ports, h.Port) {
+			ports = append(ports, h.Port)
+		}
+	}
+	if host == "" && len(ports) == 0 {
+		return ""
+	}
+	if len(ports) == 0 {
+		ports = []string{""}
+	}
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	settings := pc.e.configSettings(ctx, pc.pod, spec, wl)
+	best, top := 0, []configSetting(nil)
+	for _, port := range ports {
+		l := connectionSettings(settings, host, port, 2)
+		if len(l) > 0 && connectionScore(l[0], host, port) > best {
+			best, top = connectionScore(l[0], host, port), l
+		}
+	}
+	var named []configSetting
+	for _, s := range top {
+		if !strings.Contains(summary, s.name) {
+			named = append(named, s)
+		}
+	}
+	if best < 5 || len(named) == 0 {
+		return ""
+	}
+	note := " The client's settings for that connection: " + saySettings(named) + "."
+	if len(summary)+len(note) > maxNotedSummary+150 {
+		return ""
+	}
+	return note
+}
+
+// linesAfter are up to n lines that follow line in lines (its stack frames, its causes).
+func linesAfter(lines []string, line string, n int) []string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i] == line || strings.Contains(line, lines[i]) && len(lines[i]) > 20 {
+			return lines[i+1 : min(len(lines), i+1+n)]
+		}
+	}
+	return nil
+}
+
+// urlUser is the user of a URL's user info ("amqp://guest:guest@mq:5672").
+var urlUser = regexp.MustCompile(`^[a-z][a-z0-9+.-]*://([^:/@\s]+)(?::[^@/\s]*)?@`)
+
+// credentialSetting is the setting, other than a Secret, that gives the client the user it
+// logs in with to the dependency its error names: a connection URL with user info, or a
+// plain user setting of that server.
+func (pc *podCheck) credentialSetting(ctx context.Context, d *depCheck, wl ObjectRef) (*configSetting, string) {
+	settings := pc.e.configSettings(ctx, pc.pod, d.spec, wl)
+	host, port := "", ""
+	for _, h := range d.clue.Hosts {
+		if host == "" {
+			host, port = h.Host, h.Port
+		}
+	}
+	for _, cs := range connectionSettings(settings, host, port, 4) {
+		if m := urlUser.FindStringSubmatch(strings.ToLower(cs.value)); m != nil && !cs.secret {
+			return &cs, m[1]
+		}
+	}
+	for _, cs := range settings {
+		w := nameWordsOf(cs.name)
+		if !cs.secret && cs.value != "" && len(w) > 1 && (w[len(w)-1] == "user" || w[len(w)-1] == "username") && connectionScore(configSetting{name: strings.Join(w[:len(w)-1], "_") + "_host"}, host, port) > 0 {
+			return &cs, cs.value
+		}
+	}
+	return nil, ""
 }

@@ -129,8 +129,12 @@ func (c configSetting) say() string {
 	if c.secret {
 		return c.name + " in " + c.where
 	}
-	return c.name + " = " + c.value + " in " + c.where
+	return c.name + " = " + urlPassword.ReplaceAllString(c.value, "$1:***@") + " in " + c.where
 }
+
+// urlPassword is the password of a URL's user info ("amqp://user:pass@host"), masked in what
+// a summary quotes even from a ConfigMap.
+var urlPassword = regexp.MustCompile(`(://[^:/@\s]+):[^@/\s]+@`)
 
 // commandWords is the container's command line split into words, shell scripts too
 // ("sh -c 'exec celery worker -c 2'" gives celery, worker, -c, 2).
