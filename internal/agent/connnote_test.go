@@ -71,7 +71,7 @@ func TestConnectionSettingsNamed(t *testing.T) {
 				o := app("ledger", 1, envFrom("ledger-runtime"), crashing)
 				return append(o, cmWith("ledger-runtime", "JAVA_OPTS", "-Xmx512m", "SPRING_DATASOURCE_URL", "jdbc:mysql://ledger-db:3306/ledger?useSSL=false"), fx.Node("node-1"))
 			},
-			logs: logBook{"ledger-": "Caused by: java.sql.SQLNonTransientConnectionException: Public Key Retrieval is not allowed\n\tat com.mysql.cj.jdbc.exceptions.SQLError.createSQLException(SQLError.java:111)\n\tat com.mysql.cj.jdbc.ConnectionImpl.createNewIO(ConnectionImpl.java:828)\n"},
+			logs:     logBook{"ledger-": "Caused by: java.sql.SQLNonTransientConnectionException: Public Key Retrieval is not allowed\n\tat com.mysql.cj.jdbc.exceptions.SQLError.createSQLException(SQLError.java:111)\n\tat com.mysql.cj.jdbc.ConnectionImpl.createNewIO(ConnectionImpl.java:828)\n"},
 			affected: "ConfigMap/ledger-runtime", terms: []string{"SPRING_DATASOURCE_URL = jdbc:mysql://ledger-db:3306/ledger?useSSL=false", "Public Key Retrieval"}},
 	}
 	for _, tc := range cases {
