@@ -108,7 +108,7 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	}
 	// Last, the tokens the error quotes, matched against the objects and configuration the
 	// workload is given (analyze_tokens.go, analyze_namedobject.go).
-	return d.clue.IsError() && (pc.namedObjectKey(ctx, d) || pc.tokenInConfig(ctx, d))
+	return d.clue.IsError() && (pc.namedObjectKey(ctx, d) || pc.tokenInConfig(ctx, d) || pc.settingEchoed(ctx, d, false))
 }
 
 // followText follows what the clue itself names.
@@ -119,7 +119,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) {
 		return true
 	}
-	if pc.protocolMismatch(ctx, d) || pc.serviceLinkCollision(ctx, d) || pc.advertisedLoopback(ctx, d) || pc.loopbackDefault(ctx, d) || pc.serverSettingNamed(ctx, d) {
+	if pc.protocolMismatch(ctx, d) || pc.serviceLinkCollision(ctx, d) || pc.advertisedLoopback(ctx, d) || pc.loopbackDefault(ctx, d) || pc.serverSettingNamed(ctx, d) || pc.settingEchoed(ctx, d, true) {
 		return true
 	}
 	switch d.clue.Class {

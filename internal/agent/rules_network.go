@@ -117,9 +117,14 @@ func init() {
 		Signals:    "127.0.0.1:PORT, localhost:PORT or ::1 in the client's error line while no container of its pod listens on PORT; the settings it looks for ('X is not set'), the connection settings it is given (names and URL schemes of that port's server) and the Service exposing PORT",
 		Actions:    []ActionTemplate{{Description: "Set {key} to the Service's address in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "config-setting-named", Category: "ConfigSettingNamed", Confidence: 80,
+		Title:      "the application's error names one of its own settings, whose value explains it",
+		Signals:    "the words of the container's error line (snake_case, camelCase and dotted names split, 'too many' read as max) matching distinctively the name of a setting in its env, the ConfigMaps it loads or mounts (file keys and their lines) or its arguments",
+		Actions:    []ActionTemplate{{Description: "Change {key} in {sourceResource}, then restart the workload", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "provider-setting-limit", Category: "ProviderSettingLimit", Confidence: 82,
 		Title:      "the server the application calls refuses work because of a limit in its own configuration",
-		Signals:    "a server setting quoted in the client's error line ('maxmemory', 'max_allowed_packet', [cluster.max_shards_per_node]); that setting in a ConfigMap mounted by, or an env of, the backend pods of the Service the client is configured with",
+		Signals:    "a server setting quoted or echoed in the client's error line ('maxmemory', 'max_allowed_packet', [cluster.max_shards_per_node], 'ingestion rate' for ingestion_rate_mb, a pg_hba.conf file); that setting in a ConfigMap mounted by, or an env of, the backend pods of the Service the client is configured with",
 		Actions:    []ActionTemplate{{Description: "Raise or change {key} in {sourceResource}, then restart the server", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-port-mismatch", Category: "DependencyPortMismatch", Confidence: 85,

@@ -99,6 +99,7 @@ var Vocabulary = map[string][]string{
 	"service-link-collision":        {"enableServiceLinks", "Service"},
 	"server-advertises-loopback":    {"localhost|127.0.0.1", "Service"},
 	"dependency-default-address":    {"loopback", "default"},
+	"config-setting-named":          {"setting", "the error names"},
 	// The catalogue of well-known errors (internal/agent/knownerrors.go).
 	"single-writer-store-shared": {"SQLite", "replicas|ReadWriteMany"},
 	"pooler-transaction-mode":    {"pool_mode|POOL_MODE", "prepared statement"},

@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// An error whose words name a setting (not quoted, in its own spelling) is matched against
+// the settings of the failing container and of the server behind the Service it calls; the
+// setting echoed is quoted with its value as where the fix is.
+func TestSettingEchoedByTheError(t *testing.T) {
+	mountCM := func(cm, path string) func(*corev1.PodSpec) {
+		return func(s *corev1.PodSpec) {
+			s.Volumes = append(s.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}}}})
+			s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: path})
+		}
+	}
+	both := func(fs ...func(*corev1.PodSpec)) func(*corev1.PodSpec) {
+		return func(s *corev1.PodSpec) {
+			for _, f := range fs {
+				f(s)
+			}
+		}
+	}
+	runDepCases(t, []depCase{
+		{name: "Postgres refuses the client's address: the server's mounted pg_hba.conf", problem: "billing cannot reach its database",
+			objs: func() []runtime.Object {
+				o := app("billing", 1, withEnv("DATABASE_URL", "postgres://billing@billing-db:5432/billing?sslmode=disable"), crashing)
+				o = append(o, app("billing-db", 1, mountCM("billing-db-hba", "/etc/postgresql/hba"), nil)...)
+				o = append(o, cmWith("billing-db-hba", "pg_hba.conf", "# TYPE DATABASE USER ADDRESS METHOD\nlocal all all trust\nhost all all 192.168.0.0/16 scram-sha-256\n"))
+				return append(o, svcAt("billing-db", "10.96.0.60", map[string]string{"app": "billing-db"}, 5432), fx.Node("node-1"))
+			},
+			logs: logBook{"billing-": "{\"level\":\"fatal\",\"msg\":\"connect\",\"error\":\"failed to connect to `host=billing-db user=billing database=billing`: server error (FATAL: no pg_hba.conf entry for host \\\"10.244.1.7\\\", user \\\"billing\\\", database \\\"billing\\\", no encryption (SQLSTATE 28000))\"}\n", "billing-db-": "LOG:  database system is ready to accept connections\n"},
+			rule: "provider-setting-limit", culprit: "ConfigMap/billing-db-hba", affected: []string{"Service/billing-db"},
+			terms: []string{"pg_hba.conf", "192.168.0.0/16"}},
+		{name: "a metrics store refuses pushes over its own per-user series limit, spelt in other words", problem: "metrics are missing",
+			objs: func() []runtime.Object {
+				o := app("metrics-store", 1, both(mountCM("metrics-store-config", "/etc/store"), func(s *corev1.PodSpec) { s.Containers[0].Args = []string{"-config.file=/etc/store/config.yaml"} }), nil)
+				return append(o, cmWith("metrics-store-config", "config.yaml", "server:\n  http_listen_port: 8080\nlimits:\n  ingestion_burst_size: 20000\n  max_global_series_per_user: 150000\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"metrics-store-": "level=warn ts=2026-11-27T10:00:00Z caller=push.go:53 msg=\"push refused\" err=\"per-user series limit of 150000 exceeded, please contact administrator to raise it\"\nlevel=warn ts=2026-11-27T10:00:05Z caller=push.go:53 msg=\"push refused\" err=\"per-user series limit of 150000 exceeded, please contact administrator to raise it\"\n"},
+			rule: "config-setting-named", culprit: "ConfigMap/metrics-store-config", terms: []string{"max_global_series_per_user = 150000"}},
+		{name: "nginx refuses an upload larger than its own body size setting", problem: "uploads fail",
+			objs: func() []runtime.Object {
+				o := app("edge", 1, mountCM("edge-nginx", "/etc/nginx/conf.d"), nil)
+				return append(o, cmWith("edge-nginx", "site.conf", "server {\n    listen 8080;\n    client_max_body_size 1m;\n    location / { proxy_pass http://files:8080; }\n}\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"edge-": "2026/11/27 10:00:00 [error] 29#29: *1 client intended to send too large body: 5242880 bytes, client: 10.244.0.9, server: _, request: \"POST /upload HTTP/1.1\"\n2026/11/27 10:00:09 [error] 29#29: *7 client intended to send too large body: 7340032 bytes, client: 10.244.0.9, server: _, request: \"POST /upload HTTP/1.1\"\n"},
+			rule: "config-setting-named", culprit: "ConfigMap/edge-nginx", terms: []string{"client_max_body_size = 1m"}},
+		{name: "words shared with a setting's name by chance do not make it the cause", problem: "reports are wrong",
+			objs: func() []runtime.Object {
+				return append(app("reporter", 1, withEnv("TEMPLATE_DIR", "/templates", "RENDER_WORKERS", "2"), nil), fx.Node("node-1"))
+			},
+			logs: logBook{"reporter-": "ERROR template render failed: missing key user_name in invoice.tmpl\nERROR template render failed: missing key user_name in invoice.tmpl\n"},
+			rule: "app-error-logged", culprit: "Deployment/reporter", terms: []string{"user_name"}},
+	})
+}
