@@ -54,11 +54,18 @@ func (pc *podCheck) quietConfig(ctx context.Context, d *depCheck) bool {
 	return pc.optionalRefsMissing(ctx, &dd) || pc.downwardUnits(ctx, &dd) || pc.invalidConfigFiles(ctx, &dd) || pc.readOnlyScratch(ctx, &dd)
 }
 
-// commandPaths are the absolute paths the container's command and arguments name that lie
-// inside a ConfigMap or Secret volume it mounts (at most 3).
+// commandPaths are the absolute paths the container's command, arguments and literal env
+// values (CONFIG_FILE=/etc/app/app.yaml, AWS_SHARED_CREDENTIALS_FILE=/creds/cloud) name that
+// lie inside a ConfigMap or Secret volume it mounts (at most 3).
 func commandPaths(c corev1.Container, p *corev1.Pod) []string {
 	var out []string
-	for _, a := range commandLine(c) {
+	words := commandLine(c)
+	for _, ev := range c.Env {
+		if ev.ValueFrom == nil && strings.HasPrefix(ev.Value, "/") {
+			words = append(words, ev.Value)
+		}
+	}
+	for _, a := range words {
 		for _, f := range strings.FieldsFunc(a, func(r rune) bool { return r == ' ' || r == '=' || r == ',' || r == ';' || r == '"' || r == '\'' }) {
 			if len(out) >= 3 || !strings.HasPrefix(f, "/") || len(f) > 512 || path.Clean(f) != f {
 				continue
