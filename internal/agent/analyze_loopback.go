@@ -84,6 +84,9 @@ func (pc *podCheck) loopbackDefault(ctx context.Context, d *depCheck) bool {
 	if !networkClass(d.clue.Class) && d.clue.Class != ErrGeneric {
 		return false
 	}
+	if len(d.clue.alsoKeys) > 0 && networkClass(d.clue.Class) {
+		return false // a line names the setting that is not set: missingSettings says so
+	}
 	line := d.clue.Line
 	addr, port := loopbackTarget(line)
 	if port == "" {
@@ -122,7 +125,7 @@ func (pc *podCheck) loopbackDefault(ctx context.Context, d *depCheck) bool {
 	// the loopback address came from somewhere else (a server that advertises it).
 	var missing []string
 	for _, k := range append(d.clue.Keys, unsetNames(pc.lines[d.cs.Name])...) {
-		if connectionScore(configSetting{name: k}, "", port) > 0 && !settingGiven(settings, k) && len(missing) < 2 {
+		if connectionScore(configSetting{name: k}, "", port) > 0 && !settingGiven(settings, k) && !containsStr(missing, k) && len(missing) < 2 {
 			missing = append(missing, k)
 		}
 	}

@@ -39,15 +39,24 @@ func TestLoopbackDefaultAddress(t *testing.T) {
 		}
 	}
 	runDepCases(t, []depCase{
-		{name: "Python on Postgres: DATABASE_URL unset, DB_HOST/DB_PORT given in the ConfigMap it loads", problem: "ledger-sync keeps restarting",
+		{name: "Python on Postgres: a log line says DATABASE_URL is unset (the missing-setting check answers)", problem: "ledger-sync keeps restarting",
 			objs: func() []runtime.Object {
 				o := app("ledger-sync", 1, envFrom("ledger-sync-settings"), crashing)
 				o = append(o, cmWith("ledger-sync-settings", "DB_HOST", "ledger-postgres", "DB_PORT", "5432", "LOG_LEVEL", "info"))
 				return append(append(o, server("ledger-postgres", 5432)...), fx.Node("node-1"))
 			},
 			logs: logBook{"ledger-sync-": "WARNING settings: DATABASE_URL not set, defaulting to postgresql://localhost/ledger\nTraceback (most recent call last):\npsycopg.OperationalError: connection to server at \"localhost\" (::1), port 5432 failed: Connection refused\n"},
+			rule: "config-value-missing", culprit: "ConfigMap/ledger-sync-settings", affected: []string{"Deployment/ledger-sync"},
+			terms: []string{"DATABASE_URL", "5432"}},
+		{name: "Python on Postgres: DB_HOST/DB_PORT given, the client reads another name and says nothing of it", problem: "ledger-sync keeps restarting",
+			objs: func() []runtime.Object {
+				o := app("ledger-sync", 1, envFrom("ledger-sync-settings"), crashing)
+				o = append(o, cmWith("ledger-sync-settings", "DB_HOST", "ledger-postgres", "DB_PORT", "5432", "LOG_LEVEL", "info"))
+				return append(append(o, server("ledger-postgres", 5432)...), fx.Node("node-1"))
+			},
+			logs: logBook{"ledger-sync-": "Traceback (most recent call last):\npsycopg.OperationalError: connection to server at \"localhost\" (::1), port 5432 failed: Connection refused\n"},
 			rule: "dependency-default-address", culprit: "ConfigMap/ledger-sync-settings", affected: []string{"Service/ledger-postgres", "Deployment/ledger-sync"},
-			terms: []string{"DATABASE_URL", "DB_HOST", "localhost port 5432", "ledger-postgres:5432"}},
+			terms: []string{"DB_HOST = ledger-postgres", "localhost port 5432", "ledger-postgres:5432"}},
 		{name: "Go on AMQP: the env itself says localhost, dialled over [::1]", problem: "mailer is down",
 			objs: func() []runtime.Object {
 				o := app("mailer", 1, withEnv("AMQP_ADDR", "amqp://localhost:5672/mail", "SMTP_RELAY", "relay.example.net:25"), crashing)
