@@ -68,6 +68,9 @@ func All() []*Scenario {
 	out = append(out, wave8aScenarios()...)
 	out = append(out, wave8bScenarios()...)
 	out = append(out, wave8cScenarios()...)
+	out = append(out, wave9aScenarios()...)
+	out = append(out, wave9bScenarios()...)
+	out = append(out, wave9cScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}

@@ -21,9 +21,39 @@ package scenarios
 // skips their assertion; delete a line once the engine hits, and the spec asserts it again.
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
+	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
+	"ledger-api-pg-hba-pod-network":            "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
+	"notify-api-redis-rdb-permission-denied":   "config-file-missing on Deployment notify-api: reads the URL /v1/notifications in the MISCONF line as a missing file; redis' 'Failed opening the temp RDB file ... Permission denied' and StatefulSet notify-redis (uid 1001, no fsGroup) are not named",
+	"orders-mysql8-public-key-retrieval":       "crash-loop on Deployment orders-service quoting the Spring 'Exception encountered during context initialization' WARN line; 'Public Key Retrieval is not allowed' and the ConfigMap's JDBC URL without allowPublicKeyRetrieval are not named",
+	"catalog-fastapi-mongo-authsource-missing": "right culprit (dependency-auth-failed on Secret catalog-api-mongo) but the summary blames a wrong or stale credential, not the URI's missing authSource=admin",
+	"checkout-ioredis-default-localhost":       "readiness-probe-failing on Deployment checkout quoting ECONNREFUSED 127.0.0.1:6379; the 'REDIS_URL is not set' fallback and ConfigMap checkout-env (REDIS_HOST/REDIS_PORT only) are not named",
+	"search-sync-kafka-topic-name-typo":        "dependency-unreachable on StatefulSet catalog-kafka (blames the broker for UNKNOWN_TOPIC_OR_PARTITION); the topic name catalog.product-updated in ConfigMap search-sync-config is not named",
+	"reports-db-pv-failed-after-reinstall":     "right culprit (pvc-no-matching-pv on the Failed PersistentVolume reports-db-pgdata) but the summary does not say its Delete reclaim policy failed (VolumeFailedDelete)",
+	"ksm-egress-baseline-blocks-apiserver":     "crash-loop on Deployment kube-state-metrics quoting 'dial tcp 10.96.0.1:443: i/o timeout'; the egress NetworkPolicy egress-baseline (DNS and TCP 443 only) is not named",
+	"billing-spring-profile-matches-no-file":   "crash-loop on Deployment billing-service quoting 'Failed to configure a DataSource'; the profile mismatch (SPRING_PROFILES_ACTIVE=prod vs ConfigMap key application-production.yml) is not named",
+	// Wave 9c, last two, measured 2026-11-27 16:34 UTC on eafb5be.
+	"reports-celery-rabbitmq-guest-remote": "targeted: dependency-auth-failed on Deployment reports-worker quoting ACCESS_REFUSED; target-less: app-error-logged on StatefulSet rabbitmq; the ConfigMap reports-worker-env whose CELERY_BROKER_URL uses guest (loopback only) is not named",
+	"survey-flask-postgres-url-scheme":     "crash-loop on Deployment survey-api quoting NoSuchModuleError 'sqlalchemy.dialects:postgres'; the Secret survey-api-db whose DATABASE_URL starts with postgres:// (not postgresql://) is not named",
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
+	// Wave 9a (public issues of widely deployed charts and operators, an outside writer), measured 2026-11-27 16:04–16:11 UTC on eafb5be.
+	"promtail-loki-ingestion-rate-limited":    "app-error-logged on StatefulSet loki quoting the 429 'Ingestion rate limit exceeded' line (no-logs: no-problem-found); the ConfigMap loki whose limits_config sets ingestion_rate_mb: 4 is not named",
+	"external-dns-role-extensions-ingresses":  "crash-loop on Deployment external-dns quoting 'failed to sync *v1.Ingress: context deadline exceeded'; the ClusterRole external-dns that grants ingresses only in the extensions API group (not networking.k8s.io) is not named",
+	"velero-credentials-secret-key-name":      "crash-loop on Deployment velero quoting 'NoCredentialProviders: no valid providers in chain'; the Secret cloud-credentials (key credentials-velero, while AWS_SHARED_CREDENTIALS_FILE reads /credentials/cloud) is not named",
+	"storefront-ingress-issuer-renamed":       "right objects (ingress-tls-secret-missing on Secret shop-example-com-tls, Ingress storefront named) but the summary does not say why the Secret was never issued: cert-manager's 'clusterissuer \"letsencrypt-prod\" not found'",
+	"notification-redis-misconf-disk-full":    "app-error-logged on Deployment notification-worker quoting the MISCONF reply (no-logs: pvc-storageclass-missing on StorageClass manual); the full claim redis-data-notifications-redis-master-0 and Redis's 'No space left on device' are not named",
+	"invoices-db-wal-archive-fills-volume":    "crash-loop on StatefulSet invoices-db quoting the pg_wal 'No space left on device' PANIC (target-less and no-logs: pvc-storageclass-missing on StorageClass manual); the failing wal-g archive command and its Secret invoices-db-walg are not named",
+	"acme-solver-blocked-by-namespace-policy": "ingress-tls-secret-missing on Secret shop-example-com-tls (a symptom); cert-manager's 'propagation check failed ... 504' and the NetworkPolicy allow-cert-manager that admits only cert-manager pods to the solver's port 8089 are not named (measured 16:27 UTC)",
+	"argocd-redis-secret-init-old-cli":        "secret-missing on Secret argocd-redis (right, CreateContainerConfigError); the hook Job argocd-redis-secret-init that completed printing only the 'argocd admin' usage (no redis-initial-password command in v2.10.9) is not named",
+	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be.
+	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be, again (all 16) at 16:52 UTC.
+	"finance-reports-endpointslice-port-name": "dependency-host-unknown on Deployment finance-reports: reads 'reporting' from env PGDATABASE as a missing Service; the EndpointSlice reporting-pg-1 whose port name '' does not match the Service port postgres is not named",
+	"vector-tiles-init-container-request":     "right culprit (unschedulable-insufficient-resources on Deployment vector-tiles, cpu=2,memory=24Gi) but the summary does not say the 24Gi comes from the new init container warm-tile-cache",
+	"reports-ingress-api-path-exact":          "config-file-missing on Deployment reports-ui ('mount the ConfigMap that holds daily'); the Ingress reports whose /api rule is pathType Exact is not named",
+	"outbox-relay-cronjob-forbid-hung-run":    "targeted hits (cronjob-concurrency-blocked, Forbid); target-less concludes no-problem-found, the CronJob skipping runs behind a hung Job is not seen",
+	// Wave 9b, second half, measured 2026-11-27 16:32 UTC on eafb5be.
+	"mysql-2-stale-claim-after-scale-up": "pvc-storageclass-missing on StorageClass manual (the claims are Bound to static PVs); mysql-2's 'Got fatal error 1236 ... Could not find first log file name' and the claim data-mysql-2 kept since the scale-down are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 }
