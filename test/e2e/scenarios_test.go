@@ -195,7 +195,7 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 				Skip(fmt.Sprintf("known miss: %s; %s", s.KnownMiss, strings.Join(misses, "; ")))
 			}
 			Expect(misses).To(BeEmpty(), "%s: the engine misses the corpus check", s.Name)
-		}, SpecTimeout(3*time.Minute))
+		}, SpecTimeout(scenarios.FailureTimeout+30*time.Second))
 	}
 
 	if len(heldOut) > 0 {
@@ -224,6 +224,6 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 			}
 			GinkgoWriter.Printf("held-out: %d of %d runs hit\n", hits, runs)
 			Expect(failed).To(BeZero(), "held-out scenarios whose failure never showed")
-		}, SpecTimeout(6*time.Minute))
+		}, SpecTimeout(scenarios.FailureTimeout+3*time.Minute))
 	}
 })

@@ -23,15 +23,12 @@ import (
 	"path"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 )
 
 const (
 	w9bSrcProbes          = "k8s-docs/concepts/configuration/liveness-readiness-startup-probes.md"
-	w9bSrcPersistentVols  = "k8s-docs/concepts/storage/persistent-volumes.md"
 	w9bSrcReplicatedMySQL = "k8s-docs/tasks/run-application/run-replicated-stateful-application.md (clone-mysql skips the clone when the data directory exists) and k8s-docs/tasks/run-application/scale-stateful-set.md"
 	w9bRedisReadinessExec = `response=$(timeout -s 3 "$1" redis-cli -h localhost -p "$REDIS_PORT" ping)
 if [ "$?" -eq "124" ]; then echo "Timed out"; exit 1; fi
@@ -97,46 +94,6 @@ func wave9bThirdScenarios() []*Scenario {
 				w9bAnyPod(map[string]string{"app.kubernetes.io/name": "sessions-api"}, crashLooping(2))),
 		},
 		{
-			// The claim was copied from the block-storage example of the new Ceph cluster
-			// (volumeMode: Block); the volume the storage team pre-provisioned for it is a
-			// Filesystem volume, so the claim can never bind to the volume it names.
-			Name: "timescale-claim-volumemode-block", Covers: "timescaledb stays Pending on an unbound claim: PVC timescale-data names the pre-provisioned PV timescale-data-pv but asks for volumeMode Block while the PV is Filesystem (VolumeMismatch 'incompatible volumeMode')",
-			Source: w9bSrcPersistentVols, Class: ClassReference, Hops: 2,
-			Problem: "the new timescaledb for the metrics team has been Pending since it was created",
-			Target:  target("Deployment", "timescaledb"),
-			Want:    Want{Culprit: Ref{Kind: "PersistentVolumeClaim", Name: "timescale-data"}, Terms: []string{"volumeMode", "Block"}},
-			Setup: func(ctx context.Context, e *Env) error {
-				ts := w8cLabels("app.kubernetes.io/name", "timescaledb", "app.kubernetes.io/part-of", "metrics-platform")
-				ingest := w8cLabels("app.kubernetes.io/name", "metrics-ingest", "app.kubernetes.io/part-of", "metrics-platform")
-				return steps(
-					func() error { return e.w9bPrebuiltPV(ctx, "timescale-data-pv", "200Gi") },
-					func() error {
-						c := pvc("timescale-data", "", "200Gi", corev1.ReadWriteOnce)
-						c.Spec.StorageClassName = ptr.To("")
-						c.Spec.VolumeName = e.ClusterName("timescale-data-pv")
-						c.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeBlock)
-						c.Labels = ts
-						return e.createPVC(ctx, c)
-					},
-					func() error {
-						d := w8bDeployment("timescaledb", "timescale/timescaledb-ha:pg16.4-ts2.17.2", 1, ts, nil, "postgres", 5432)
-						w8cRequests(&d.Spec.Template, "2", "8Gi", "", "8Gi")
-						claimVolume(&d.Spec.Template, "timescale-data")
-						d.Spec.Template.Spec.Containers[0].VolumeMounts[0].MountPath = "/home/postgres/pgdata"
-						return e.createDeployment(ctx, d)
-					},
-					func() error { return e.createService(ctx, w8bService("timescaledb", ts, "postgres", 5432)) },
-					func() error {
-						d := w8bDeployment("metrics-ingest", "registry.example/metrics/ingest:0.9.4", 2, ingest, nil, "http", 8080)
-						w8bEnv(&d.Spec.Template, "PGHOST", "timescaledb", "PGDATABASE", "metrics")
-						return e.createDeployment(ctx, d)
-					},
-				)
-			},
-			Wait: all(readyReplicas("metrics-ingest", 2), objectEvent("PersistentVolumeClaim", "timescale-data", "VolumeMismatch", "volumeMode"),
-				w9bAnyPod(map[string]string{"app.kubernetes.io/name": "timescaledb"}, unschedulable("unbound"))),
-		},
-		{
 			// mysql was scaled from 3 to 2 three weeks ago and back to 3 yesterday: the claim
 			// data-mysql-2 survived the scale-down, so clone-mysql skipped the clone and the replica
 			// resumed from a binlog position the primary has long purged. The pod is Ready
@@ -200,28 +157,6 @@ func wave9bThirdScenarios() []*Scenario {
 			},
 		},
 	}
-}
-
-// w9bPrebuiltPV creates a Filesystem PersistentVolume with no class, as a storage team hands
-// out local disks, removed by Cleanup.
-func (e *Env) w9bPrebuiltPV(ctx context.Context, name, size string) error {
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: e.ClusterName(name), Labels: map[string]string{LabelScenario: e.Namespace, "storage.example.com/pool": "nvme-local"}},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)},
-			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-			VolumeMode:                    ptr.To(corev1.PersistentVolumeFilesystem),
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/mnt/nvme0/" + name}},
-		},
-	}
-	if _, err := e.Client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
-		return wrap("PersistentVolume", pv.Name, err)
-	}
-	e.onCleanup(func(ctx context.Context) error {
-		return ignoreNotFound(e.Client.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}))
-	})
-	return nil
 }
 
 // w9bServeLogs points the kwok Logs object of pod (the simulated kubelet's log source) at
