@@ -229,10 +229,13 @@ func wave8aFirstScenarios() []*Scenario {
 			Want: Want{Culprit: Ref{Kind: "HorizontalPodAutoscaler", Name: "checkout"}, Terms: []string{"maxReplicas"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
+					// 3 (then 8) replicas of 500m: a node of their own.
+					func() error { return e.ownNode(ctx, "shop") },
 					func() error {
 						d := w8aDeployment("checkout", "registry.example/shop/checkout-api:5.14.2", 3, 8080,
 							map[string]string{"service": "checkout", "env": "prod"}, running("w8a-checkout-saturated"))
 						limits(&d.Spec.Template, "500m", "512Mi")
+						e.pin(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
 					func() error { return e.createHPA(ctx, "checkout", "checkout", 2, 3) },

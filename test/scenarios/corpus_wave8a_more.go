@@ -52,6 +52,8 @@ func wave8aMoreScenarios() []*Scenario {
 			Setup: func(ctx context.Context, e *Env) error {
 				search := map[string]string{"app.kubernetes.io/name": "catalog-search", "app.kubernetes.io/component": "search"}
 				return steps(
+					// Two replicas limited to 1 CPU: a node of their own.
+					func() error { return e.ownNode(ctx, "search") },
 					func() error {
 						d := w8aDeployment("catalog-search", "registry.example/catalog/search:6.2.0", 2, 9200, search, crash("1", "", "w8a-catalog-search-heap"))
 						c := &d.Spec.Template.Spec.Containers[0]
@@ -60,6 +62,7 @@ func wave8aMoreScenarios() []*Scenario {
 						c.Env = []corev1.EnvVar{{Name: "HEAP_MB", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{
 							ContainerName: "app", Resource: "limits.memory"}}}, {Name: "SNAPSHOT_URL", Value: "s3://acme-search-snapshots/catalog"}}
 						limits(&d.Spec.Template, "1", "1Gi")
+						e.pin(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
 					func() error {
@@ -303,6 +306,10 @@ func wave8aMoreScenarios() []*Scenario {
 								PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 								StorageClassName:              "manual",
 								PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/mnt/data/wiki-mysql"}},
+								// Reserved for the wiki's claim: PersistentVolumes are cluster-wide,
+								// and an Available one of class manual would bind another scenario's
+								// claim in a whole-corpus run. Too small, it still binds nothing.
+								ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: e.Namespace, Name: "wiki-mysql-data"},
 							},
 						}
 						if _, err := e.Client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {

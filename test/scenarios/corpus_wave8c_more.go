@@ -152,6 +152,8 @@ func wave8cLogScenarios() []*Scenario {
 				ls := w8cLabels("app", "logstash", "stack", "logging")
 				kb := w8cLabels("app", "kibana", "stack", "logging")
 				return steps(
+					// Elasticsearch requests 1 CPU and 8Gi: a node of its own.
+					func() error { return e.ownNode(ctx, "logging") },
 					func() error {
 						return e.createStaticPV(ctx, "es-data-0", "data-elasticsearch-0", "30Gi", corev1.ReadWriteOnce)
 					},
@@ -159,6 +161,7 @@ func wave8cLogScenarios() []*Scenario {
 						st := w8bStatefulSet("elasticsearch", "docker.elastic.co/elasticsearch/elasticsearch:8.15.3", "elasticsearch-headless", 1, es, running("w8c-elasticsearch-flood-stage"), "http", 9200)
 						w8bEnv(&st.Spec.Template, "cluster.name", "logging", "discovery.type", "single-node", "ES_JAVA_OPTS", "-Xms4g -Xmx4g", "xpack.security.enabled", "false")
 						w8cRequests(&st.Spec.Template, "1", "8Gi", "", "8Gi")
+						e.pin(&st.Spec.Template)
 						w8bClaimTemplate(st, "data", "30Gi", "/usr/share/elasticsearch/data")
 						return e.createStatefulSet(ctx, st)
 					},

@@ -268,6 +268,7 @@ func wave9bFirstScenarios() []*Scenario {
 				api := w8cLabels("app.kubernetes.io/name", "media-api", "app.kubernetes.io/part-of", "media", "app.kubernetes.io/component", "api")
 				redis := w8cLabels("app.kubernetes.io/name", "redis", "app.kubernetes.io/part-of", "media", "app.kubernetes.io/component", "queue")
 				return steps(
+					func() error { return e.ownNode(ctx, "media") },
 					func() error {
 						return e.createDeployment(ctx, w8bDeployment("media-redis", "redis:7.4.1", 1, redis, nil, "redis", 6379))
 					},
@@ -282,6 +283,7 @@ func wave9bFirstScenarios() []*Scenario {
 						d := w8bDeployment("transcoder", "registry.example/media/transcoder:1.19.3", 2, tc, a, "metrics", 9100)
 						t := &d.Spec.Template
 						w8cRequests(t, "2", "1Gi", "4", "2Gi")
+						e.pin(t)
 						w8bEnv(t, "QUEUE_URL", "redis://media-redis:6379/0", "SCRATCH_DIR", "/scratch", "FFMPEG_THREADS", "4")
 						t.Spec.Volumes = append(t.Spec.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{
 							EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}}})

@@ -80,15 +80,18 @@ func wave9bMoreScenarios() []*Scenario {
 				tiles := w8cLabels("app.kubernetes.io/name", "vector-tiles", "app.kubernetes.io/part-of", "maps", "team", "geo")
 				geocoder := w8cLabels("app.kubernetes.io/name", "geocoder", "app.kubernetes.io/part-of", "maps", "team", "geo")
 				return steps(
+					func() error { return e.ownNode(ctx, "geo") },
 					func() error {
 						d := w8bDeployment("vector-tiles", "registry.example/geo/vector-tiles:4.1.3", 2, tiles, nil, "http", 8080)
 						w8cRequests(&d.Spec.Template, "500m", "1Gi", "", "1Gi")
+						e.pin(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
 					func() error { return e.createService(ctx, w8bService("vector-tiles", tiles, "http", 80)) },
 					func() error {
 						d := w8bDeployment("geocoder", "registry.example/geo/geocoder:2.0.9", 2, geocoder, nil, "http", 8080)
 						w8cRequests(&d.Spec.Template, "250m", "2Gi", "", "2Gi")
+						e.pin(&d.Spec.Template)
 						return e.createDeployment(ctx, d)
 					},
 				)

@@ -93,6 +93,17 @@ func (e *Env) createNode(ctx context.Context, s nodeSpec) (string, error) {
 	return name, nil
 }
 
+// ownNode gives a scenario whose pods request CPU or memory a kwok node of its own (see
+// createNode; pin the templates to it). The three shared kwok nodes (12 CPU, 45Gi) hold every
+// other scenario's pods at once: when a whole corpus asks more of them than they have, the pods
+// created last (a rollout's new pod, a StatefulSet's last replica) stay Pending on
+// Insufficient cpu and their scenario's failure never shows. TestCorpusFitsSharedNodes keeps
+// the corpus's requests on the shared nodes within budget.
+func (e *Env) ownNode(ctx context.Context, name string) error {
+	_, err := e.createNode(ctx, nodeSpec{name: name, kwok: true})
+	return err
+}
+
 // pin makes a pod template select the scenario's nodes and tolerate their dedicated taint.
 func (e *Env) pin(t *corev1.PodTemplateSpec) {
 	t.Spec.NodeSelector = map[string]string{labelPool: e.Namespace}
