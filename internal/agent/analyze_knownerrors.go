@@ -78,53 +78,6 @@ func (pc *podCheck) knownProviders(ctx context.Context, d *depCheck) []knownProv
 	return out
 }
 
-// firstMatch is the first setting answering one of specs (a setting with a value first).
-func firstMatch(specs []settingSpec, settings []configSetting) (*settingSpec, *configSetting) {
-	for i := range specs {
-		if specs[i].absent != "" && specs[i].value == "" {
-			continue // only its absence says something
-		}
-		for j := range settings {
-			if specs[i].matches(settings[j]) {
-				return &specs[i], &settings[j]
-			}
-		}
-	}
-	return nil, nil
-}
-
-// unmet is the first spec with a default that no setting answers.
-func unmet(specs []settingSpec, settings []configSetting) *settingSpec {
-	for i := range specs {
-		if specs[i].absent == "" {
-			continue
-		}
-		found := false
-		for _, c := range settings {
-			if specs[i].matches(c) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return &specs[i]
-		}
-	}
-	return nil
-}
-
-// specName is a spec's key pattern as a reader would write the setting: its long flag
-// ("--concurrency") when it has one, else its first alternative.
-func specName(s *settingSpec) string {
-	alts := strings.Split(strings.Trim(strings.TrimPrefix(s.key, "(^|_)"), "^$()"), "|")
-	for _, a := range alts {
-		if strings.HasPrefix(a, "--") {
-			return a
-		}
-	}
-	return strings.Trim(alts[0], "^$()")
-}
-
 // knownFinding is what explainKnown has gathered for one entry.
 type knownFinding struct {
 	culprit ObjectRef
@@ -167,15 +120,29 @@ func (pc *podCheck) explainKnown(ctx context.Context, d *depCheck, k *knownError
 	if len(k.reasons) > 0 && f.key != "" && cls.blame == blameSetting && !strings.Contains(strings.Join(f.says, " "), "memory limit") {
 		f.says = append(f.says, pc.resourceNumbers(ctx, f.key)...)
 	}
-	if _, c := firstMatch(k.consumer, own); c != nil && c.ref != f.culprit {
-		f.says = append(f.says, "the client sets "+c.say())
+	for i := range k.consumer {
+		if _, c := firstMatch(k.consumer[i:i+1], own); c != nil && !strings.Contains(strings.Join(f.says, " "), c.say()) {
+			f.says = append(f.says, "it sets "+c.say())
+		}
+	}
+	if cls.memory {
+		f.says = append(f.says, memoryNumbers(d.spec))
 	}
 	dd := *d
 	if line != "" {
 		dd.clue.Line = line
 	}
-	summary := fmt.Sprintf("%s: this is %s's well-known error: %s. %s. Fix: %s.",
-		dd.opening(), k.software, k.mechanism, upperFirst(strings.Join(f.says, "; ")), k.fix)
+	says := f.says
+	summary := ""
+	for {
+		summary = fmt.Sprintf("%s: this is %s's well-known error: %s. %s. Fix: %s.",
+			dd.opening(), k.software, k.mechanism, upperFirst(strings.Join(says, "; ")), k.fix)
+		// The fix and the decisive setting must survive the clip: later sentences go first.
+		if len(summary) <= MaxRootSummary-8 || len(says) <= 1 {
+			break
+		}
+		says = says[:len(says)-1]
+	}
 	facts := map[string]string{"key": f.key, "sourceResource": kubectlResource(f.culprit), "software": k.software, "knownError": k.class}
 	d.evIDs = append(d.evIDs, e.objEvidence(f.culprit, clipString(strings.Join(f.says, "; "), 300)))
 	dd.evIDs = d.evIDs
@@ -188,80 +155,6 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// settingsSaid states, for each spec, the setting that answers it or the default its absence means.
-func settingsSaid(specs []settingSpec, settings []configSetting) []string {
-	var out []string
-	for i := range specs {
-		s, found := &specs[i], false
-		for _, c := range settings {
-			if s.matches(c) {
-				out, found = append(out, "it sets "+c.say()), true
-				break
-			}
-		}
-		if !found && s.absent != "" {
-			out = append(out, fmt.Sprintf("no %s is set, so it is %s", specName(s), s.absent))
-		}
-	}
-	return out
-}
-
-// blameBySetting blames the object holding the decisive setting: the provider's first, then
-// the consumer's; a default that is the fault (no such setting) blames the consumer's workload.
-func (pc *podCheck) blameBySetting(ctx context.Context, k *knownError, wl ObjectRef, own []configSetting, provs []knownProvider) *knownFinding {
-	for _, p := range provs {
-		if s, c := firstMatch(k.provider, p.settings); c != nil && s.value != "" {
-			return &knownFinding{culprit: c.ref, key: c.name, extra: []ObjectRef{pc.e.ref("Service", p.svc.Name), p.wl},
-				says: []string{fmt.Sprintf("Service %s, which the client calls, is served by %s %s with %s", p.svc.Name, p.wl.Kind, p.wl.Name, c.say())}}
-		}
-	}
-	if s, c := firstMatch(k.consumer, own); c != nil && s.value != "" && s.absent == "" {
-		return &knownFinding{culprit: c.ref, key: c.name, says: []string{"it runs with " + c.say()}}
-	}
-	if s := unmet(k.consumer, own); s != nil {
-		f := &knownFinding{culprit: wl, key: specName(s), says: []string{fmt.Sprintf("no %s is set in %s %s (env, arguments or the ConfigMaps it loads), so it runs %s", specName(s), wl.Kind, wl.Name, s.absent)}}
-		f.says = append(f.says, pc.resourceNumbers(ctx, f.key)...)
-		return f
-	}
-	return nil
-}
-
-// resourceNumbers states the container's memory limit against the node's CPUs.
-func (pc *podCheck) resourceNumbers(ctx context.Context, _ string) []string {
-	var out []string
-	node := ""
-	if pc.pod.Spec.NodeName != "" {
-		if n, err := getAs[*corev1.Node](ctx, pc.e, "Node", pc.pod.Spec.NodeName); err == nil {
-			q := n.Status.Capacity[corev1.ResourceCPU]
-			node = fmt.Sprintf("node %s has %s CPUs", n.Name, q.String())
-		}
-	}
-	var c *corev1.Container
-	for i := range pc.pod.Spec.Containers {
-		if c == nil || pc.pod.Spec.Containers[i].Resources.Limits != nil {
-			c = &pc.pod.Spec.Containers[i]
-		}
-	}
-	if c != nil {
-		lim := "no memory limit"
-		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
-			lim = "a memory limit of " + q.String()
-		}
-		if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok {
-			lim += " (request " + q.String() + ")"
-		}
-		if q, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
-			lim += "; its CPU limit of " + q.String() + " does not change the CPUs it sees"
-		}
-		if node != "" {
-			out = append(out, node+", and every one of those processes shares "+lim)
-		} else {
-			out = append(out, "those processes share "+lim)
-		}
-	}
-	return out
 }
 
 // blameByWriters blames the workload when several processes write a single-writer store.

@@ -52,6 +52,8 @@ type knownClass struct {
 	rule, category, title, signals, action string
 	confidence                             int
 	blame                                  blameKind
+	// memory, when set, states the container's memory limit and request in the summary.
+	memory bool
 }
 
 // settingSpec asks for a setting: key is a regexp on its normalized name (lower case, "-" and
@@ -61,6 +63,15 @@ type settingSpec struct {
 	// absent, when set, makes the setting's absence the finding: it is what the software does
 	// by default ("one process per CPU of the node").
 	absent string
+	// lacks is a regexp the value must not match: a connection URL without the option the
+	// server needs ("authsource=").
+	lacks string
+	// want says what the value must be, for a setting whose value cannot be read (a Secret
+	// key): the key is named with it ("must start with postgresql://").
+	want string
+	// name is the setting as a reader writes it ("spring.datasource.url"), when the key
+	// pattern does not show it plainly.
+	name string
 }
 
 // knownError is one entry: one software's error of a class.
@@ -77,6 +88,11 @@ type knownError struct {
 	// consumer and provider are the settings to look for; unless rules the entry out.
 	consumer, provider, unless []settingSpec
 	fix                        string
+	// runs is a regexp on the lower-cased image and command line of the pod whose absent
+	// setting is blamed ("nginx"): a default is the software's, not any server's.
+	runs string
+	// source is where the error's text and mechanism come from (documentation, issue).
+	source string
 }
 
 var knownClasses = []knownClass{
@@ -100,6 +116,30 @@ var knownClasses = []knownClass{
 		title:   "the client uses a topic that does not exist, and the broker does not create topics on first use",
 		signals: "'UNKNOWN_TOPIC_OR_PARTITION' / 'This server does not host this topic-partition' in the client's log; auto.create.topics.enable=false in the settings of the broker behind the Service the client calls; the client's topic setting",
 		action:  "Create the topic the client names, or set auto.create.topics.enable=true in {sourceResource}"},
+	{rule: "server-limit-reached", category: "ServerLimitReached", confidence: 82, blame: blameSetting,
+		title:   "a server refuses work past a limit its own configuration sets, or its default when none is set (memory, message or body size, ingestion rate, parts, storage quota)",
+		signals: "the server's own limit error in the client's or the server's log (Redis 'OOM command not allowed', Kafka RecordTooLargeException, nginx 'client intended to send too large body', Loki 'Ingestion rate limit exceeded', etcd 'mvcc: database space exceeded'); the limit's setting in the server's env, arguments or configuration files, or its absence",
+		action:  "Raise {key} in {sourceResource}, or send the server less"},
+	{rule: "client-connection-setting", category: "ClientConnectionSetting", confidence: 84, blame: blameSetting,
+		title:   "the client's connection settings lack what the server or its driver requires (an auth database, a URL scheme, a TLS mode, a key-retrieval option, a cluster mode, a mechanism)",
+		signals: "the driver's own error ('Public Key Retrieval is not allowed', \"Can't load plugin: sqlalchemy.dialects:postgres\", MongoDB 'Authentication failed', 'server does not support SSL', 'MOVED') in the client's log; the connection URL or option in its env, ConfigMaps, mounted files or arguments, or the Secret key it comes from",
+		action:  "Fix {key} in {sourceResource}"},
+	{rule: "server-access-rule", category: "ServerAccessRule", confidence: 84, blame: blameSetting,
+		title:   "the server's own access rules refuse the client before any work: its address, host name or user is not admitted",
+		signals: "'no pg_hba.conf entry for host', \"Host 'x' is not allowed to connect\", 'DENIED Redis is running in protected mode', RabbitMQ's guest user 'can only connect via localhost', Django DisallowedHost; the access setting in the server's configuration (pg_hba.conf lines, protected-mode, ALLOWED_HOSTS) or the client's user",
+		action:  "Admit the client in {key} of {sourceResource}"},
+	{rule: "runtime-memory-setting", category: "RuntimeMemorySetting", confidence: 82, blame: blameSetting, memory: true,
+		title:   "a language runtime's own memory cap (JVM heap, Metaspace, V8 old space) is too small for the work, whatever the container's memory limit",
+		signals: "'java.lang.OutOfMemoryError: Java heap space', 'OutOfMemoryError: Metaspace', 'JavaScript heap out of memory' in the container's log; -Xmx, MaxRAMPercentage, MaxMetaspaceSize, --max-old-space-size in its env, ConfigMaps or arguments, against the container's memory limit",
+		action:  "Size {key} in {sourceResource} to the work, within the container's memory limit"},
+	{rule: "request-timeout-setting", category: "RequestTimeoutSetting", confidence: 80, blame: blameSetting,
+		title:   "a timeout setting (or its default) cuts off work that takes longer: a proxy's read timeout, a worker timeout, a statement timeout, a consumer's poll interval",
+		signals: "'upstream timed out ... while reading response header', gunicorn 'WORKER TIMEOUT', 'canceling statement due to statement timeout', Kafka CommitFailedException (max.poll.interval.ms); the timeout in the env, arguments or configuration files, or its absence",
+		action:  "Raise {key} in {sourceResource}, or make the work shorter"},
+	{rule: "process-os-limit", category: "ProcessOSLimit", confidence: 80, blame: blameSetting,
+		title:   "the process needs more of an operating-system resource than its container or node gives it (vm.max_map_count, /dev/shm)",
+		signals: "Elasticsearch 'max virtual memory areas vm.max_map_count [65530] is too low', PostgreSQL 'could not resize shared memory segment'; the node's kernel setting, the pod's /dev/shm volume",
+		action:  "Give {sourceResource} what it needs (a sysctl init container, an emptyDir with medium Memory at /dev/shm)"},
 	{rule: "worker-pool-by-cpus", category: "WorkerPoolByCPUs", confidence: 83, blame: blameSetting,
 		title:   "a worker pool sized by the node's CPU count (not the container's limits) runs more processes than the memory limit holds",
 		signals: "OOMKilled container whose command is a pre-forking server (celery worker, gunicorn, uwsgi, pm2) without a pool size, or with one derived from the CPU count; its memory limit and the node's CPUs",
@@ -109,76 +149,23 @@ var knownClasses = []knownClass{
 // numericValue is a whole number (a pool size someone set).
 const numericValue = `^\d{1,5}$`
 
-var knownErrors = []knownError{
-	{class: "single-writer-store-shared", software: "SQLite",
-		signs:     []string{`database is locked`, `database table is locked`, `sqlite_busy`},
-		mechanism: "SQLite lets one process write its database file at a time, so several processes on one file lock each other out",
-		consumer:  []settingSpec{{key: `(^|_)(type|engine|driver|dialect|db_type|database_type|database_url|db_url)$`, value: `sqlite`}},
-		fix:       "run a single replica, or use a client-server database"},
-	{class: "pooler-transaction-mode", software: "PgBouncer",
-		signs: []string{`prepared statement "?[^" ]{1,64}"? (already exists|does not exist)`, `prepared statement name is already in use`,
-			`invalidsqlstatementnameerror`, `duplicatepreparedstatementerror`},
-		mechanism: "in transaction pooling (pool_mode = transaction) each transaction may run on another server connection, but a prepared statement lives on the connection that prepared it",
-		provider:  []settingSpec{{key: `(^|_)pool_mode$`, value: `transaction|statement`}},
-		consumer:  []settingSpec{{key: `preparethreshold|statement_cache_size|prepared_statements`}},
-		fix:       "use pool_mode = session, or disable server-side prepared statements in the client"},
-	{class: "write-to-read-replica", software: "PostgreSQL",
-		signs:     []string{`cannot execute [a-z_ ()]{1,40} in a read-only transaction`, `read_only_sql_transaction`, `readonlysqltransaction`},
-		mechanism: "a hot standby (read replica) runs every transaction read-only, so any write sent to it fails",
-		provider:  []settingSpec{{key: `default_transaction_read_only$`, value: `on|true|1`}, {key: `(^|_)(replication_mode|role)$`, value: `slave|replica|standby|secondary`}, {key: `(^|_)primary_conninfo$`}},
-		fix:       "point the application at the primary"},
-	{class: "write-to-read-replica", software: "MySQL",
-		signs:     []string{`running with the --(super-)?read-only option`, `er_option_prevents_statement`},
-		mechanism: "a replica runs with read_only, so statements that write are refused",
-		provider:  []settingSpec{{key: `(^|_)(super_)?read_only$`, value: `on|true|1`}, {key: `(^|_)(replication_mode|role)$`, value: `slave|replica|secondary`}},
-		fix:       "point the application at the primary"},
-	{class: "write-to-read-replica", software: "Redis",
-		signs:     []string{`you can't write against a read only (replica|slave)`},
-		mechanism: "a Redis replica is read-only (replica-read-only yes), so every write command is refused",
-		provider:  []settingSpec{{key: `^(replicaof|slaveof)$`}, {key: `(^|_)(replication_mode|role)$`, value: `slave|replica`}},
-		fix:       "point the application at the master (or at Sentinel)"},
-	{class: "write-to-read-replica", software: "MongoDB",
-		signs:     []string{`notwritableprimary`, `not primary and secondaryok=false`, `not master and slaveok=false`, `\bnot primary\b`},
-		mechanism: "only the primary of a replica set accepts writes; a client pinned to a secondary (directConnection) is refused",
-		fix:       "connect with the replica set's seed list and replicaSet option, not a single secondary"},
-	{class: "disk-watermark-read-only", software: "Elasticsearch",
-		signs:     []string{`flood[- ]stage (disk )?watermark`, `read-only-allow-delete`, `index read-only / allow delete`, `read_only_allow_delete`},
-		mechanism: "past the flood-stage disk watermark (95% of the disk by default) it puts a read-only-allow-delete block on every index with a shard on that node, and writes fail until usage drops",
-		provider:  []settingSpec{{key: `cluster_routing_allocation_disk_watermark_flood_stage$`, absent: "95% by default"}},
-		fix:       "grow the data volume or delete old indices"},
-	{class: "topic-not-created", software: "Kafka",
-		signs:     []string{`unknown_topic_or_part`, `unknowntopicorpartitionexception`, `unknown topic or partition`, `this server does not host this topic-partition`},
-		mechanism: "the broker answers UNKNOWN_TOPIC_OR_PARTITION for a topic nobody created, and with auto.create.topics.enable=false it never creates one on first use",
-		provider:  []settingSpec{{key: `(^|_)auto_create_topics_enable$`, value: `false`}},
-		consumer:  []settingSpec{{key: `(^|_)topics?(_name)?$`}},
-		fix:       "create the topic, or let the broker create topics on first use"},
-	{class: "worker-pool-by-cpus", software: "Celery",
-		reasons: []string{"OOMKilled"}, program: `\bcelery\b.*\bworker\b`,
-		mechanism: "the celery worker starts one prefork child process per CPU it sees when --concurrency is not set, and a container sees all the node's CPUs",
-		consumer:  []settingSpec{{key: `^(-c|--concurrency|celery_worker_concurrency|celeryd_concurrency|worker_concurrency)$`, value: numericValue, absent: "one process per CPU of the node"}},
-		unless:    []settingSpec{{key: `^(-p|--pool|celery_worker_pool|worker_pool)$`, value: `solo|threads|gevent|eventlet`}},
-		fix:       "set --concurrency"},
-	{class: "worker-pool-by-cpus", software: "Gunicorn",
-		reasons: []string{"OOMKilled"}, program: `\bgunicorn\b`,
-		mechanism: "gunicorn forks as many workers as its setting says, and a count derived from the CPU count (cpu_count() * 2 + 1, nproc) follows the node's CPUs, not the container's limits",
-		consumer:  []settingSpec{{key: `^(-w|--workers|workers|web_concurrency|gunicorn_workers)$`, value: `cpu_count|nproc|processor`}},
-		fix:       "set workers to a fixed number"},
-	{class: "worker-pool-by-cpus", software: "uWSGI",
-		reasons: []string{"OOMKilled"}, program: `\buwsgi\b`,
-		mechanism: "uWSGI's %k is the number of CPU cores of the node, so processes = %k forks one worker per node CPU",
-		consumer:  []settingSpec{{key: `^(-p|--processes|--workers|processes|workers)$`, value: `%k`}},
-		fix:       "set processes to a fixed number"},
-	{class: "worker-pool-by-cpus", software: "PM2",
-		reasons: []string{"OOMKilled"}, program: `\bpm2(-runtime|-docker)?\b`,
-		mechanism: "pm2 in cluster mode with instances max (or 0) starts one Node.js process per CPU of the node",
-		consumer:  []settingSpec{{key: `^(-i|--instances|instances|pm2_instances)$`, value: `^(max|0|-1)$`}},
-		fix:       "set instances to a fixed number"},
+// knownErrors is the catalogue, by domain (knownerrors_*.go); the first entry whose
+// signature a line carries wins, so a more specific signature goes in an earlier domain.
+var knownErrors = concatKnown(sqlErrors, keyValueErrors, messagingErrors, webErrors, runtimeErrors, observabilityErrors)
+
+func concatKnown(lists ...[]knownError) []knownError {
+	var out []knownError
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 // Compiled forms, built once from the tables above.
 var (
 	knownSigns   = map[*knownError][]*regexp.Regexp{}
 	knownProgram = map[*knownError]*regexp.Regexp{}
+	knownRuns    = map[*knownError]*regexp.Regexp{}
 	specKey      = map[string]*regexp.Regexp{}
 )
 
@@ -197,8 +184,11 @@ func init() {
 		if k.program != "" {
 			knownProgram[k] = compile(k.program)
 		}
+		if k.runs != "" {
+			knownRuns[k] = compile(k.runs)
+		}
 		for _, s := range append(append(append([]settingSpec(nil), k.consumer...), k.provider...), k.unless...) {
-			for _, p := range []string{s.key, s.value} {
+			for _, p := range []string{s.key, s.value, s.lacks} {
 				if p != "" && specKey[p] == nil {
 					specKey[p] = compile(p)
 				}
@@ -265,5 +255,8 @@ func (s settingSpec) matches(c configSetting) bool {
 	if !specKey[s.key].MatchString(n) && !(strings.HasPrefix(n, "--") && specKey[s.key].MatchString(n[2:])) {
 		return false
 	}
-	return s.value == "" || (!c.secret && specKey[s.value].MatchString(c.value))
+	if s.value == "" {
+		return true
+	}
+	return !c.secret && specKey[s.value].MatchString(c.value) && (s.lacks == "" || !specKey[s.lacks].MatchString(c.value))
 }

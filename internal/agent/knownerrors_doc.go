@@ -50,13 +50,18 @@ and the other rules decide.
    POOL_MODE, PGBOUNCER_POOL_MODE and pool-mode) and on the value; ` + "`absent`" + ` makes a
    missing setting the finding (the default the software falls back to); ` + "`unless`" + `
    rules the entry out.
-4. Write the mechanism in one sentence and the fix in a few words.
+4. Write the mechanism in one sentence and the fix in a few words, and name the page the
+   error's text and mechanism come from (` + "`source`" + `). A setting whose value must
+   (not) hold an option takes ` + "`lacks`" + `; ` + "`want`" + ` says what the value must be, so a
+   Secret key that holds it (never read) is named with that; ` + "`runs`" + ` keeps a default
+   to the pods that run the software (image or command line). A volume's mount path is a
+   setting too (` + "`/dev/shm`" + ` = ` + "`emptyDir medium=Memory`" + `).
 5. Add a table test in ` + "`knownerrors_test.go`" + ` on at least two differently spelt clusters
    (other names, label keys, where the setting is written) and one where the entry must stay
    silent.
 
-| Class (rule) | Software | Signature or reason | Consumer settings | Provider settings |
-|---|---|---|---|---|
+| Class (rule) | Software | Signature or reason | Consumer settings | Provider settings | Source |
+|---|---|---|---|---|---|
 `
 
 // KnownErrorsMarkdown renders the catalogue of well-known errors and how to extend it.
@@ -86,7 +91,7 @@ func KnownErrorsMarkdown() string {
 		for _, r := range k.reasons {
 			sign = append(sign, "reason "+r+" running `"+k.program+"`")
 		}
-		b.WriteString("| `" + k.class + "` | " + k.software + " | " + cell(strings.Join(sign, "; ")) + " | " + specs(k.consumer) + " | " + specs(k.provider) + " |\n")
+		b.WriteString("| `" + k.class + "` | " + k.software + " | " + cell(strings.Join(sign, "; ")) + " | " + specs(k.consumer) + " | " + specs(k.provider) + " | " + cell(k.source) + " |\n")
 	}
 	return b.String()
 }

@@ -56,6 +56,7 @@ var (
 	fileSetting = regexp.MustCompile(`(?m)^[ \t]*["']?([A-Za-z_][\w.-]{0,100})["']?[ \t]*(?:[:=][ \t]*|[ \t]+)([^\n#;]{0,200})`)
 	// flagSetting is "--name=value", "--name value", "-c 4" or "-Xmx4g" on a command line.
 	flagSetting = regexp.MustCompile(`^(--?[A-Za-z][\w.-]{0,80})(?:=(.{0,200}))?$`)
+	flagKey     = regexp.MustCompile(`^[A-Za-z][\w.-]{0,80}$`)
 )
 
 // configSettings lists the settings container c of pod p is given. wl is the workload that
@@ -107,7 +108,20 @@ func (e *env) configSettings(ctx context.Context, p *corev1.Pod, c corev1.Contai
 		if v == "" && !strings.Contains(a, "=") && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
 			v, arg = argv[i+1], a+" "+argv[i+1]
 		}
-		add(configSetting{name: m[1], value: v, where: fmt.Sprintf("the arguments of %s %s (%s)", wl.Kind, wl.Name, clipString(arg, 60)), ref: wl})
+		name := m[1]
+		// "-c statement_timeout=5s" (postgres), "--set key=value": the setting is the value's key.
+		if k, val, ok := strings.Cut(v, "="); ok && (name == "-c" || name == "--set") && flagKey.MatchString(k) {
+			name, v = k, val
+		}
+		add(configSetting{name: name, value: v, where: fmt.Sprintf("the arguments of %s %s (%s)", wl.Kind, wl.Name, clipString(arg, 60)), ref: wl})
+	}
+	// Where a volume is mounted is a setting too ("/dev/shm" = "emptyDir medium=Memory").
+	for _, m := range c.VolumeMounts {
+		for _, v := range p.Spec.Volumes {
+			if v.Name == m.Name {
+				add(configSetting{name: m.MountPath, value: volumeSource(v), where: fmt.Sprintf("the volumes of %s %s (volume %s mounted at %s)", wl.Kind, wl.Name, v.Name, m.MountPath), ref: wl})
+			}
+		}
 	}
 	names, paths := mountedConfigMaps(c, p)
 	for i, name := range names {
@@ -157,4 +171,28 @@ func settingName(n string) string {
 	dashes := len(n) - len(strings.TrimLeft(n, "-"))
 	rest := strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(n[dashes:]))
 	return n[:dashes] + rest
+}
+
+// volumeSource says what a volume is, for a reader checking a mount ("emptyDir medium=Memory sizeLimit=64Mi").
+func volumeSource(v corev1.Volume) string {
+	switch {
+	case v.EmptyDir != nil:
+		out := "emptyDir"
+		if v.EmptyDir.Medium != "" {
+			out += " medium=" + string(v.EmptyDir.Medium)
+		}
+		if v.EmptyDir.SizeLimit != nil {
+			out += " sizeLimit=" + v.EmptyDir.SizeLimit.String()
+		}
+		return out
+	case v.PersistentVolumeClaim != nil:
+		return "claim " + v.PersistentVolumeClaim.ClaimName
+	case v.ConfigMap != nil:
+		return "ConfigMap " + v.ConfigMap.Name
+	case v.Secret != nil:
+		return "Secret " + v.Secret.SecretName
+	case v.HostPath != nil:
+		return "hostPath " + v.HostPath.Path
+	}
+	return "volume"
 }

@@ -1,0 +1,58 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package agent
+
+// Well-known errors of message brokers and their clients.
+// Each entry's source names where its text and mechanism come from.
+var messagingErrors = []knownError{
+	{class: "topic-not-created", software: "Kafka",
+		signs:     []string{`unknown_topic_or_part`, `unknowntopicorpartitionexception`, `unknown topic or partition`, `this server does not host this topic-partition`},
+		mechanism: "the broker answers UNKNOWN_TOPIC_OR_PARTITION for a topic nobody created, and with auto.create.topics.enable=false it never creates one on first use",
+		provider:  []settingSpec{{key: `(^|_)auto_create_topics_enable$`, value: `false`}},
+		consumer:  []settingSpec{{key: `(^|_)topics?(_name)?$`}},
+		fix:       "create the topic, or let the broker create topics on first use"},
+	{class: "server-limit-reached", software: "Kafka",
+		signs: []string{`recordtoolargeexception`, `message_too_large`, `messagesizetoolarge`, `broker: message size too large`,
+			`the request included a message larger than the max message size the server will accept`},
+		mechanism: "a Kafka broker refuses a record batch larger than its message.max.bytes limit (about 1 MB by default, or the topic's max.message.bytes), and the producer's max.request.size bounds what it sends",
+		provider:  []settingSpec{{key: `(^|_)message_max_bytes$`, value: `\d`}, {key: `(^|_)message_max_bytes$`, absent: "1048588 bytes (about 1 MB), the broker's default"}},
+		consumer:  []settingSpec{{key: `(^|_)max_request_size$`, value: `\d`}},
+		runs:      `kafka`,
+		fix:       "raise message.max.bytes on the broker (and max.request.size on the producer, fetch.max.bytes on consumers) or send smaller records",
+		source:    "https://kafka.apache.org/documentation/#brokerconfigs_message.max.bytes"},
+	{class: "client-connection-setting", software: "Kafka",
+		signs:     []string{`unsupportedsaslmechanismexception`, `client sasl mechanism '?[a-z0-9_-]{1,30}'? not enabled in the server`, `unsupported sasl mechanism`},
+		mechanism: "a Kafka broker accepts only the SASL mechanisms its listener enables (sasl.enabled.mechanisms), and refuses a connection whose client asks for another (PLAIN against SCRAM-SHA-512, for one)",
+		provider:  []settingSpec{{key: `(^|_)sasl_enabled_mechanisms$`, value: `\S`}},
+		consumer:  []settingSpec{{key: `(^|_)sasl_mechanisms?$`, value: `\S`}},
+		fix:       "make the client's sasl.mechanism one the broker enables",
+		source:    "https://kafka.apache.org/documentation/#security_sasl_config"},
+	{class: "request-timeout-setting", software: "Kafka",
+		signs:     []string{`commitfailedexception`, `longer than the configured max\.poll\.interval\.ms`, `application maximum poll interval \(\d{1,9}ms\) exceeded`},
+		mechanism: "a Kafka consumer that takes longer than max.poll.interval.ms between two poll() calls (a timeout of 5 minutes by default) is dropped from its group and its partitions are reassigned, so its offset commit fails; each poll hands it max.poll.records records to process",
+		consumer: []settingSpec{{key: `(^|_)max_poll_interval_ms$`, value: `\d`}, {key: `(^|_)max_poll_records$`, value: `\d`},
+			{key: `(^|_)max_poll_interval_ms$`, absent: "300000 ms (5 minutes), the default"}},
+		fix:    "raise max.poll.interval.ms or lower max.poll.records so one batch is processed in time",
+		source: "https://kafka.apache.org/documentation/#consumerconfigs_max.poll.interval.ms"},
+	{class: "server-access-rule", software: "RabbitMQ",
+		signs:     []string{`user '?guest'? can only connect via localhost`, `access_refused - login was refused using authentication mechanism plain`},
+		mechanism: "RabbitMQ lets its default user guest connect only from localhost (loopback_users), so it refuses a client in another pod that logs in as guest, even with the right password",
+		provider:  []settingSpec{{key: `(^|_)loopback_users(_guest)?$`, value: `guest|true`}},
+		consumer: []settingSpec{{key: `(url|uri|dsn)$`, value: `^amqps?://guest:`, want: "must name a user the broker admits from other hosts, not guest"},
+			{key: `(^|_)(rabbitmq_|amqp_|broker_)?(default_)?user(name)?$`, value: `^guest$`}},
+		fix:    "create a user for the application on the broker and put it in the client's URL (or, for a test broker only, loopback_users.guest = false)",
+		source: "https://www.rabbitmq.com/docs/access-control#loopback-users"},
+}

@@ -1,0 +1,64 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package agent
+
+// Well-known errors of web servers, reverse proxies and web frameworks.
+// Each entry's source names where its text and mechanism come from.
+var webErrors = []knownError{
+	{class: "server-limit-reached", software: "nginx",
+		signs:     []string{`client intended to send too large body`, `413 request entity too large`},
+		mechanism: "nginx answers 413 Request Entity Too Large to a request whose body passes its client_max_body_size limit (1 MB by default; proxy-body-size in ingress-nginx's ConfigMap, or the nginx.ingress.kubernetes.io/proxy-body-size annotation)",
+		provider:  nginxBody, consumer: nginxBody,
+		runs:   `nginx|openresty`,
+		fix:    "raise client_max_body_size (proxy-body-size) to the largest upload the application takes",
+		source: "https://nginx.org/en/docs/http/ngx_http_core_module.html#client_max_body_size"},
+	{class: "request-timeout-setting", software: "nginx",
+		signs:     []string{`upstream timed out \(110: (connection|operation) timed out\) while reading response header from upstream`},
+		mechanism: "nginx gives up on an upstream that sends no response header within proxy_read_timeout (a timeout of 60 s by default; proxy-read-timeout in ingress-nginx) and answers 504 Gateway Time-out",
+		provider:  nginxRead, consumer: nginxRead,
+		runs:   `nginx|openresty`,
+		fix:    "raise proxy_read_timeout (proxy-read-timeout) above the slowest response, or make the upstream answer sooner",
+		source: "https://nginx.org/en/docs/http/ngx_http_proxy_module.html#proxy_read_timeout"},
+	{class: "request-timeout-setting", software: "Gunicorn",
+		signs:     []string{`\[critical\] worker timeout \(pid:\s?\d{1,9}\)`},
+		mechanism: "gunicorn's arbiter kills a worker that stays silent longer than its --timeout (30 s by default), so a request that takes longer is cut off and the worker restarts",
+		consumer: []settingSpec{{key: `^(-t|--timeout|timeout|gunicorn_timeout)$`, value: `^\d`}, {key: `^gunicorn_cmd_args$`, value: `--timeout|-t `},
+			{key: `^(-t|--timeout|timeout|gunicorn_timeout|gunicorn_cmd_args)$`, absent: "a timeout of 30 seconds, gunicorn's default"}},
+		runs:   `gunicorn`,
+		fix:    "raise --timeout above the slowest request (or move long work to a background worker)",
+		source: "https://docs.gunicorn.org/en/stable/settings.html#timeout"},
+	{class: "server-access-rule", software: "Django",
+		signs:     []string{`disallowedhost`, `invalid http_host header: '[^']{1,200}'\. you may need to add`},
+		mechanism: "Django refuses (400) a request whose Host header is not in ALLOWED_HOSTS, and kubelet probes and other pods call it by pod IP or Service name, not by its public host name",
+		consumer:  []settingSpec{{key: `(^|_)allowed_hosts$`, value: `\S`}, {key: `(^|_)allowed_hosts$`, absent: "an empty ALLOWED_HOSTS, which with DEBUG off admits no host at all"}},
+		fix:       "add the Service name and the Ingress host to ALLOWED_HOSTS (and send probes with a Host header it admits)",
+		source:    "https://docs.djangoproject.com/en/stable/ref/settings/#allowed-hosts"},
+	{class: "server-access-rule", software: "Keycloak",
+		signs:     []string{`error=ssl_required`, `https required`},
+		mechanism: "Keycloak refuses logins over plain HTTP from non-local addresses (the realm's sslRequired external), and behind an Ingress that ends TLS it sees plain HTTP unless told to trust the proxy's X-Forwarded-Proto header",
+		consumer: []settingSpec{{key: `(^|_)(kc_proxy_headers|kc_proxy|proxy_address_forwarding)$`, value: `^(none|false|)$`},
+			{key: `(^|_)(kc_proxy_headers|kc_proxy|proxy_address_forwarding)$`, absent: "no proxy headers trusted, so it takes every request for plain HTTP"}},
+		runs:   `keycloak`,
+		fix:    "set KC_PROXY_HEADERS=xforwarded (KC_PROXY=edge before Keycloak 24) and have the Ingress send X-Forwarded-Proto",
+		source: "https://www.keycloak.org/server/reverseproxy"},
+}
+
+var (
+	nginxBody = []settingSpec{{key: `(^|_)(client_max_body_size|proxy_body_size)$`, value: `\S`},
+		{key: `(^|_)(client_max_body_size|proxy_body_size)$`, absent: "a body limit of 1m, nginx's default"}}
+	nginxRead = []settingSpec{{key: `(^|_)proxy_read_timeout$`, value: `\S`},
+		{key: `(^|_)proxy_read_timeout$`, absent: "a read timeout of 60s, nginx's default"}}
+)
