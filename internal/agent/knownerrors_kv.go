@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package agent
 
 // Well-known errors of key-value stores, document and search servers, and etcd.
@@ -22,16 +23,19 @@ var keyValueErrors = []knownError{
 		signs:     []string{`you can't write against a read only (replica|slave)`},
 		mechanism: "a Redis replica is read-only (replica-read-only yes), so every write command is refused",
 		provider:  []settingSpec{{key: `^(replicaof|slaveof)$`}, {key: `(^|_)(replication_mode|role)$`, value: `slave|replica`}},
-		fix:       "point the application at the master (or at Sentinel)"},
+		fix:       "point the application at the master (or at Sentinel)",
+		source:    "https://redis.io/docs/latest/operate/oss_and_stack/management/replication/#read-only-replica"},
 	{class: "write-to-read-replica", software: "MongoDB",
 		signs:     []string{`notwritableprimary`, `not primary and secondaryok=false`, `not master and slaveok=false`, `\bnot primary\b`},
 		mechanism: "only the primary of a replica set accepts writes; a client pinned to a secondary (directConnection) is refused",
-		fix:       "connect with the replica set's seed list and replicaSet option, not a single secondary"},
+		fix:       "connect with the replica set's seed list and replicaSet option, not a single secondary",
+		source:    "https://www.mongodb.com/docs/manual/core/replica-set-primary/"},
 	{class: "disk-watermark-read-only", software: "Elasticsearch",
 		signs:     []string{`flood[- ]stage (disk )?watermark`, `read-only-allow-delete`, `index read-only / allow delete`, `read_only_allow_delete`},
 		mechanism: "past the flood-stage disk watermark (95% of the disk by default) it puts a read-only-allow-delete block on every index with a shard on that node, and writes fail until usage drops",
 		provider:  []settingSpec{{key: `cluster_routing_allocation_disk_watermark_flood_stage$`, absent: "95% by default"}},
-		fix:       "grow the data volume or delete old indices"},
+		fix:       "grow the data volume or delete old indices",
+		source:    "https://www.elastic.co/guide/en/elasticsearch/reference/current/modules-cluster.html#disk-based-shard-allocation"},
 	{class: "server-limit-reached", software: "Redis",
 		signs:     []string{`oom command not allowed when used memory > 'maxmemory'`},
 		mechanism: "Redis refuses writes once its data reaches the maxmemory limit while maxmemory-policy is noeviction (the default), instead of evicting keys",
@@ -70,7 +74,7 @@ var keyValueErrors = []knownError{
 		source: "https://www.mongodb.com/docs/manual/reference/connection-string-options/#mongodb-urioption-urioption.authSource"},
 	{class: "server-limit-reached", software: "etcd",
 		signs:     []string{`mvcc: database space exceeded`},
-		mechanism: "etcd raises a NOSPACE alarm and refuses writes once its backend database reaches its space quota (--quota-backend-bytes, 2 GiB by default); it shrinks only after compaction and defragmentation",
+		mechanism: "etcd raises a NOSPACE alarm and refuses writes once its backend database reaches its space quota limit (--quota-backend-bytes, 2 GiB by default); it shrinks only after compaction and defragmentation",
 		provider:  etcdQuota, consumer: etcdQuota,
 		runs:   `etcd`,
 		fix:    "compact and defragment, then disarm the alarm (etcdctl alarm disarm); turn on --auto-compaction-retention or raise --quota-backend-bytes",
@@ -105,7 +109,7 @@ var keyValueErrors = []knownError{
 		source: "https://clickhouse.com/docs/en/operations/server-configuration-parameters/settings#max_server_memory_usage"},
 	{class: "server-limit-reached", software: "ClickHouse",
 		signs:     []string{`too many parts \(\d{1,9}`},
-		mechanism: "ClickHouse refuses inserts into a partition holding more active parts than parts_to_throw_insert, which happens when clients insert many small batches faster than merges join them",
+		mechanism: "ClickHouse refuses inserts into a partition holding more active parts than its parts_to_throw_insert limit, which happens when clients insert many small batches faster than merges join them",
 		provider:  clickhouseParts, consumer: clickhouseParts,
 		runs:   `clickhouse`,
 		fix:    "insert in larger, rarer batches (or async_insert=1); raise parts_to_throw_insert only as a stopgap",

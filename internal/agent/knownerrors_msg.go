@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package agent
 
 // Well-known errors of message brokers and their clients.
@@ -23,7 +24,8 @@ var messagingErrors = []knownError{
 		mechanism: "the broker answers UNKNOWN_TOPIC_OR_PARTITION for a topic nobody created, and with auto.create.topics.enable=false it never creates one on first use",
 		provider:  []settingSpec{{key: `(^|_)auto_create_topics_enable$`, value: `false`}},
 		consumer:  []settingSpec{{key: `(^|_)topics?(_name)?$`}},
-		fix:       "create the topic, or let the broker create topics on first use"},
+		fix:       "create the topic, or let the broker create topics on first use",
+		source:    "https://kafka.apache.org/documentation/#brokerconfigs_auto.create.topics.enable"},
 	{class: "server-limit-reached", software: "Kafka",
 		signs: []string{`recordtoolargeexception`, `message_too_large`, `messagesizetoolarge`, `broker: message size too large`,
 			`the request included a message larger than the max message size the server will accept`},

@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package agent
 
 // Well-known errors of language runtimes and pre-forking application servers.
@@ -23,22 +24,26 @@ var runtimeErrors = []knownError{
 		mechanism: "the celery worker starts one prefork child process per CPU it sees when --concurrency is not set, and a container sees all the node's CPUs",
 		consumer:  []settingSpec{{key: `^(-c|--concurrency|celery_worker_concurrency|celeryd_concurrency|worker_concurrency)$`, value: numericValue, absent: "one process per CPU of the node"}},
 		unless:    []settingSpec{{key: `^(-p|--pool|celery_worker_pool|worker_pool)$`, value: `solo|threads|gevent|eventlet`}},
-		fix:       "set --concurrency"},
+		fix:       "set --concurrency",
+		source:    "https://docs.celeryq.dev/en/stable/userguide/workers.html#concurrency"},
 	{class: "worker-pool-by-cpus", software: "Gunicorn",
 		reasons: []string{"OOMKilled"}, program: `\bgunicorn\b`,
 		mechanism: "gunicorn forks as many workers as its setting says, and a count derived from the CPU count (cpu_count() * 2 + 1, nproc) follows the node's CPUs, not the container's limits",
 		consumer:  []settingSpec{{key: `^(-w|--workers|workers|web_concurrency|gunicorn_workers)$`, value: `cpu_count|nproc|processor`}},
-		fix:       "set workers to a fixed number"},
+		fix:       "set workers to a fixed number",
+		source:    "https://docs.gunicorn.org/en/stable/design.html#how-many-workers"},
 	{class: "worker-pool-by-cpus", software: "uWSGI",
 		reasons: []string{"OOMKilled"}, program: `\buwsgi\b`,
 		mechanism: "uWSGI's %k is the number of CPU cores of the node, so processes = %k forks one worker per node CPU",
 		consumer:  []settingSpec{{key: `^(-p|--processes|--workers|processes|workers)$`, value: `%k`}},
-		fix:       "set processes to a fixed number"},
+		fix:       "set processes to a fixed number",
+		source:    "https://uwsgi-docs.readthedocs.io/en/latest/Configuration.html#magic-variables"},
 	{class: "worker-pool-by-cpus", software: "PM2",
 		reasons: []string{"OOMKilled"}, program: `\bpm2(-runtime|-docker)?\b`,
 		mechanism: "pm2 in cluster mode with instances max (or 0) starts one Node.js process per CPU of the node",
 		consumer:  []settingSpec{{key: `^(-i|--instances|instances|pm2_instances)$`, value: `^(max|0|-1)$`}},
-		fix:       "set instances to a fixed number"},
+		fix:       "set instances to a fixed number",
+		source:    "https://pm2.keymetrics.io/docs/usage/cluster-mode/"},
 	{class: "runtime-memory-setting", software: "the JVM",
 		signs:     []string{`outofmemoryerror: java heap space`},
 		mechanism: "the JVM throws OutOfMemoryError: Java heap space when its heap is full, and the heap is capped by -Xmx or, without it, by -XX:MaxRAMPercentage of the container's memory limit (25% by default), not by the limit itself",

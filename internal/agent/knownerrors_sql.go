@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package agent
 
 // Well-known errors of SQL databases, their poolers and their client libraries.
@@ -22,24 +23,28 @@ var sqlErrors = []knownError{
 		signs:     []string{`database is locked`, `database table is locked`, `sqlite_busy`},
 		mechanism: "SQLite lets one process write its database file at a time, so several processes on one file lock each other out",
 		consumer:  []settingSpec{{key: `(^|_)(type|engine|driver|dialect|db_type|database_type|database_url|db_url)$`, value: `sqlite`}},
-		fix:       "run a single replica, or use a client-server database"},
+		fix:       "run a single replica, or use a client-server database",
+		source:    "https://www.sqlite.org/lockingv3.html"},
 	{class: "pooler-transaction-mode", software: "PgBouncer",
 		signs: []string{`prepared statement "?[^" ]{1,64}"? (already exists|does not exist)`, `prepared statement name is already in use`,
 			`invalidsqlstatementnameerror`, `duplicatepreparedstatementerror`},
 		mechanism: "in transaction pooling (pool_mode = transaction) each transaction may run on another server connection, but a prepared statement lives on the connection that prepared it",
 		provider:  []settingSpec{{key: `(^|_)pool_mode$`, value: `transaction|statement`}},
 		consumer:  []settingSpec{{key: `preparethreshold|statement_cache_size|prepared_statements`}},
-		fix:       "use pool_mode = session, or disable server-side prepared statements in the client"},
+		fix:       "use pool_mode = session, or disable server-side prepared statements in the client",
+		source:    "https://www.pgbouncer.org/features.html"},
 	{class: "write-to-read-replica", software: "PostgreSQL",
 		signs:     []string{`cannot execute [a-z_ ()]{1,40} in a read-only transaction`, `read_only_sql_transaction`, `readonlysqltransaction`},
 		mechanism: "a hot standby (read replica) runs every transaction read-only, so any write sent to it fails",
 		provider:  []settingSpec{{key: `default_transaction_read_only$`, value: `on|true|1`}, {key: `(^|_)(replication_mode|role)$`, value: `slave|replica|standby|secondary`}, {key: `(^|_)primary_conninfo$`}},
-		fix:       "point the application at the primary"},
+		fix:       "point the application at the primary",
+		source:    "https://www.postgresql.org/docs/current/hot-standby.html"},
 	{class: "write-to-read-replica", software: "MySQL",
 		signs:     []string{`running with the --(super-)?read-only option`, `er_option_prevents_statement`},
 		mechanism: "a replica runs with read_only, so statements that write are refused",
 		provider:  []settingSpec{{key: `(^|_)(super_)?read_only$`, value: `on|true|1`}, {key: `(^|_)(replication_mode|role)$`, value: `slave|replica|secondary`}},
-		fix:       "point the application at the primary"},
+		fix:       "point the application at the primary",
+		source:    "https://dev.mysql.com/doc/refman/8.0/en/server-system-variables.html#sysvar_read_only"},
 	{class: "server-access-rule", software: "PostgreSQL",
 		signs:     []string{`no pg_hba\.conf entry for (host|replication connection from host)`},
 		mechanism: "PostgreSQL refuses any connection that no line of pg_hba.conf admits by connection type, database, user and client address (CIDR), before it checks a password, so a client from a pod address range the file does not list is refused",

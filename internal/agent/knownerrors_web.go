@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-	http://www.apache.org/licenses/LICENSE-2.0
+    http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package agent
 
 // Well-known errors of web servers, reverse proxies and web frameworks.
@@ -47,7 +48,7 @@ var webErrors = []knownError{
 		fix:       "add the Service name and the Ingress host to ALLOWED_HOSTS (and send probes with a Host header it admits)",
 		source:    "https://docs.djangoproject.com/en/stable/ref/settings/#allowed-hosts"},
 	{class: "server-access-rule", software: "Keycloak",
-		signs:     []string{`error=ssl_required`, `https required`},
+		signs:     []string{`error="?ssl_required`},
 		mechanism: "Keycloak refuses logins over plain HTTP from non-local addresses (the realm's sslRequired external), and behind an Ingress that ends TLS it sees plain HTTP unless told to trust the proxy's X-Forwarded-Proto header",
 		consumer: []settingSpec{{key: `(^|_)(kc_proxy_headers|kc_proxy|proxy_address_forwarding)$`, value: `^(none|false|)$`},
 			{key: `(^|_)(kc_proxy_headers|kc_proxy|proxy_address_forwarding)$`, absent: "no proxy headers trusted, so it takes every request for plain HTTP"}},
