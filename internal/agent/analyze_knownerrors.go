@@ -137,8 +137,16 @@ func (pc *podCheck) explainKnown(ctx context.Context, d *depCheck, k *knownError
 	for {
 		summary = fmt.Sprintf("%s: this is %s's well-known error: %s. %s. Fix: %s.",
 			dd.opening(), k.software, k.mechanism, upperFirst(strings.Join(says, "; ")), k.fix)
-		// The fix and the decisive setting must survive the clip: later sentences go first.
-		if len(summary) <= MaxRootSummary-8 || len(says) <= 1 {
+		// The fix and the decisive setting must survive the clip (the culprit's name is put
+		// before the summary): the quote shrinks to its signature first, then later sentences go.
+		if len(summary) <= MaxRootSummary-len(f.culprit.Kind)-len(f.culprit.Name)-12 {
+			break
+		}
+		if short := signAround(k, dd.clue.Line, 160); len(short) < len(dd.clue.Line) {
+			dd.clue.Line = short
+			continue
+		}
+		if len(says) <= 1 {
 			break
 		}
 		says = says[:len(says)-1]
@@ -271,7 +279,7 @@ func (pc *podCheck) blameByClaim(ctx context.Context, k *knownError, provs []kno
 						}
 						size = q.String()
 					}
-					says := []string{fmt.Sprintf("%s, which stores its data on claim %s (%s) at %s: that volume is past the watermark", h.lead, name, size, m.MountPath)}
+					says := []string{fmt.Sprintf("%s, which stores its data on claim %s (%s) at %s: %s", h.lead, name, size, m.MountPath, classOf(k).claimSays)}
 					says = append(says, settingsSaid(k.provider, h.settings)...)
 					ref := pc.e.ref("PersistentVolumeClaim", name)
 					return &knownFinding{culprit: ref, key: "storage", says: says, extra: h.extra}
@@ -323,4 +331,20 @@ func (pc *podCheck) replicaSign(ctx context.Context, k *knownError, s *corev1.Se
 		}
 	}
 	return ""
+}
+
+// signAround is the part of line around entry k's signature, at most width bytes.
+func signAround(k *knownError, line string, width int) string {
+	if len(line) <= width {
+		return line
+	}
+	from := 0
+	for _, re := range knownSigns[k] {
+		if loc := re.FindStringIndex(strings.ToLower(line)); loc != nil {
+			from = loc[0]
+			break
+		}
+	}
+	start := max(0, from-width/4)
+	return strings.ToValidUTF8(strings.TrimSpace(line[start:min(len(line), start+width)]), "")
 }

@@ -54,6 +54,8 @@ type knownClass struct {
 	blame                                  blameKind
 	// memory, when set, states the container's memory limit and request in the summary.
 	memory bool
+	// claimSays is what a blamed claim's volume does wrong (blameProviderClaim).
+	claimSays string
 }
 
 // settingSpec asks for a setting: key is a regexp on its normalized name (lower case, "-" and
@@ -72,6 +74,10 @@ type settingSpec struct {
 	// name is the setting as a reader writes it ("spring.datasource.url"), when the key
 	// pattern does not show it plainly.
 	name string
+	// overReplicas marks a count of copies the server keeps (a replication factor): it is
+	// the fault only above the replicas of the server's workload; an absent one's default is
+	// the first number of absent.
+	overReplicas bool
 }
 
 // knownError is one entry: one software's error of a class.
@@ -111,7 +117,11 @@ var knownClasses = []knownClass{
 	{rule: "disk-watermark-read-only", category: "DiskWatermarkReadOnly", confidence: 82, blame: blameProviderClaim,
 		title:   "the data volume of a search server passed its flood-stage disk watermark, so the server made its indices read-only",
 		signals: "'flood-stage watermark', 'read-only-allow-delete', 'index read-only / allow delete' in a client's or the server's log; the claims the server's pods store data on, its watermark setting",
-		action:  "Grow or free {sourceResource}, then the block lifts (or clear index.blocks.read_only_allow_delete)"},
+		action:  "Grow or free {sourceResource}, then the block lifts (or clear index.blocks.read_only_allow_delete)", claimSays: "that volume is past the watermark"},
+	{rule: "server-volume-unwritable", category: "ServerVolumeUnwritable", confidence: 80, blame: blameProviderClaim,
+		title:   "a server refuses writes because it cannot persist to its data volume: the volume is full, or the server's user cannot write it",
+		signals: "Redis 'MISCONF ... not able to persist on disk' in a client's or the server's log; the claim the server's pods store data on, its size, and the server's persistence settings",
+		action:  "Grow or free {sourceResource}, or make it writable by the server's user (fsGroup)", claimSays: "full, or not writable by its user (runAsUser without fsGroup)"},
 	{rule: "topic-not-created", category: "TopicNotCreated", confidence: 83, blame: blameSetting,
 		title:   "the client uses a topic that does not exist, and the broker does not create topics on first use",
 		signals: "'UNKNOWN_TOPIC_OR_PARTITION' / 'This server does not host this topic-partition' in the client's log; auto.create.topics.enable=false in the settings of the broker behind the Service the client calls; the client's topic setting",

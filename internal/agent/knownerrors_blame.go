@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -164,15 +165,19 @@ func runsSoftware(k *knownError, p *corev1.Pod) bool {
 // the consumer's, then the Secret key the consumer's value must come from; a default that is
 // the fault (no such setting) blames the consumer's workload, else the provider's.
 func (pc *podCheck) blameBySetting(ctx context.Context, k *knownError, wl ObjectRef, own []configSetting, provs []knownProvider) *knownFinding {
+	server := wl // whose replicas a replication factor is held against
+	if len(provs) > 0 {
+		server = provs[0].wl
+	}
 	for _, p := range provs {
-		if s, c := firstMatch(k.provider, p.settings); c != nil && s.value != "" {
+		if s, c := pc.firstFault(ctx, k.provider, p.settings, p.wl); c != nil && s.value != "" {
 			f := &knownFinding{culprit: c.ref, key: c.name, extra: []ObjectRef{pc.e.ref("Service", p.svc.Name), p.wl},
-				says: []string{fmt.Sprintf("Service %s, which the client calls, is served by %s %s with %s", p.svc.Name, p.wl.Kind, p.wl.Name, c.say())}}
+				says: []string{fmt.Sprintf("Service %s, which the client calls, is served by %s with %s", p.svc.Name, pc.workloadSaid(ctx, p.wl), c.say())}}
 			f.says = append(f.says, alsoSet(k.provider, p.settings, c, s)...)
 			return f
 		}
 	}
-	if s, c := firstMatch(k.consumer, own); c != nil && s.value != "" && s.absent == "" {
+	if s, c := pc.firstFault(ctx, k.consumer, own, server); c != nil && s.value != "" && s.absent == "" {
 		f := &knownFinding{culprit: c.ref, key: c.name, says: []string{"it runs with " + c.say()}}
 		if s.want != "" {
 			f.says[0] += ": it " + s.want
@@ -185,8 +190,12 @@ func (pc *podCheck) blameBySetting(ctx context.Context, k *knownError, wl Object
 			says: []string{fmt.Sprintf("its %s comes from %s: that value %s", c.name, c.where, s.want)}}
 	}
 	if runsSoftware(k, pc.pod) {
-		if s := unmet(k.consumer, own); s != nil {
-			f := &knownFinding{culprit: wl, key: specName(s), says: []string{fmt.Sprintf("no %s is set in %s %s (env, arguments, ConfigMaps), so it runs with %s", specName(s), wl.Kind, wl.Name, s.absent)}}
+		if s := unmet(k.consumer, own); s != nil && pc.overReplicas(ctx, s, s.absent, server) {
+			who := wl.Kind + " " + wl.Name
+			if s.overReplicas {
+				who = pc.workloadSaid(ctx, wl)
+			}
+			f := &knownFinding{culprit: wl, key: specName(s), says: []string{fmt.Sprintf("no %s is set in %s (env, arguments, ConfigMaps), so it runs with %s", specName(s), who, s.absent)}}
 			if len(k.reasons) > 0 {
 				f.says = append(f.says, pc.resourceNumbers(ctx, f.key)...)
 			}
@@ -197,9 +206,9 @@ func (pc *podCheck) blameBySetting(ctx context.Context, k *knownError, wl Object
 		if !runsSoftware(k, p.pod) {
 			continue
 		}
-		if s := unmet(k.provider, p.settings); s != nil {
+		if s := unmet(k.provider, p.settings); s != nil && pc.overReplicas(ctx, s, s.absent, p.wl) {
 			f := &knownFinding{culprit: p.wl, key: specName(s), extra: []ObjectRef{pc.e.ref("Service", p.svc.Name)},
-				says: []string{fmt.Sprintf("Service %s, which the client calls, is served by %s %s, which sets no %s (env, arguments, ConfigMaps), so it runs with %s", p.svc.Name, p.wl.Kind, p.wl.Name, specName(s), s.absent)}}
+				says: []string{fmt.Sprintf("Service %s, which the client calls, is served by %s, which sets no %s (env, arguments, ConfigMaps), so it runs with %s", p.svc.Name, pc.workloadSaid(ctx, p.wl), specName(s), s.absent)}}
 			f.says = append(f.says, alsoSet(k.provider, p.settings, &configSetting{}, s)...)
 			return f
 		}
@@ -253,4 +262,40 @@ func (pc *podCheck) resourceNumbers(ctx context.Context, _ string) []string {
 		}
 	}
 	return out
+}
+
+// firstFault is firstMatch, keeping a replication factor only above the server's replicas.
+func (pc *podCheck) firstFault(ctx context.Context, specs []settingSpec, settings []configSetting, server ObjectRef) (*settingSpec, *configSetting) {
+	for i := range specs {
+		s, c := firstMatch(specs[i:i+1], settings)
+		if c != nil && pc.overReplicas(ctx, s, c.value, server) {
+			return s, c
+		}
+	}
+	return nil, nil
+}
+
+// overReplicas reports whether spec s, with the number in value, passes the check its
+// overReplicas asks for: more copies than the server's workload runs replicas.
+func (pc *podCheck) overReplicas(ctx context.Context, s *settingSpec, value string, server ObjectRef) bool {
+	if !s.overReplicas {
+		return true
+	}
+	m := firstNumber.FindString(value)
+	n, err := strconv.Atoi(m)
+	return err == nil && int32(n) > pc.workloadReplicas(ctx, server)
+}
+
+var firstNumber = regexp.MustCompile(`\d{1,6}`)
+
+// workloadSaid is a workload with its replicas ("StatefulSet kafka (1 replica)").
+func (pc *podCheck) workloadSaid(ctx context.Context, wl ObjectRef) string {
+	if wl.Kind != "Deployment" && wl.Kind != "StatefulSet" {
+		return wl.Kind + " " + wl.Name
+	}
+	n := pc.workloadReplicas(ctx, wl)
+	if n == 1 {
+		return fmt.Sprintf("%s %s (1 replica)", wl.Kind, wl.Name)
+	}
+	return fmt.Sprintf("%s %s (%d replicas)", wl.Kind, wl.Name, n)
 }

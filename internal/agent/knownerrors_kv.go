@@ -43,6 +43,12 @@ var keyValueErrors = []knownError{
 		runs:   `redis|valkey|keydb`,
 		fix:    "raise maxmemory (within the container's memory limit) or set an eviction policy such as allkeys-lru for a cache",
 		source: "https://redis.io/docs/latest/develop/reference/eviction/"},
+	{class: "server-volume-unwritable", software: "Redis",
+		signs:     []string{`misconf redis is configured to save rdb snapshots`},
+		mechanism: "Redis refuses writes (MISCONF) once a background save of its RDB snapshot fails, since stop-writes-on-bgsave-error is yes by default; saves fail on a full volume or one its user cannot write",
+		provider:  redisSave, consumer: redisSave,
+		fix:    "free or grow the data volume (or let the server's user write it: fsGroup), then writes resume after the next successful save",
+		source: "https://redis.io/docs/latest/operate/oss_and_stack/management/persistence/"},
 	{class: "client-connection-setting", software: "Redis",
 		signs:     []string{`noauth authentication required`},
 		mechanism: "a Redis server with requirepass (or ACL users) refuses every command of a connection until it sends AUTH, and this client's connection URL carries no password",
@@ -120,6 +126,8 @@ var keyValueErrors = []knownError{
 var (
 	redisMemory = []settingSpec{{key: `(^|_)maxmemory$`, value: `\S`}, {key: `(^|_)maxmemory_policy$`, value: `noeviction`},
 		{key: `(^|_)maxmemory_policy$`, absent: "noeviction, the default: writes are refused, no key is evicted"}}
+	redisSave = []settingSpec{{key: `(^|_)stop_writes_on_bgsave_error$`, value: `\S`}, {key: `^(--)?dir$`, value: `\S`},
+		{key: `(^|_)stop_writes_on_bgsave_error$`, absent: "yes, the default: writes stop until a save succeeds"}}
 	redisProtected = []settingSpec{{key: `(^|_)protected_mode$`, value: `^yes$`},
 		{key: `(^|_)(protected_mode|requirepass|redis_password|bind)$`, absent: "protected-mode yes, the default, with no password and no bind address"}}
 	etcdQuota = []settingSpec{{key: `(^|_)quota_backend_bytes$`, value: `\d`},
