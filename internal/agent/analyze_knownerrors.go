@@ -36,8 +36,28 @@ func (pc *podCheck) knownText(ctx context.Context, d *depCheck) bool {
 	if d.clue.known <= 0 || d.clue.known > len(knownErrors) {
 		return false
 	}
-	k := &knownErrors[d.clue.known-1]
-	return programMatches(k, d.spec) && pc.explainKnown(ctx, d, k, d.clue.KnownLine)
+	// Several entries may share a signature ("Authentication failed"): the first whose
+	// settings the cluster shows explains the line.
+	low := strings.ToLower(d.clue.KnownLine)
+	for i := d.clue.known - 1; i < len(knownErrors); i++ {
+		k := &knownErrors[i]
+		if i > d.clue.known-1 && !signMatches(k, low) {
+			continue
+		}
+		if programMatches(k, d.spec) && pc.explainKnown(ctx, d, k, d.clue.KnownLine) {
+			return true
+		}
+	}
+	return false
+}
+
+func signMatches(k *knownError, low string) bool {
+	for _, re := range knownSigns[k] {
+		if re.MatchString(low) {
+			return true
+		}
+	}
+	return false
 }
 
 // knownState explains a container that ended for a reason an entry knows (OOMKilled).

@@ -195,7 +195,7 @@ func (pc *podCheck) blameBySetting(ctx context.Context, k *knownError, wl Object
 			if s.overReplicas {
 				who = pc.workloadSaid(ctx, wl)
 			}
-			f := &knownFinding{culprit: wl, key: specName(s), says: []string{fmt.Sprintf("no %s is set in %s (env, arguments, ConfigMaps), so it runs with %s", specName(s), who, s.absent)}}
+			f := &knownFinding{culprit: wl, key: specName(s), extra: configFiles(own), says: []string{fmt.Sprintf("no %s is set in %s (env, arguments, ConfigMaps), so it runs with %s", specName(s), who, s.absent)}}
 			if len(k.reasons) > 0 {
 				f.says = append(f.says, pc.resourceNumbers(ctx, f.key)...)
 			}
@@ -207,7 +207,7 @@ func (pc *podCheck) blameBySetting(ctx context.Context, k *knownError, wl Object
 			continue
 		}
 		if s := unmet(k.provider, p.settings); s != nil && pc.overReplicas(ctx, s, s.absent, p.wl) {
-			f := &knownFinding{culprit: p.wl, key: specName(s), extra: []ObjectRef{pc.e.ref("Service", p.svc.Name)},
+			f := &knownFinding{culprit: p.wl, key: specName(s), extra: append([]ObjectRef{pc.e.ref("Service", p.svc.Name)}, configFiles(p.settings)...),
 				says: []string{fmt.Sprintf("Service %s, which the client calls, is served by %s, which sets no %s (env, arguments, ConfigMaps), so it runs with %s", p.svc.Name, pc.workloadSaid(ctx, p.wl), specName(s), s.absent)}}
 			f.says = append(f.says, alsoSet(k.provider, p.settings, &configSetting{}, s)...)
 			return f
@@ -298,4 +298,25 @@ func (pc *podCheck) workloadSaid(ctx context.Context, wl ObjectRef) string {
 		return fmt.Sprintf("%s %s (1 replica)", wl.Kind, wl.Name)
 	}
 	return fmt.Sprintf("%s %s (%d replicas)", wl.Kind, wl.Name, n)
+}
+
+// configFiles are the ConfigMaps whose mounted files give settings (at most two): where a
+// setting nobody wrote would go, so a reader fixing the default finds them named too.
+func configFiles(settings []configSetting) []ObjectRef {
+	var out []ObjectRef
+	for _, c := range settings {
+		if c.ref.Kind == "ConfigMap" && strings.Contains(c.where, "(mounted at ") && !containsRef(out, c.ref) && len(out) < 2 {
+			out = append(out, c.ref)
+		}
+	}
+	return out
+}
+
+func containsRef(refs []ObjectRef, r ObjectRef) bool {
+	for _, x := range refs {
+		if x == r {
+			return true
+		}
+	}
+	return false
 }

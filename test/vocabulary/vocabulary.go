@@ -110,7 +110,7 @@ var Vocabulary = map[string][]string{
 	"server-limit-reached":       {"limit"},
 	"client-connection-setting":  {"connection"},
 	"server-access-rule":         {"refuses|refused"},
-	"runtime-memory-setting":     {"heap|Metaspace", "memory limit"},
+	"runtime-memory-setting":     {"heap|Metaspace|memory_limit", "memory limit"},
 	"request-timeout-setting":    {"timeout"},
 	"process-os-limit":           {"node|container", "limit|/dev/shm"},
 	"provider-setting-limit":     {"Service", "setting"},
