@@ -112,6 +112,7 @@ var Vocabulary = map[string][]string{
 	"server-access-rule":         {"refuses|refused"},
 	"runtime-memory-setting":     {"heap|Metaspace|memory_limit", "memory limit"},
 	"request-timeout-setting":    {"timeout"},
+	"server-volume-unwritable":   {"claim", "write|persist"},
 	"process-os-limit":           {"node|container", "limit|/dev/shm"},
 	"provider-setting-limit":     {"Service", "setting"},
 	"pod-dns-misconfigured":      {"dnsPolicy|dnsConfig", "resolve|DNS"},
