@@ -80,6 +80,12 @@ func TestKnownErrorsReplicasAndVolumes(t *testing.T) {
 				return append(o, fx.Node("node-1"))
 			},
 			logs: logBook{"kafka-": repeat(`ERROR Number of alive brokers '2' does not meet the required replication factor '3' for the offsets topic (configured via 'offsets.topic.replication.factor').`, 3)}},
+		{name: "a client's coordinator wait with no factor written (a starting broker)", problem: "the consumer reads nothing", not: "server-limit-reached",
+			objs: func() []runtime.Object {
+				o := app("reader", 1, withEnv("KAFKA_BOOTSTRAP_SERVERS", "events:9092"), nil)
+				return append(o, serverOf("events", "confluentinc/cp-kafka:7.6.0", 9092, nil, fx.Node("node-1"))...)
+			},
+			logs: logBook{"reader-": repeat(`Broker: Coordinator not available (COORDINATOR_NOT_AVAILABLE)`, 3)}},
 		{name: "min.insync.replicas within the brokers", problem: "orders are not published", not: "server-limit-reached",
 			objs: func() []runtime.Object {
 				o := app("orders", 1, withEnv("KAFKA_BROKERS", "bus:9092"), crashing)

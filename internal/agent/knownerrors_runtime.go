@@ -57,6 +57,14 @@ var runtimeErrors = []knownError{
 		consumer:  []settingSpec{{key: jvmOpts, value: `maxmetaspacesize|compressedclassspacesize`}},
 		fix:       "raise -XX:MaxMetaspaceSize (and the memory limit with it), or find the class loader leak (redeploys in one JVM)",
 		source:    "https://docs.oracle.com/en/java/javase/21/troubleshoot/troubleshooting-memory-leaks.html#GUID-FB6D3C5F-3E6B-4C53-A4C0-7E1A6E6A4B64"},
+	{class: "client-connection-setting", software: "a TLS client",
+		signs: []string{`certificate signed by unknown authority`, `unable to get local issuer certificate`, `unable_to_get_issuer_cert_locally`,
+			`self[ -]signed certificate in certificate chain`, `self_signed_cert_in_chain`, `unable to find valid certification path to requested target`},
+		mechanism: "a TLS client accepts a server's certificate only when it chains to a CA it trusts: the image's system bundle, or the bundle its settings name (SSL_CERT_FILE for Go and OpenSSL, REQUESTS_CA_BUNDLE for Python, NODE_EXTRA_CA_CERTS for Node.js, a Java truststore), so a connection to a server signed by a private CA fails until that CA is added",
+		consumer: []settingSpec{{key: caBundle, value: `\S`}, {key: jvmOpts, value: `truststore`}, {key: `(url|uri|dsn)$`, value: `sslrootcert=`},
+			{key: caBundle, name: "SSL_CERT_FILE", absent: "only the image's system CA bundle, which holds no private CA"}},
+		fix:    "mount the CA that signed the server's certificate and point the client at it (SSL_CERT_FILE, REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS, a truststore)",
+		source: "https://pkg.go.dev/crypto/x509#SystemCertPool; https://nodejs.org/api/cli.html#node_extra_ca_certsfile; https://requests.readthedocs.io/en/latest/user/advanced/#ssl-cert-verification"},
 	{class: "runtime-memory-setting", software: "PHP",
 		signs:     []string{`allowed memory size of \d{1,12} bytes exhausted`},
 		mechanism: "PHP stops a script whose allocations pass its own memory_limit (128M by default), a cap well below the container's memory limit",
@@ -77,6 +85,9 @@ var runtimeErrors = []knownError{
 		fix:    "set --max-old-space-size (in NODE_OPTIONS) to about three quarters of the memory limit, or raise the limit",
 		source: "https://nodejs.org/api/cli.html#--max-old-space-sizesize-in-mib"},
 }
+
+// caBundle are the settings that name the CA bundle a TLS client trusts.
+const caBundle = `(^|_)(ssl_cert_file|ssl_cert_dir|requests_ca_bundle|curl_ca_bundle|node_extra_ca_certs|sslrootcert|ca_file|cafile|ca_cert|cacert|ca_bundle|ca_path|ca_crt|tls_ca|tls_ca_file|ssl_ca|ssl_ca_file|truststore|trust_store)$`
 
 // jvmOpts are the settings a JVM's options come in.
 const jvmOpts = `(^|_)(java_opts|java_tool_options|jdk_java_options|jvm_opts|jvm_flags|java_options|catalina_opts|jaeger_java_opts)$`

@@ -85,3 +85,23 @@ func TestKnownErrorsWebLimits(t *testing.T) {
 			logs: logBook{"edge-": repeat(`[error] 7#7: *3 no resolver defined to resolve api.shop.svc.cluster.local`, 3)}},
 	})
 }
+
+// A private CA the client does not trust: its CA bundle setting, or the system bundle alone.
+func TestKnownErrorsTrust(t *testing.T) {
+	cases := []depCase{
+		{name: "Go client with no CA bundle against a private CA", problem: "the exporter cannot reach the API",
+			objs: func() []runtime.Object {
+				return append(app("exporter", 1, withEnv("API_URL", "https://billing-api.internal.example:8443"), crashing), fx.Node("node-1"))
+			},
+			logs: logBook{"exporter-": `level=error msg="scrape failed" err="Get \"https://billing-api.internal.example:8443/metrics\": tls: failed to verify certificate: x509: certificate signed by unknown authority"` + "\n"},
+			rule: "client-connection-setting", culprit: "Deployment/exporter", terms: []string{"SSL_CERT_FILE", "private CA"}},
+		{name: "Python requests pointed at the wrong bundle in a ConfigMap", problem: "webhook deliveries fail",
+			objs: func() []runtime.Object {
+				o := app("hooks", 1, envFrom("hooks-env"), nil)
+				return append(o, cmWith("hooks-env", "REQUESTS_CA_BUNDLE", "/etc/ssl/certs/ca-certificates.crt"), fx.Node("node-1"))
+			},
+			logs: logBook{"hooks-": repeat(`requests.exceptions.SSLError: HTTPSConnectionPool(host='partner.example.net', port=443): Max retries exceeded with url: /hook (Caused by SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)')))`, 3)},
+			rule: "client-connection-setting", culprit: "ConfigMap/hooks-env", terms: []string{"REQUESTS_CA_BUNDLE = /etc/ssl/certs/ca-certificates.crt"}},
+	}
+	runDepCases(t, cases)
+}
