@@ -74,7 +74,7 @@ var keyValueErrors = []knownError{
 		signs: []string{`codename'?"?\s?[:=]\s?'?"?authenticationfailed`, `\(authenticationfailed\) authentication failed`, `mongo(server)?error: authentication failed`,
 			`exception authenticating mongocredential`, `sasl conversation error: unable to authenticate`},
 		mechanism: "MongoDB looks a user up in the connection's authSource database, which defaults to the database named in the connection URI's path, so a user created in admin fails authentication when the URI names the application's database without authSource=admin",
-		consumer: []settingSpec{{key: `(url|uri|dsn|conn(ection)?_?str(ing)?)$`, value: `^mongodb(\+srv)?://[^/]*@[^/]+/[^?/]+`, lacks: `authsource=`, want: "must carry authSource=<the database the user was created in, usually admin>"},
+		consumer: []settingSpec{{key: `(url|uri|dsn|conn(ection)?_?str(ing)?)$`, value: `^mongodb(\+srv)?://[^/]*@[^/]+/[^?/]+`, lacks: `authsource=`, want: "needs authSource=admin when the user was created in admin (else the password is wrong)"},
 			{key: `(^|_)(auth_?source|authentication_?database)$`, value: `\S`}},
 		fix:    "add authSource=admin (the database holding the user) to the connection URI, or create the user in the application's database",
 		source: "https://www.mongodb.com/docs/manual/reference/connection-string-options/#mongodb-urioption-urioption.authSource"},
