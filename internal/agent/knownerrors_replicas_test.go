@@ -95,3 +95,24 @@ func TestKnownErrorsReplicasAndVolumes(t *testing.T) {
 	})
 	_ = corev1.ReadWriteOnce
 }
+
+// A database whose data directory is a volume's mount point (lost+found) never initializes.
+func TestKnownErrorsDataDirectory(t *testing.T) {
+	cases := []depCase{
+		{name: "postgres on the mount point by default", problem: "the database never starts",
+			objs: func() []runtime.Object {
+				o := imaged("orders-db", "postgres:16", 1, all(withEnv("POSTGRES_DB", "orders"), withClaim("orders-pgdata", "/var/lib/postgresql/data")), crashing)
+				return append(o, claimOf("orders-pgdata", "20Gi"), fx.Node("node-1"))
+			},
+			logs: logBook{"orders-db-": "initdb: error: directory \"/var/lib/postgresql/data\" exists but is not empty\ninitdb: detail: It contains a lost+found directory, perhaps due to it being a mount point.\ninitdb: hint: Using a mount point directly as the data directory is not recommended.\nCreate a subdirectory under the mount point.\n"},
+			rule: "data-directory-setting", culprit: "Deployment/orders-db", terms: []string{"PGDATA", "lost+found", "orders-pgdata"}},
+		{name: "mysqld with --datadir on the mount point", problem: "mysql crash loops",
+			objs: func() []runtime.Object {
+				o := imaged("shop-mysql", "mysql:8.0", 1, all(withArgs("--datadir=/data"), withClaim("shop-mysql-data", "/data")), crashing)
+				return append(o, claimOf("shop-mysql-data", "10Gi"), fx.Node("node-1"))
+			},
+			logs: logBook{"shop-mysql-": "2026-11-27T10:00:00.000000Z 0 [ERROR] [MY-010457] [Server] --initialize specified but the data directory has files in it. Aborting.\n2026-11-27T10:00:00.000000Z 0 [ERROR] [MY-013236] [Server] The designated data directory /data/ is unusable. You can remove all files that the server added to it.\n"},
+			rule: "data-directory-setting", culprit: "Deployment/shop-mysql", terms: []string{"--datadir = /data", "subdirectory"}},
+	}
+	runDepCases(t, cases)
+}

@@ -113,6 +113,7 @@ var Vocabulary = map[string][]string{
 	"runtime-memory-setting":     {"heap|Metaspace|memory_limit", "memory limit"},
 	"request-timeout-setting":    {"timeout"},
 	"server-volume-unwritable":   {"claim", "write|persist"},
+	"data-directory-setting":     {"data directory", "mount"},
 	"process-os-limit":           {"node|container", "limit|/dev/shm"},
 	"provider-setting-limit":     {"Service", "setting"},
 	"pod-dns-misconfigured":      {"dnsPolicy|dnsConfig", "resolve|DNS"},
