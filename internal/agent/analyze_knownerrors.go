@@ -93,7 +93,7 @@ func (pc *podCheck) knownProviders(ctx context.Context, d *depCheck) []knownProv
 			continue
 		}
 		wl := pc.e.workloadOf(ctx, p)
-		out = append(out, knownProvider{svc: s, pod: p, wl: wl, settings: pc.e.configSettings(ctx, p, p.Spec.Containers[0], wl)})
+		out = append(out, knownProvider{svc: s, pod: p, wl: wl, settings: pc.e.knownSettings(ctx, p, p.Spec.Containers[0], wl)})
 	}
 	return out
 }
@@ -116,7 +116,7 @@ func (pc *podCheck) explainKnown(ctx context.Context, d *depCheck, k *knownError
 	}
 	e := pc.e
 	wl := e.workloadOf(ctx, pc.pod)
-	own := e.configSettings(ctx, pc.pod, d.spec, wl)
+	own := e.knownSettings(ctx, pc.pod, d.spec, wl)
 	for i := range k.unless {
 		if _, c := firstMatch(k.unless[i:i+1], own); c != nil {
 			return false
@@ -281,7 +281,7 @@ func (pc *podCheck) blameByClaim(ctx context.Context, k *knownError, provs []kno
 	}
 	if len(hs) == 0 {
 		wl := pc.e.workloadOf(ctx, pc.pod)
-		hs = append(hs, holder{pc.pod, pc.e.configSettings(ctx, pc.pod, pc.pod.Spec.Containers[0], wl), fmt.Sprintf("%s %s is the server", wl.Kind, wl.Name), nil})
+		hs = append(hs, holder{pc.pod, pc.e.knownSettings(ctx, pc.pod, pc.pod.Spec.Containers[0], wl), fmt.Sprintf("%s %s is the server", wl.Kind, wl.Name), nil})
 	}
 	for _, h := range hs {
 		for _, c := range h.pod.Spec.Containers {
@@ -346,7 +346,7 @@ func (pc *podCheck) replicaSign(ctx context.Context, k *knownError, s *corev1.Se
 			}
 		}
 		wl := pc.e.workloadOf(ctx, p)
-		if _, c := firstMatch(k.provider, pc.e.configSettings(ctx, p, p.Spec.Containers[0], wl)); c != nil {
+		if _, c := firstMatch(k.provider, pc.e.knownSettings(ctx, p, p.Spec.Containers[0], wl)); c != nil {
 			return "it runs with " + c.say()
 		}
 	}

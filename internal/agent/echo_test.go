@@ -51,7 +51,9 @@ func TestSettingEchoedByTheError(t *testing.T) {
 				return append(o, svcAt("billing-db", "10.96.0.60", map[string]string{"app": "billing-db"}, 5432), fx.Node("node-1"))
 			},
 			logs: logBook{"billing-": "{\"level\":\"fatal\",\"msg\":\"connect\",\"error\":\"failed to connect to `host=billing-db user=billing database=billing`: server error (FATAL: no pg_hba.conf entry for host \\\"10.244.1.7\\\", user \\\"billing\\\", database \\\"billing\\\", no encryption (SQLSTATE 28000))\"}\n", "billing-db-": "LOG:  database system is ready to accept connections\n"},
-			rule: "provider-setting-limit", culprit: "ConfigMap/billing-db-hba", affected: []string{"Service/billing-db"},
+			// The catalogue of well-known errors knows pg_hba.conf by name (knownerrors_sql.go) and
+			// concludes first, on the same ConfigMap with the same words.
+			rule: "server-access-rule", culprit: "ConfigMap/billing-db-hba", affected: []string{"Service/billing-db"},
 			terms: []string{"pg_hba.conf", "192.168.0.0/16"}},
 		{name: "a metrics store refuses pushes over its own per-user series limit, spelt in other words", problem: "metrics are missing",
 			objs: func() []runtime.Object {
@@ -66,7 +68,8 @@ func TestSettingEchoedByTheError(t *testing.T) {
 				return append(o, cmWith("edge-nginx", "site.conf", "server {\n    listen 8080;\n    client_max_body_size 1m;\n    location / { proxy_pass http://files:8080; }\n}\n"), fx.Node("node-1"))
 			},
 			logs: logBook{"edge-": "2026/11/27 10:00:00 [error] 29#29: *1 client intended to send too large body: 5242880 bytes, client: 10.244.0.9, server: _, request: \"POST /upload HTTP/1.1\"\n2026/11/27 10:00:09 [error] 29#29: *7 client intended to send too large body: 7340032 bytes, client: 10.244.0.9, server: _, request: \"POST /upload HTTP/1.1\"\n"},
-			rule: "config-setting-named", culprit: "ConfigMap/edge-nginx", terms: []string{"client_max_body_size = 1m"}},
+			// Known to the catalogue too (knownerrors_web.go): same ConfigMap, same words.
+			rule: "server-limit-reached", culprit: "ConfigMap/edge-nginx", terms: []string{"client_max_body_size = 1m"}},
 		{name: "words shared with a setting's name by chance do not make it the cause", problem: "reports are wrong",
 			objs: func() []runtime.Object {
 				return append(app("reporter", 1, withEnv("TEMPLATE_DIR", "/templates", "RENDER_WORKERS", "2"), nil), fx.Node("node-1"))

@@ -187,7 +187,7 @@ func (pc *podCheck) blameBySetting(ctx context.Context, k *knownError, wl Object
 	}
 	if s, c := secretMatch(k.consumer, own); c != nil {
 		return &knownFinding{culprit: c.ref, key: c.name, conf: 74,
-			says: []string{fmt.Sprintf("its %s comes from %s: that value %s", c.name, c.where, s.want)}}
+			says: []string{fmt.Sprintf("it reads %s: that value %s", c.say(), s.want)}}
 	}
 	if runsSoftware(k, pc.pod) {
 		if s := unmet(k.consumer, own); s != nil && pc.overReplicas(ctx, s, s.absent, server) {

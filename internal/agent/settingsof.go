@@ -115,14 +115,6 @@ func (e *env) configSettings(ctx context.Context, p *corev1.Pod, c corev1.Contai
 		}
 		add(configSetting{name: name, value: v, where: fmt.Sprintf("the arguments of %s %s (%s)", wl.Kind, wl.Name, clipString(arg, 60)), ref: wl})
 	}
-	// Where a volume is mounted is a setting too ("/dev/shm" = "emptyDir medium=Memory").
-	for _, m := range c.VolumeMounts {
-		for _, v := range p.Spec.Volumes {
-			if v.Name == m.Name {
-				add(configSetting{name: m.MountPath, value: volumeSource(v), where: fmt.Sprintf("the volumes of %s %s (volume %s mounted at %s)", wl.Kind, wl.Name, v.Name, m.MountPath), ref: wl})
-			}
-		}
-	}
 	names, paths := mountedConfigMaps(c, p)
 	for i, name := range names {
 		m := cm(name)
@@ -195,4 +187,19 @@ func volumeSource(v corev1.Volume) string {
 		return "hostPath " + v.HostPath.Path
 	}
 	return "volume"
+}
+
+// knownSettings are configSettings plus where the container's volumes are mounted
+// ("/dev/shm" = "emptyDir medium=Memory"): the catalogue of well-known errors asks for a
+// mount as it asks for a setting.
+func (e *env) knownSettings(ctx context.Context, p *corev1.Pod, c corev1.Container, wl ObjectRef) []configSetting {
+	out := e.configSettings(ctx, p, c, wl)
+	for _, m := range c.VolumeMounts {
+		for _, v := range p.Spec.Volumes {
+			if v.Name == m.Name && len(out) < maxSettings {
+				out = append(out, configSetting{name: m.MountPath, value: volumeSource(v), where: fmt.Sprintf("the volumes of %s %s (volume %s mounted at %s)", wl.Kind, wl.Name, v.Name, m.MountPath), ref: wl})
+			}
+		}
+	}
+	return out
 }
