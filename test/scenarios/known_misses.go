@@ -22,18 +22,14 @@ package scenarios
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
-	"ledger-api-pg-hba-pod-network":            "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
-	"notify-api-redis-rdb-permission-denied":   "config-file-missing on Deployment notify-api: reads the URL /v1/notifications in the MISCONF line as a missing file; redis' 'Failed opening the temp RDB file ... Permission denied' and StatefulSet notify-redis (uid 1001, no fsGroup) are not named",
-	"orders-mysql8-public-key-retrieval":       "crash-loop on Deployment orders-service quoting the Spring 'Exception encountered during context initialization' WARN line; 'Public Key Retrieval is not allowed' and the ConfigMap's JDBC URL without allowPublicKeyRetrieval are not named",
-	"catalog-fastapi-mongo-authsource-missing": "right culprit (dependency-auth-failed on Secret catalog-api-mongo) but the summary blames a wrong or stale credential, not the URI's missing authSource=admin",
-	"checkout-ioredis-default-localhost":       "no-logs only: readiness-probe-failing on Deployment checkout (without its log the 'REDIS_URL is not set' fallback is unseen); ConfigMap checkout-env is not named. Targeted and target-less hit since 7b01f9f/bd8ca35 (tune run 22:30 UTC)",
-	"search-sync-kafka-topic-name-typo":        "no-logs only: no-problem-found (the UNKNOWN_TOPIC_OR_PARTITION line is in the log); ConfigMap search-sync-config is not named. Targeted and target-less hit since 7b01f9f/bd8ca35 (tune run 22:30 UTC)",
-	"reports-db-pv-failed-after-reinstall":     "right culprit (pvc-no-matching-pv on the Failed PersistentVolume reports-db-pgdata) but the summary does not say its Delete reclaim policy failed (VolumeFailedDelete)",
-	"ksm-egress-baseline-blocks-apiserver":     "crash-loop on Deployment kube-state-metrics quoting 'dial tcp 10.96.0.1:443: i/o timeout'; the egress NetworkPolicy egress-baseline (DNS and TCP 443 only) is not named",
-	"billing-spring-profile-matches-no-file":   "crash-loop on Deployment billing-service quoting 'Failed to configure a DataSource'; the profile mismatch (SPRING_PROFILES_ACTIVE=prod vs ConfigMap key application-production.yml) is not named",
+	"ledger-api-pg-hba-pod-network":          "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
+	"notify-api-redis-rdb-permission-denied": "config-file-missing on Deployment notify-api: reads the URL /v1/notifications in the MISCONF line as a missing file; redis' 'Failed opening the temp RDB file ... Permission denied' and StatefulSet notify-redis (uid 1001, no fsGroup) are not named",
+	"checkout-ioredis-default-localhost":     "no-logs only: readiness-probe-failing on Deployment checkout (without its log the 'REDIS_URL is not set' fallback is unseen); ConfigMap checkout-env is not named. Targeted and target-less hit since 7b01f9f/bd8ca35 (tune run 22:30 UTC)",
+	"search-sync-kafka-topic-name-typo":      "no-logs only: no-problem-found (the UNKNOWN_TOPIC_OR_PARTITION line is in the log); ConfigMap search-sync-config is not named. Targeted and target-less hit since 7b01f9f/bd8ca35 (tune run 22:30 UTC)",
+	"reports-db-pv-failed-after-reinstall":   "right culprit (pvc-no-matching-pv on the Failed PersistentVolume reports-db-pgdata) but the summary does not say its Delete reclaim policy failed (VolumeFailedDelete)",
+	"ksm-egress-baseline-blocks-apiserver":   "crash-loop on Deployment kube-state-metrics quoting 'dial tcp 10.96.0.1:443: i/o timeout'; the egress NetworkPolicy egress-baseline (DNS and TCP 443 only) is not named",
+	"billing-spring-profile-matches-no-file": "crash-loop on Deployment billing-service quoting 'Failed to configure a DataSource'; the profile mismatch (SPRING_PROFILES_ACTIVE=prod vs ConfigMap key application-production.yml) is not named",
 	// Wave 9c, last two, measured 2026-11-27 16:34 UTC on eafb5be.
-	"reports-celery-rabbitmq-guest-remote": "no-logs only: no-problem-found (ACCESS_REFUSED is in the log); ConfigMap reports-worker-env is not named. Targeted and target-less hit since 7b01f9f/bd8ca35 (tune run 22:30 UTC)",
-	"survey-flask-postgres-url-scheme":     "crash-loop on Deployment survey-api quoting NoSuchModuleError 'sqlalchemy.dialects:postgres'; the Secret survey-api-db whose DATABASE_URL starts with postgres:// (not postgresql://) is not named",
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
