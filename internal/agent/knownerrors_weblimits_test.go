@@ -105,3 +105,44 @@ func TestKnownErrorsTrust(t *testing.T) {
 	}
 	runDepCases(t, cases)
 }
+
+// A non-root server on a port below 1024, and timeouts shorter than the work or longer than the server's.
+func TestKnownErrorsPortsAndIdleTimeouts(t *testing.T) {
+	cases := []depCase{
+		{name: "nginx as non-root on port 80 in its mounted config", problem: "the web front never starts",
+			objs: func() []runtime.Object {
+				o := imaged("front", "nginxinc/nginx-unprivileged:1.27", 1, mountAt("front-site", "/etc/nginx/conf.d"), crashing)
+				return append(o, cmWith("front-site", "default.conf", "server {\n  listen 80;\n  root /usr/share/nginx/html;\n}\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"front-": "2026/11/27 10:00:00 [emerg] 1#1: bind() to 0.0.0.0:80 failed (13: Permission denied)\nnginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)\n"},
+			rule: "process-os-limit", culprit: "ConfigMap/front-site", terms: []string{"listen = 80", "NET_BIND_SERVICE"}},
+		{name: "a Go server on :443 from its env", problem: "the api crash loops",
+			objs: func() []runtime.Object {
+				return append(app("api", 1, withEnv("LISTEN_ADDR", ":443"), crashing), fx.Node("node-1"))
+			},
+			logs: logBook{"api-": `{"level":"fatal","msg":"server exited","error":"listen tcp :443: bind: permission denied"}` + "\n"},
+			rule: "process-os-limit", culprit: "Deployment/api", terms: []string{"LISTEN_ADDR = :443", "1024"}},
+		{name: "HikariCP outliving the server's wait_timeout", problem: "orders fail after quiet periods",
+			objs: func() []runtime.Object {
+				o := app("orders", 2, withEnv("SPRING_DATASOURCE_URL", "jdbc:mysql://orders-db:3306/orders"), nil)
+				return append(o, serverOf("orders-db", "mysql:8.0", 3306, withArgs("--wait-timeout=600"), fx.Node("node-1"))...)
+			},
+			logs: logBook{"orders-": repeat(`2026-11-27 10:00:00.000  WARN 1 --- [nio-8080-exec-3] com.zaxxer.hikari.pool.PoolBase : HikariPool-1 - Failed to validate connection com.mysql.cj.jdbc.ConnectionImpl@5c1a1c7e (No operations allowed after connection closed.). Possibly consider using a shorter maxLifetime value.`, 3)},
+			rule: "request-timeout-setting", culprit: "Deployment/orders-db", terms: []string{"--wait-timeout = 600", "maxLifetime"}},
+		{name: "InnoDB lock wait timeout lowered in my.cnf", problem: "checkout fails under load",
+			objs: func() []runtime.Object {
+				o := app("checkout", 1, withEnv("DB_HOST", "shop-db"), crashing)
+				return append(o, serverOf("shop-db", "mysql:8.4", 3306, mountAt("shop-db-cnf", "/etc/mysql/conf.d"), cmWith("shop-db-cnf", "tuning.cnf", "[mysqld]\ninnodb_lock_wait_timeout = 5\nmax_connections = 300\n"), fx.Node("node-1"))...)
+			},
+			logs: logBook{"checkout-": "pymysql.err.OperationalError: (1205, 'Lock wait timeout exceeded; try restarting transaction')\n"},
+			rule: "request-timeout-setting", culprit: "ConfigMap/shop-db-cnf", terms: []string{"innodb_lock_wait_timeout = 5"}},
+	}
+	runDepCases(t, cases)
+	runSilentCases(t, []silentCase{
+		{name: "a bind error on a high port is another story", problem: "the api crash loops", not: "process-os-limit",
+			objs: func() []runtime.Object {
+				return append(app("api", 1, withEnv("LISTEN_ADDR", ":8443"), crashing), fx.Node("node-1"))
+			},
+			logs: logBook{"api-": `{"level":"fatal","error":"listen tcp :8443: bind: permission denied"}` + "\n"}},
+	})
+}
