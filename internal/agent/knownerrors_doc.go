@@ -55,8 +55,12 @@ and the other rules decide.
    (not) hold an option takes ` + "`lacks`" + `; ` + "`want`" + ` says what the value must be, so a
    Secret key that holds it (never read) is named with that; ` + "`runs`" + ` keeps a default
    to the pods that run the software (image or command line). A volume's mount path is a
-   setting too (` + "`/dev/shm`" + ` = ` + "`emptyDir medium=Memory`" + `).
-5. Add a table test in ` + "`knownerrors_test.go`" + ` on at least two differently spelt clusters
+   setting too (` + "`/dev/shm`" + ` = ` + "`emptyDir medium=Memory`" + `). ` + "`overReplicas`" + ` holds a
+   replication factor against the replicas of the server's workload; ` + "`name`" + ` is how a
+   reader writes a setting whose key pattern does not show it. Several entries may share a
+   signature: each is tried in turn until one finds its settings. Put the entry in the data
+   file of its domain (` + "`knownerrors_sql.go`, `_kv`, `_msg`, `_web`, `_runtime`, `_obs`" + `).
+5. Add a table test in ` + "`knownerrors_test.go`" + ` (or the domain's ` + "`knownerrors_*_test.go`" + `) on at least two differently spelt clusters
    (other names, label keys, where the setting is written) and one where the entry must stay
    silent.
 
