@@ -43,6 +43,13 @@ var keyValueErrors = []knownError{
 		runs:   `redis|valkey|keydb`,
 		fix:    "raise maxmemory (within the container's memory limit) or set an eviction policy such as allkeys-lru for a cache",
 		source: "https://redis.io/docs/latest/develop/reference/eviction/"},
+	{class: "server-limit-reached", software: "Redis",
+		signs:     []string{`err max number of clients reached`},
+		mechanism: "Redis refuses new connections once maxclients clients are connected (a limit of 10000 by default, lowered to what the open-file limit allows), and clients that open a pool per process or never close connections reach it",
+		provider:  redisClients, consumer: redisClients,
+		runs:   `redis|valkey|keydb`,
+		fix:    "find the client that leaks or over-pools connections (CLIENT LIST), or raise maxclients",
+		source: "https://redis.io/docs/latest/develop/reference/clients/#maximum-concurrent-connected-clients"},
 	{class: "server-volume-unwritable", software: "Redis",
 		signs:     []string{`misconf redis is configured to save rdb snapshots`},
 		mechanism: "Redis refuses writes (MISCONF) once a background save of its RDB snapshot fails, since stop-writes-on-bgsave-error is yes by default; saves fail on a full volume or one its user cannot write",
@@ -126,7 +133,8 @@ var keyValueErrors = []knownError{
 var (
 	redisMemory = []settingSpec{{key: `(^|_)maxmemory$`, value: `\S`}, {key: `(^|_)maxmemory_policy$`, value: `noeviction`},
 		{key: `(^|_)maxmemory_policy$`, absent: "noeviction, the default: writes are refused, no key is evicted"}}
-	redisSave = []settingSpec{{key: `(^|_)stop_writes_on_bgsave_error$`, value: `\S`}, {key: `^(--)?dir$`, value: `\S`},
+	redisClients = []settingSpec{{key: `(^|_)maxclients$`, value: `\d`}, {key: `(^|_)maxclients$`, absent: "10000 clients, Redis's default maxclients"}}
+	redisSave    = []settingSpec{{key: `(^|_)stop_writes_on_bgsave_error$`, value: `\S`}, {key: `^(--)?dir$`, value: `\S`},
 		{key: `(^|_)stop_writes_on_bgsave_error$`, absent: "yes, the default: writes stop until a save succeeds"}}
 	redisProtected = []settingSpec{{key: `(^|_)protected_mode$`, value: `^yes$`},
 		{key: `(^|_)(protected_mode|requirepass|redis_password|bind)$`, absent: "protected-mode yes, the default, with no password and no bind address"}}

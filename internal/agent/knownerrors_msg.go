@@ -78,6 +78,20 @@ var messagingErrors = []knownError{
 			{key: `(^|_)max_poll_interval_ms$`, absent: "300000 ms (5 minutes), the default"}},
 		fix:    "raise max.poll.interval.ms or lower max.poll.records so one batch is processed in time",
 		source: "https://kafka.apache.org/documentation/#consumerconfigs_max.poll.interval.ms"},
+	{class: "server-limit-reached", software: "RabbitMQ",
+		signs:     []string{`memory resource limit alarm set on node`, `blocked by the broker: low on memory`},
+		mechanism: "RabbitMQ blocks every publishing connection while its memory use is above vm_memory_high_watermark (a limit of 0.6 of the memory it sees by default, 0.4 before 3.13), until consumers drain the queues",
+		provider:  rabbitMemory, consumer: rabbitMemory,
+		runs:   `rabbitmq`,
+		fix:    "drain or bound the queues (consumers, max-length), or raise the container's memory limit with the watermark",
+		source: "https://www.rabbitmq.com/docs/memory"},
+	{class: "server-limit-reached", software: "RabbitMQ",
+		signs:     []string{`disk resource limit alarm set on node`, `blocked by the broker: low on disk`},
+		mechanism: "RabbitMQ blocks every publishing connection while the free space of its data volume is below disk_free_limit (a limit of 50MB by default), until messages are consumed or the volume grows",
+		provider:  rabbitDisk, consumer: rabbitDisk,
+		runs:   `rabbitmq`,
+		fix:    "grow the broker's data volume or drain its queues; set disk_free_limit to what the volume can keep free",
+		source: "https://www.rabbitmq.com/docs/disk-alarms"},
 	{class: "server-access-rule", software: "RabbitMQ",
 		signs:     []string{`user '?guest'? can only connect via localhost`, `access_refused - login was refused using authentication mechanism plain`},
 		mechanism: "RabbitMQ lets its default user guest connect only from localhost (loopback_users), so it refuses a client in another pod that logs in as guest, even with the right password",
@@ -90,3 +104,10 @@ var messagingErrors = []knownError{
 
 var kafkaOffsetsRF = []settingSpec{{key: `(^|_)offsets_topic_replication_factor$`, value: `^\d{1,3}$`, overReplicas: true},
 	{key: `(^|_)offsets_topic_replication_factor$`, absent: "3 copies of the offsets topic, the default", overReplicas: true}}
+
+var (
+	rabbitMemory = []settingSpec{{key: `(^|_)vm_memory_high_watermark(_relative|_absolute)?$`, value: `\S`},
+		{key: `(^|_)vm_memory_high_watermark(_relative|_absolute)?$`, name: "vm_memory_high_watermark", absent: "0.6 of the memory RabbitMQ sees (0.4 before 3.13)"}}
+	rabbitDisk = []settingSpec{{key: `(^|_)disk_free_limit(_absolute|_relative)?$`, value: `\S`},
+		{key: `(^|_)disk_free_limit(_absolute|_relative)?$`, name: "disk_free_limit", absent: "50MB, the default disk_free_limit"}}
+)

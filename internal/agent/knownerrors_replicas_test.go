@@ -116,3 +116,30 @@ func TestKnownErrorsDataDirectory(t *testing.T) {
 	}
 	runDepCases(t, cases)
 }
+
+// Broker and cache limits that block clients: Redis's maxclients, RabbitMQ's alarms.
+func TestKnownErrorsBrokerAlarms(t *testing.T) {
+	cases := []depCase{
+		{name: "Redis at its maxclients", problem: "sessions fail at peak",
+			objs: func() []runtime.Object {
+				o := app("web", 3, withEnv("REDIS_URL", "redis://sessions:6379"), nil)
+				return append(o, serverOf("sessions", "redis:7.2", 6379, withArgs("redis-server", "--maxclients", "100"), fx.Node("node-1"))...)
+			},
+			logs: logBook{"web-": repeat(`redis.exceptions.ConnectionError: max number of clients reached`, 3) + repeat(`ERR max number of clients reached`, 2)},
+			rule: "server-limit-reached", culprit: "Deployment/sessions", terms: []string{"--maxclients = 100"}},
+		{name: "RabbitMQ memory alarm with the watermark in rabbitmq.conf", problem: "publishers hang",
+			objs: func() []runtime.Object {
+				o := app("publisher", 1, withEnv("AMQP_URL", "amqp://app:pw@mq:5672/"), nil)
+				return append(o, serverOf("mq", "rabbitmq:3.13-management", 5672, mountAt("mq-conf", "/etc/rabbitmq/conf.d"), cmWith("mq-conf", "10-limits.conf", "vm_memory_high_watermark.relative = 0.2\n"), fx.Node("node-1"))...)
+			},
+			logs: logBook{"publisher-": repeat(`WARNING:pika.connection:Connection.Blocked: reason='low on memory'; blocked by the broker: low on memory`, 3)},
+			rule: "server-limit-reached", culprit: "ConfigMap/mq-conf", terms: []string{"vm_memory_high_watermark.relative = 0.2"}},
+		{name: "RabbitMQ's own disk alarm at the default limit", problem: "nothing gets published",
+			objs: func() []runtime.Object {
+				return append(imaged("rabbitmq", "bitnami/rabbitmq:3.12", 1, withClaim("data-rabbitmq-0", "/bitnami/rabbitmq/mnesia"), nil), claimOf("data-rabbitmq-0", "1Gi"), fx.Node("node-1"))
+			},
+			logs: logBook{"rabbitmq-": repeat(`2026-11-27 10:00:00.000 [warning] <0.456.0> disk resource limit alarm set on node rabbit@rabbitmq-0.`, 3)},
+			rule: "server-limit-reached", culprit: "Deployment/rabbitmq", terms: []string{"disk_free_limit", "50MB"}},
+	}
+	runDepCases(t, cases)
+}
