@@ -101,6 +101,10 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	if (!d.clue.IsError() || networkClass(d.clue.Class) || d.clue.Class == ErrGeneric) && pc.followConfigured(ctx, d) {
 		return true
 	}
+	// The error is a server's reply naming its software: the provider it comes from.
+	if pc.serverNamedByWord(ctx, d) {
+		return true
+	}
 	// An error text that names nothing the cluster knows does not take away what the objects
 	// prove without it: a log adds evidence, it never pulls the conclusion away from them.
 	if d.clue.IsError() && pc.quietConfig(ctx, d) {
@@ -437,7 +441,17 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	if pc.policyBlocks(ctx, d, svc, ready[0], h) || pc.localTrafficOnly(ctx, d, svc, ready, head, facts) {
 		return true
 	}
-	if pc.unstableProvider(ctx, d, sref, head, pods, facts) || pc.serverErrorFrom(ctx, d, head, ready, facts) {
+	if pc.unstableProvider(ctx, d, sref, head, pods, facts) {
+		return true
+	}
+	// The provider is Ready and the path open: what it logs may say why it fails its clients.
+	var pl providerLog
+	if networkClass(d.clue.Class) && d.via == "" || pc.providerWord(ctx, d, ready) != "" {
+		if pl = pc.readProvider(ctx, ready); pc.providerOwnError(ctx, d, sref, head, pl, facts) {
+			return true
+		}
+	}
+	if pc.serverErrorFrom(ctx, d, head, ready, pl, facts) {
 		return true
 	}
 	// The path looks open: the provider answers but fails. That only explains a network
@@ -456,7 +470,11 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	for _, p := range representatives(ready, 2) {
 		follow = append(follow, e.ref("Pod", p.Name))
 	}
-	d.report(ctx, "dependency-unreachable", 55, sref, fmt.Sprintf("%s, which has %d ready endpoint(s) and no NetworkPolicy in the way; the provider itself answers with errors.", head, len(ready)),
+	said := ""
+	if pl.pod != nil {
+		said = fmt.Sprintf(" Its pod %s logs %s.", pl.pod.Name, quoteLine(pl.clue.Line))
+	}
+	d.report(ctx, "dependency-unreachable", 55, sref, fmt.Sprintf("%s, which has %d ready endpoint(s) and no NetworkPolicy in the way; the provider itself answers with errors.%s", head, len(ready), said),
 		follow, []ObjectRef{sref}, facts)
 	return true
 }

@@ -61,14 +61,14 @@ func imageBase(image string) string {
 	return base
 }
 
-// serverErrorFrom blames a Ready provider whose own software the client's error names.
-func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head string, ready []*corev1.Pod, facts map[string]string) bool {
+// providerWord is the word of the client's error that names a Ready provider's software
+// (its workload or image), or "" when the error does not name it or never reached it.
+func (pc *podCheck) providerWord(ctx context.Context, d *depCheck, ready []*corev1.Pod) string {
 	// A failed lookup or a refused connection never reached the server's software.
 	if !d.clue.IsError() || len(ready) == 0 || d.clue.Class == ErrDNS || d.clue.Class == ErrRefused {
-		return false
+		return ""
 	}
-	e := pc.e
-	wl := e.workloadOf(ctx, ready[0])
+	wl := pc.e.workloadOf(ctx, ready[0])
 	names := []string{wl.Name}
 	for _, c := range ready[0].Spec.Containers {
 		names = append(names, imageBase(c.Image))
@@ -78,13 +78,24 @@ func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head strin
 	for _, h := range d.clue.Hosts {
 		line = strings.ReplaceAll(line, strings.ToLower(h.Host), " ")
 	}
-	word := serverWord(line, names...)
+	return serverWord(line, names...)
+}
+
+// serverErrorFrom blames a Ready provider whose own software the client's error names; pl
+// is the provider's log when it was already read.
+func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head string, ready []*corev1.Pod, pl providerLog, facts map[string]string) bool {
+	word := pc.providerWord(ctx, d, ready)
 	if word == "" {
 		return false
 	}
+	e := pc.e
+	wl := e.workloadOf(ctx, ready[0])
 	said, conf := "", 60
+	if pl.pod != nil {
+		said, conf = fmt.Sprintf(" Its pod %s logs %s.", pl.pod.Name, quoteLine(pl.clue.Line)), 75
+	}
 	for i, p := range representatives(ready, 2) {
-		if i >= maxLogContainers || len(p.Spec.Containers) == 0 {
+		if pl.pod != nil || i >= maxLogContainers || len(p.Spec.Containers) == 0 {
 			break
 		}
 		lr := e.logs(ctx, p.Name, p.Spec.Containers[0].Name, false)

@@ -72,7 +72,7 @@ var errFamilies = []struct {
 	{ErrMemory, []string{"could not reserve enough space", "out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
 	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
 	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version", "dirty database", "changesets check sum", "locate revision"}},
-	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm"}},
+	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm", "accessdeniedexception"}},
 	{ErrConfig, []string{"unbound variable", "parameter null or not set", "no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "config"}},
 }
 

@@ -52,6 +52,9 @@ type env struct {
 	nEv      int
 	// lists memoizes whole-namespace lists within the task (Services, NetworkPolicies).
 	lists map[string]any
+	// inProvider is set while a provider's own logged error is followed (analyze_providerlog.go):
+	// that walk does not read a further provider's log, so chains of clients stay bounded.
+	inProvider bool
 	// nodes are the Nodes the task read, by name (a finding that names one may blame it).
 	nodes map[string]*corev1.Node
 	// reasons are the reasons Kubernetes reported behind each evidence id (reasons.go).

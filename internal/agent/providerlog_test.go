@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubage/kubage/internal/agent"
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// The provider's own log. A consumer's error is attributed to the Service it calls; the
+// provider's pods are Running and Ready, yet their log says why they fail their clients
+// (a data file they cannot write, a full volume). That line is read and followed with the
+// provider's own spec, whatever the software and however the consumer reports it.
+func TestProviderLogExplainsTheConsumer(t *testing.T) {
+	// store is a StatefulSet whose data volume is a claim mounted at dataDir, run as uid,
+	// behind a Service of the same name on port.
+	store := func(name, image, dataDir string, uid int64, fsGroup bool, ip string, port int32) []runtime.Object {
+		s := statefulSet(name, 1, 1, func(s *appsv1.StatefulSet) {
+			spec := &s.Spec.Template.Spec
+			spec.Containers[0].Image = image
+			spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: dataDir}}
+			spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-" + name + "-0"}}}}
+			spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: fx.Ptr(uid)}
+			if fsGroup {
+				spec.SecurityContext.FSGroup = fx.Ptr(uid)
+			}
+		})
+		p := stsPod(s, 0)
+		claim := fx.PVC(ns, "data-"+name+"-0", fx.Ptr("standard"), corev1.ClaimBound)
+		claim.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
+		svc := svcAt(name, ip, map[string]string{"app": name}, port)
+		return []runtime.Object{s, p, claim, svc, fx.EndpointSlice(svc, p)}
+	}
+	cases := []depCase{
+		{name: "a Node API gets Redis' MISCONF; Redis cannot write its snapshot: uid without fsGroup", problem: "notifications API returns 500",
+			objs: func() []runtime.Object {
+				o := app("alerts-api", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "REDIS_HOST", Value: "alerts-cache"}, {Name: "REDIS_PORT", Value: "6379"}}
+				}, nil)
+				o = append(o, store("alerts-cache", "docker.io/bitnami/redis:7.2", "/bitnami/redis/data", 1001, false, "10.96.0.40", 6379)...)
+				return append(o, fx.Node("node-1"))
+			},
+			logs: logBook{
+				"alerts-api-": strings.Repeat("2026-01-01T10:00:00.000Z ERROR POST /v1/alerts failed: ReplyError: MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled.\n", 3),
+				"alerts-cache-": "1:M 01 Jan 2026 10:00:00.000 * Ready to accept connections tcp\n1:M 01 Jan 2026 10:00:05.000 * 1 changes in 5 seconds. Saving...\n" +
+					strings.Repeat("1:M 01 Jan 2026 10:00:05.001 * Background saving started by pid 21\n21:C 01 Jan 2026 10:00:05.002 # Failed opening the temp RDB file temp-21.rdb (in server root dir /bitnami/redis/data) for saving: Permission denied\n1:M 01 Jan 2026 10:00:05.100 # Background saving error\n", 3),
+			},
+			rule: "mount-not-writable", culprit: "StatefulSet/alerts-cache", affected: []string{"Deployment/alerts-api"},
+			terms: []string{"Permission denied", "fsGroup", "1001"}},
+		{name: "a Python job's writes fail at InfluxDB; InfluxDB's WAL claim is full", problem: "dashboards show no new data",
+			objs: func() []runtime.Object {
+				o := app("report-builder", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "INFLUX_URL", Value: "http://metrics-store:8086"}}
+				}, nil)
+				o = append(o, store("metrics-store", "influxdb:2.7-alpine", "/var/lib/influxdb2", 1000, true, "10.96.0.41", 8086)...)
+				return append(o, fx.Node("node-1"))
+			},
+			logs: logBook{
+				"report-builder-": strings.Repeat("2026-01-01 10:00:00,000 ERROR flush failed: influxdb write to http://metrics-store:8086/api/v2/write returned 500: internal error\n", 3),
+				"metrics-store-": strings.Repeat(`ts=2026-01-01T10:00:00.000000Z lvl=info msg="Write request" service=http`+"\n"+
+					`ts=2026-01-01T10:00:00.100000Z lvl=error msg="Failed to write" service=storage-engine err="write /var/lib/influxdb2/engine/wal/0a1b/autogen/12/_00041.wal: no space left on device"`+"\n", 3),
+			},
+			rule: "volume-full", culprit: "PersistentVolumeClaim/data-metrics-store-0", affected: []string{"StatefulSet/metrics-store", "Deployment/report-builder"},
+			terms: []string{"no space left on device", "data-metrics-store-0"}},
+		{name: "a Go client times out on a search cluster that cannot write its data: a readOnly mount, Java's AccessDeniedException", problem: "search is slow",
+			objs: func() []runtime.Object {
+				o := app("catalog-web", 1, nil, crashing)
+				st := store("search", "opensearchproject/opensearch:2.13.0", "/usr/share/opensearch/data", 1000, true, "10.96.0.42", 9200)
+				st[0].(*appsv1.StatefulSet).Spec.Template.Spec.Containers[0].VolumeMounts[0].ReadOnly = true
+				st[1].(*corev1.Pod).Spec.Containers[0].VolumeMounts[0].ReadOnly = true
+				return append(append(o, st...), fx.Node("node-1"))
+			},
+			logs: logBook{
+				"catalog-web-": "level=error msg=\"index query failed\" err=\"Get \\\"http://search:9200/products/_search\\\": context deadline exceeded\"\n",
+				"search-": strings.Repeat("[2026-01-01T10:00:00,000][WARN ][o.o.c.c.ClusterFormationFailureHelper] [search-0] cluster-manager not discovered yet\n"+
+					"[2026-01-01T10:00:01,000][ERROR][o.o.g.GatewayMetaState ] [search-0] failed to write node state\njava.nio.file.AccessDeniedException: /usr/share/opensearch/data/nodes/0/_state/write.lock\n\tat sun.nio.fs.UnixException.translateToIOException(UnixException.java:90)\n", 3),
+			},
+			rule: "mount-not-writable", culprit: "StatefulSet/search", affected: []string{"Deployment/catalog-web"},
+			terms: []string{"AccessDeniedException", "readOnly"}},
+		{name: "a provider whose logged error its own objects do not explain is the application's own error", problem: "payments time out",
+			objs: func() []runtime.Object {
+				o := app("checkout", 1, nil, crashing)
+				o = append(o, store("ledger", "registry.example/ledger:3.1", "/srv/ledger", 1000, true, "10.96.0.43", 8080)...)
+				return append(o, fx.Node("node-1"))
+			},
+			logs: logBook{
+				"checkout-": "FATAL charge failed: Post \"http://ledger:8080/v1/entries\": dial tcp 10.96.0.43:8080: i/o timeout\n",
+				"ledger-":   strings.Repeat("2026-01-01T10:00:00Z ERROR batch commit failed: deadlock detected while waiting for lock on entries\n", 3),
+			},
+			rule: "app-error-logged", culprit: "StatefulSet/ledger", affected: []string{"Service/ledger", "Deployment/checkout"},
+			terms: []string{"deadlock detected"}},
+	}
+	runDepCases(t, cases)
+	// A session that targets the consumer reaches the same cause.
+	for i, consumer := range []string{"alerts-api", "report-builder", "catalog-web", "checkout"} {
+		tc := cases[i]
+		t.Run("targeted/"+tc.name, func(t *testing.T) {
+			e := agent.NewRuleEngine(fake.NewClientset(tc.objs()...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = tc.logs.source()
+			rc := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns, Target: deploy(consumer)}).RootCause
+			if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != tc.rule || got != tc.culprit {
+				t.Fatalf("got %s on %s, want %s on %s\nsummary: %s", rc.Rule, got, tc.rule, tc.culprit, rc.Summary)
+			}
+			var aff []string
+			for _, r := range rc.AffectedObjects {
+				aff = append(aff, r.Kind+"/"+r.Name)
+			}
+			for _, want := range tc.affected {
+				if !contains(aff, want) {
+					t.Errorf("affectedObjects %v lack %s", aff, want)
+				}
+			}
+			for _, w := range tc.terms {
+				if !strings.Contains(rc.Summary, w) {
+					t.Errorf("summary lacks %q: %s", w, rc.Summary)
+				}
+			}
+		})
+	}
+}
