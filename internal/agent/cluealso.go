@@ -54,8 +54,9 @@ func (c *Clue) addAlso(lines []string, scores []int, classes []ErrClass, best in
 				rank = 3
 			}
 		}
-		if rank == 0 && classes[i] != c.Class {
-			// Lines of the first line's family already gave their paths to the clue.
+		if rank == 0 && classes[i] != c.Class && fileFamily(classes[i]) {
+			// Lines of the first line's family already gave their paths to the clue; a path
+			// counts only in a line about a file (not "a complete log is in /root/…").
 			for _, p := range ent.Paths {
 				if !containsStr(c.Paths, p) {
 					rank = 2
@@ -81,6 +82,11 @@ func (c *Clue) addAlso(lines []string, scores []int, classes []ErrClass, best in
 			c.alsoKeys = append(c.alsoKeys, k)
 		}
 	}
+}
+
+// fileFamily reports the error families that are about a file.
+func fileFamily(c ErrClass) bool {
+	return c == ErrConfig || c == ErrPermission || c == ErrDisk || c == ErrFiles
 }
 
 // quoteClue quotes the clue's line, and its second line when it has one.

@@ -95,6 +95,8 @@ func TestSecondLineIsDistinctAndAddsAFact(t *testing.T) {
 			text: "20:C 01 Jan 2026 10:00:00.001 # Failed opening the temp RDB file temp-20.rdb (in server root dir /bitnami/redis/data) for saving: Permission denied\n" +
 				"1:M 01 Jan 2026 10:00:05.000 # Failed opening the RDB file dump.rdb (in server root dir /data/app) for saving: Permission denied",
 			paths: []string{"/bitnami/redis/data", "/data/app"}},
+		{name: "npm's pointer to its own debug log is no second line",
+			text: "TypeError: Cannot read properties of undefined (reading 'port')\n    at Object.<anonymous> (/app/index.js:5:30)\nnpm ERR! code ELIFECYCLE\nnpm ERR! Failed at the api@1.0.0 start script.\nnpm ERR! A complete log of this run can be found in: /root/.npm/_logs/2026-01-01-debug.log"},
 		{name: "a line with nothing new is not quoted",
 			text: "INFO start\nERROR upstream failed: 503 Service Unavailable\nERROR giving up after 3 attempts"},
 	}
