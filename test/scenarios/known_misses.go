@@ -23,7 +23,7 @@ package scenarios
 var knownMisses = map[string]string{
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
 	"ledger-api-pg-hba-pod-network":          "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
-	"notify-api-redis-rdb-permission-denied": "config-file-missing on Deployment notify-api: reads the URL /v1/notifications in the MISCONF line as a missing file; redis' 'Failed opening the temp RDB file ... Permission denied' and StatefulSet notify-redis (uid 1001, no fsGroup) are not named",
+	"notify-api-redis-rdb-permission-denied": "targeted only: server-volume-unwritable on PersistentVolumeClaim data-notify-redis-0 (the catalogue's MISCONF entry), whose summary does not quote redis' own 'Permission denied'; target-less hits since the provider's own log is followed (cd934ac, tune run 22:45 UTC)",
 	"checkout-ioredis-default-localhost":     "no-logs only: readiness-probe-failing on Deployment checkout (without its log the 'REDIS_URL is not set' fallback is unseen); ConfigMap checkout-env is not named. Targeted and target-less hit since 7b01f9f/bd8ca35 (tune run 22:30 UTC)",
 	"search-sync-kafka-topic-name-typo":      "no-logs only: no-problem-found (the UNKNOWN_TOPIC_OR_PARTITION line is in the log); ConfigMap search-sync-config is not named. Targeted and target-less hit since 7b01f9f/bd8ca35 (tune run 22:30 UTC)",
 	"reports-db-pv-failed-after-reinstall":   "right culprit (pvc-no-matching-pv on the Failed PersistentVolume reports-db-pgdata) but the summary does not say its Delete reclaim policy failed (VolumeFailedDelete)",
