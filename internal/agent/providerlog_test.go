@@ -56,21 +56,21 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 		return []runtime.Object{s, p, claim, svc, fx.EndpointSlice(svc, p)}
 	}
 	cases := []depCase{
-		{name: "a Node API gets Redis' MISCONF; Redis cannot write its snapshot: uid without fsGroup", problem: "notifications API returns 500",
+		{name: "a Node API's uploads get a 500 from a blob server that cannot write its objects: uid without fsGroup", problem: "uploads fail",
 			objs: func() []runtime.Object {
 				o := app("alerts-api", 1, func(s *corev1.PodSpec) {
-					s.Containers[0].Env = []corev1.EnvVar{{Name: "REDIS_HOST", Value: "alerts-cache"}, {Name: "REDIS_PORT", Value: "6379"}}
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "BLOB_HOST", Value: "alerts-blobs"}, {Name: "BLOB_PORT", Value: "7070"}}
 				}, nil)
-				o = append(o, store("alerts-cache", "docker.io/bitnami/redis:7.2", "/bitnami/redis/data", 1001, false, "10.96.0.40", 6379)...)
+				o = append(o, store("alerts-blobs", "registry.example/blobd:2.4", "/var/lib/blobd", 1001, false, "10.96.0.40", 7070)...)
 				return append(o, fx.Node("node-1"))
 			},
 			logs: logBook{
-				"alerts-api-": strings.Repeat("2026-01-01T10:00:00.000Z ERROR POST /v1/alerts failed: ReplyError: MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled.\n", 3),
-				"alerts-cache-": "1:M 01 Jan 2026 10:00:00.000 * Ready to accept connections tcp\n1:M 01 Jan 2026 10:00:05.000 * 1 changes in 5 seconds. Saving...\n" +
-					strings.Repeat("1:M 01 Jan 2026 10:00:05.001 * Background saving started by pid 21\n21:C 01 Jan 2026 10:00:05.002 # Failed opening the temp RDB file temp-21.rdb (in server root dir /bitnami/redis/data) for saving: Permission denied\n1:M 01 Jan 2026 10:00:05.100 # Background saving error\n", 3),
+				"alerts-api-": strings.Repeat("2026-01-01T10:00:00.000Z ERROR POST /v1/attachments failed: blobd replied 500: internal error while storing the object\n", 3),
+				"alerts-blobs-": "time=2026-01-01T10:00:00Z level=info msg=\"blobd listening\" addr=:7070\n" +
+					strings.Repeat("time=2026-01-01T10:00:05Z level=error msg=\"store failed\" err=\"create /var/lib/blobd/objects/tmp-8812: permission denied\"\n", 3),
 			},
-			rule: "mount-not-writable", culprit: "StatefulSet/alerts-cache", affected: []string{"Deployment/alerts-api"},
-			terms: []string{"Permission denied", "fsGroup", "1001"}},
+			rule: "mount-not-writable", culprit: "StatefulSet/alerts-blobs", affected: []string{"Deployment/alerts-api"},
+			terms: []string{"permission denied", "fsGroup", "1001"}},
 		{name: "a Python job's writes fail at InfluxDB; InfluxDB's WAL claim is full", problem: "dashboards show no new data",
 			objs: func() []runtime.Object {
 				o := app("report-builder", 1, func(s *corev1.PodSpec) {
