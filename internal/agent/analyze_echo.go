@@ -180,7 +180,7 @@ func (pc *podCheck) settingEchoed(ctx context.Context, d *depCheck, strong bool)
 		// Its own files, named by their keys, are the named-file check's (reportNamedConfigFile).
 		consider(e.configSettings(ctx, pc.pod, d.spec, wl), "")
 	}
-	for i, s := range pc.configuredServices(ctx, d) {
+	for i, s := range pc.echoServices(ctx, d) {
 		p := pc.backendOf(ctx, s)
 		if p == nil || i >= 3 || len(p.Spec.Containers) == 0 {
 			continue
@@ -205,4 +205,25 @@ func (pc *podCheck) settingEchoed(ctx context.Context, d *depCheck, strong bool)
 	d.report(ctx, "config-setting-named", 0, s.ref, fmt.Sprintf("%s: the error names a setting of its own configuration: %s. Change %s there, then restart %s %s.",
 		d.opening(), s.say(), s.name, wl.Kind, wl.Name), nil, []ObjectRef{s.ref}, facts)
 	return true
+}
+
+// echoServices are the Services the client calls: those its configuration names, then those
+// its error line names by name or cluster IP (a DSN kept in a Secret is never read, but the
+// driver's error says "10.96.212.40:5432 (ledger-db)").
+func (pc *podCheck) echoServices(ctx context.Context, d *depCheck) []*corev1.Service {
+	out := pc.configuredServices(ctx, d)
+	svcs, err := listOnce[*corev1.Service](ctx, pc.e, "Service", maxServiceList)
+	if err != nil {
+		return out
+	}
+	for _, h := range d.clue.Hosts {
+		name, _, scope := classifyHost(h.Host, pc.e.s.Namespace)
+		for _, s := range svcs {
+			named := scope == hostInNamespace && s.Name == name || s.Spec.ClusterIP != "" && s.Spec.ClusterIP != corev1.ClusterIPNone && s.Spec.ClusterIP == h.Host
+			if named && len(s.Spec.Selector) > 0 && !containsSvc(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

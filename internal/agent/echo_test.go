@@ -55,6 +55,19 @@ func TestSettingEchoedByTheError(t *testing.T) {
 			// concludes first, on the same ConfigMap with the same words.
 			rule: "server-access-rule", culprit: "ConfigMap/billing-db-hba", affected: []string{"Service/billing-db"},
 			terms: []string{"pg_hba.conf", "192.168.0.0/16"}},
+		{name: "the DSN sits in a Secret (never read): the server is the one the error names by cluster IP and name", problem: "payouts crash-loops",
+			objs: func() []runtime.Object {
+				o := app("payouts", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = append(s.Containers[0].Env, corev1.EnvVar{Name: "PG_DSN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "payouts-db"}, Key: "dsn"}}})
+				}, crashing)
+				o = append(o, app("payouts-pg", 1, mountCM("payouts-pg-conf", "/etc/pg"), nil)...)
+				o = append(o, cmWith("payouts-pg-conf", "postgresql.conf", "max_connections = 300\n", "pg_hba.conf", "host all all 10.0.0.0/8 md5\n"))
+				sec := &corev1.Secret{ObjectMeta: fx.ConfigMap(ns, "payouts-db").ObjectMeta, Data: map[string][]byte{"dsn": []byte("TOPSECRET")}}
+				return append(o, sec, svcAt("payouts-pg", "10.96.7.7", map[string]string{"app": "payouts-pg"}, 5432), fx.Node("node-1"))
+			},
+			logs: logBook{"payouts-": "ts=2026-11-27T10:00:00Z level=error msg=\"ping failed\" err=\"failed to connect to `user=payouts database=payouts`: 10.96.7.7:5432 (payouts-pg): server error: FATAL: no pg_hba.conf entry for host \\\"172.20.3.9\\\", user \\\"payouts\\\", database \\\"payouts\\\", SSL off (SQLSTATE 28000)\"\n", "payouts-pg-": "LOG: ready\n"},
+			rule: "provider-setting-limit", culprit: "ConfigMap/payouts-pg-conf", affected: []string{"Service/payouts-pg"},
+			terms: []string{"pg_hba.conf", "10.0.0.0/8"}},
 		{name: "a metrics store refuses pushes over its own per-user series limit, spelt in other words", problem: "metrics are missing",
 			objs: func() []runtime.Object {
 				o := app("metrics-store", 1, both(mountCM("metrics-store-config", "/etc/store"), func(s *corev1.PodSpec) { s.Containers[0].Args = []string{"-config.file=/etc/store/config.yaml"} }), nil)
