@@ -58,21 +58,28 @@ func TestConnectionSettingsNamed(t *testing.T) {
 				return append(o, cmWith("invoicer-env", "BROKER_URL", "amqp://guest:guest@mq:5672//", "WORKERS", "4"), svcAt("mq", "10.96.0.50", map[string]string{"app": "mq"}, 5672), fx.Node("node-1"))
 			},
 			logs:     logBook{"invoicer-": "[2026-11-27 10:00:01,000: ERROR/MainProcess] consumer: Cannot connect to amqp://guest:**@mq:5672//: (403) ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN.\n"},
-			affected: "ConfigMap/invoicer-env", culprit: "ConfigMap/invoicer-env", terms: []string{"BROKER_URL = amqp://guest:***@mq:5672//", "user guest"}},
+			affected: "ConfigMap/invoicer-env", culprit: "ConfigMap/invoicer-env", terms: []string{"BROKER_URL = amqp://guest:***@mq:5672//", "user guest", "loopback_users"}},
 		{name: "a SQL dialect the library no longer loads: the URL comes from a Secret key, named, never read",
 			objs: func() []runtime.Object {
 				o := app("pollster", 1, secretEnv("DB_URI", "pollster-db", "uri"), crashing)
 				return append(o, secret("pollster-db", "uri"), fx.Node("node-1"))
 			},
 			logs:     logBook{"pollster-": "Traceback (most recent call last):\n  File \"/app/main.py\", line 9, in <module>\nsqlalchemy.exc.NoSuchModuleError: Can't load plugin: sqlalchemy.dialects:postgres\n"},
-			affected: "Secret/pollster-db", terms: []string{"DB_URI in Secret pollster-db key uri"}},
+			affected: "Secret/pollster-db", terms: []string{"DB_URI in Secret pollster-db key uri", "postgresql://"}},
 		{name: "a JDBC option the MySQL server demands: the driver named only in the stack frames",
 			objs: func() []runtime.Object {
 				o := app("ledger", 1, envFrom("ledger-runtime"), crashing)
 				return append(o, cmWith("ledger-runtime", "JAVA_OPTS", "-Xmx512m", "SPRING_DATASOURCE_URL", "jdbc:mysql://ledger-db:3306/ledger?useSSL=false"), fx.Node("node-1"))
 			},
 			logs:     logBook{"ledger-": "Caused by: java.sql.SQLNonTransientConnectionException: Public Key Retrieval is not allowed\n\tat com.mysql.cj.jdbc.exceptions.SQLError.createSQLException(SQLError.java:111)\n\tat com.mysql.cj.jdbc.ConnectionImpl.createNewIO(ConnectionImpl.java:828)\n"},
-			affected: "ConfigMap/ledger-runtime", terms: []string{"SPRING_DATASOURCE_URL = jdbc:mysql://ledger-db:3306/ledger?useSSL=false", "Public Key Retrieval"}},
+			affected: "ConfigMap/ledger-runtime", terms: []string{"SPRING_DATASOURCE_URL = jdbc:mysql://ledger-db:3306/ledger?useSSL=false", "Public Key Retrieval", "allowPublicKeyRetrieval=true"}},
+		{name: "MongoDB refuses a user created in admin: the URI, in a Secret, is named with the database users are looked up in",
+			objs: func() []runtime.Object {
+				o := append(app("stock", 1, secretEnv("MONGODB_URI", "stock-mongo", "uri"), crashing), app("mongo", 1, nil, nil)...)
+				return append(o, secret("stock-mongo", "uri"), svcAt("mongo", "10.96.0.70", map[string]string{"app": "mongo"}, 27017), fx.Node("node-1"))
+			},
+			logs:     logBook{"stock-": "node:internal/process/promises:288\nMongoServerError: Authentication failed.\n    at Connection.onMessage (/app/node_modules/mongodb/lib/cmap/connection.js:207:30)\n"},
+			affected: "Secret/stock-mongo", terms: []string{"MONGODB_URI", "authSource=admin"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

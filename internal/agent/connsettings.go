@@ -212,12 +212,13 @@ func (pc *podCheck) connectionNote(ctx context.Context, spec corev1.Container, c
 	if !clue.IsError() || len(summary) > maxNotedSummary {
 		return ""
 	}
-	if !dependencyClass(clue) && len(serverPortsIn(strings.Join(linesAfter(pc.lines[spec.Name], clue.Line, 4), " "))) == 0 {
+	under := strings.Join(linesAfter(pc.lines[spec.Name], clue.Line, 4), " ")
+	if !dependencyClass(clue) && len(serverPortsIn(under)) == 0 && !connHintSign(clue.Line+" "+under) {
 		return ""
 	}
 	// The frames under the line name the driver ("at com.mysql.cj.jdbc...", "File
 	// \".../psycopg2/...\"") when the line itself only says what went wrong.
-	ports := serverPortsIn(clue.Line + " " + strings.Join(linesAfter(pc.lines[spec.Name], clue.Line, 4), " "))
+	ports := serverPortsIn(clue.Line + " " + under)
 	host := ""
 	for _, h := range clue.Hosts {
 		if !h.Weak && host == "" {
@@ -227,14 +228,18 @@ func (pc *podCheck) connectionNote(ctx context.Context, spec corev1.Container, c
 			ports = append(ports, h.Port)
 		}
 	}
-	if host == "" && len(ports) == 0 {
-		return ""
-	}
 	if len(ports) == 0 {
 		ports = []string{""}
 	}
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	settings := pc.e.configSettings(ctx, pc.pod, spec, wl)
+	hint := connectionHint(clue.Line+" "+under, settings)
+	if host == "" && ports[0] == "" {
+		if hint == "" {
+			return ""
+		}
+		return " " + upperFirst(hint) + "."
+	}
 	best, top := 0, []configSetting(nil)
 	for _, port := range ports {
 		l := connectionSettings(settings, host, port, 2)
@@ -248,10 +253,16 @@ func (pc *podCheck) connectionNote(ctx context.Context, spec corev1.Container, c
 			named = append(named, s)
 		}
 	}
-	if best < 5 || len(named) == 0 {
+	note := ""
+	if best >= 5 && len(named) > 0 {
+		note = " The client's settings for that connection: " + saySettings(named) + "."
+	}
+	if hint != "" {
+		note += " " + upperFirst(hint) + "."
+	}
+	if note == "" {
 		return ""
 	}
-	note := " The client's settings for that connection: " + saySettings(named) + "."
 	if len(summary)+len(note) > maxNotedSummary+150 {
 		return ""
 	}
@@ -294,4 +305,15 @@ func (pc *podCheck) credentialSetting(ctx context.Context, d *depCheck, wl Objec
 		}
 	}
 	return nil, ""
+}
+
+// connHintSign reports a line that carries a connection hint's signature.
+func connHintSign(text string) bool {
+	low := strings.ToLower(text)
+	for _, h := range connHints {
+		if h.sign.MatchString(low) {
+			return true
+		}
+	}
+	return false
 }
