@@ -81,7 +81,9 @@ func wave10aFirstScenarios() []*Scenario {
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("prometheus-kube-prometheus-stack-prometheus", "quay.io/prometheus/prometheus:v2.54.1", "prometheus-operated", 1, prom, nil, "http-web", 9090))
 					},
-					func() error { return e.createService(ctx, w8bService("kube-prometheus-stack-prometheus", prom, "http-web", 9090)) },
+					func() error {
+						return e.createService(ctx, w8bService("kube-prometheus-stack-prometheus", prom, "http-web", 9090))
+					},
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("loki", "grafana/loki:2.9.3", "loki-headless", 1, loki, nil, "http-metrics", 3100))
 					},
@@ -184,7 +186,7 @@ func wave10aFirstScenarios() []*Scenario {
 				return steps(
 					func() error {
 						return e.createConfigMap(ctx, "prometheus-server", map[string]string{
-							"prometheus.yml": "global:\n  scrape_interval: 30s\n  scrape_timeout: 10s\n  evaluation_interval: 1m\nrule_files:\n- /etc/config/recording_rules.yml\n- /etc/config/alerting_rules.yml\nscrape_configs:\n- job_name: prometheus\n  static_configs:\n  - targets: [localhost:9090]\n- job_name: kubernetes-pods\n  kubernetes_sd_configs:\n  - role: pod\n  relabel_configs:\n  - action: keep\n    regex: true\n    source_labels: [__meta_kubernetes_pod_annotation_prometheus_io_scrape]\n",
+							"prometheus.yml":      "global:\n  scrape_interval: 30s\n  scrape_timeout: 10s\n  evaluation_interval: 1m\nrule_files:\n- /etc/config/recording_rules.yml\n- /etc/config/alerting_rules.yml\nscrape_configs:\n- job_name: prometheus\n  static_configs:\n  - targets: [localhost:9090]\n- job_name: kubernetes-pods\n  kubernetes_sd_configs:\n  - role: pod\n  relabel_configs:\n  - action: keep\n    regex: true\n    source_labels: [__meta_kubernetes_pod_annotation_prometheus_io_scrape]\n",
 							"recording_rules.yml": "{}\n", "alerting_rules.yml": "{}\n"})
 					},
 					func() error {
@@ -201,7 +203,9 @@ func wave10aFirstScenarios() []*Scenario {
 						sc.Ports = append(sc.Ports, corev1.ContainerPort{Name: "http-sidecar", ContainerPort: 10902})
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8bHeadless("prometheus-server-headless", promServer, "web", 9090)) },
+					func() error {
+						return e.createService(ctx, w8bHeadless("prometheus-server-headless", promServer, "web", 9090))
+					},
 					func() error { return e.createService(ctx, w8bService("prometheus-server", promServer, "web", 80)) },
 					func() error {
 						s := w8bHeadless("prometheus-thanos-discovery", promServer, "grpc", 10901)
@@ -285,11 +289,15 @@ func wave10aFirstScenarios() []*Scenario {
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("superset-postgresql", "docker.io/bitnami/postgresql:14.10.0", "superset-postgresql-hl", 1, pg, nil, "tcp-postgresql", 5432))
 					},
-					func() error { return e.createService(ctx, w8bService("superset-postgresql", pg, "tcp-postgresql", 5432)) },
+					func() error {
+						return e.createService(ctx, w8bService("superset-postgresql", pg, "tcp-postgresql", 5432))
+					},
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("superset-redis-master", "docker.io/bitnami/redis:7.2.4", "superset-redis-headless", 1, redis, nil, "redis", 6379))
 					},
-					func() error { return e.createService(ctx, w8bHeadless("superset-redis-headless", redis, "redis", 6379)) },
+					func() error {
+						return e.createService(ctx, w8bHeadless("superset-redis-headless", redis, "redis", 6379))
+					},
 					func() error {
 						d := w8bDeployment("superset", "apachesuperset.docker.scarf.sh/apache/superset:3.1.3", 1, superset, crash("1", "", "w10a-superset-default-secret-key"), "http", 8088)
 						w10aMain(&d.Spec.Template, "superset")

@@ -114,7 +114,9 @@ func wave10aMoreScenarios() []*Scenario {
 						st.Spec.Template.Spec.Containers[0].ReadinessProbe = w10aProbe("/healthz?js-enabled-only=true", "monitor", 10)
 						return e.w10aClaimedStatefulSet(ctx, st, "nats-js", "10Gi", "/data")
 					},
-					func() error { return e.createService(ctx, w10aServicePort(w8bHeadless("nats-headless", nats, "nats", 4222), "cluster", 6222)) },
+					func() error {
+						return e.createService(ctx, w10aServicePort(w8bHeadless("nats-headless", nats, "nats", 4222), "cluster", 6222))
+					},
 					func() error { return e.createService(ctx, w8bService("nats", nats, "nats", 4222)) },
 					func() error {
 						return e.createConfigMap(ctx, "order-events-config", map[string]string{"NATS_URL": "nats://nats:4222", "ORDERS_STREAM": "ORDERS",
@@ -154,7 +156,9 @@ func wave10aMoreScenarios() []*Scenario {
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("keycloak-postgresql", "docker.io/bitnami/postgresql:16.4.0", "keycloak-postgresql-hl", 1, pg, nil, "tcp-postgresql", 5432))
 					},
-					func() error { return e.createService(ctx, w8bService("keycloak-postgresql", pg, "tcp-postgresql", 5432)) },
+					func() error {
+						return e.createService(ctx, w8bService("keycloak-postgresql", pg, "tcp-postgresql", 5432))
+					},
 					func() error {
 						return e.createConfigMap(ctx, "keycloak-env", map[string]string{"KC_DB": "postgres", "KC_DB_URL_HOST": "keycloak-postgresql", "KC_DB_URL_DATABASE": "keycloak",
 							"KC_HEALTH_ENABLED": "true", "KC_METRICS_ENABLED": "true", "KC_HTTP_ENABLED": "true", "KC_PROXY_HEADERS": "xforwarded", "KC_CACHE_STACK": "kubernetes"})
@@ -170,7 +174,9 @@ func wave10aMoreScenarios() []*Scenario {
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = w10aProbe("/health/ready", "http", 10)
 						return e.createDeployment(ctx, d)
 					},
-					func() error { return e.createService(ctx, w10aServiceTo("keycloak-http", keycloak, "http", 80, "http")) },
+					func() error {
+						return e.createService(ctx, w10aServiceTo("keycloak-http", keycloak, "http", 80, "http"))
+					},
 					func() error { return e.createService(ctx, w8bHeadless("keycloak-headless", keycloak, "jgroups", 7800)) },
 					func() error {
 						d := w8bDeployment("oauth2-proxy", "quay.io/oauth2-proxy/oauth2-proxy:v7.7.1", 2, proxy, crash("1", "", "w10a-oauth2-proxy-oidc-discovery"), "http", 4180)
@@ -221,7 +227,9 @@ func wave10aMoreScenarios() []*Scenario {
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("airflow-postgresql", "docker.io/bitnami/postgresql:16.1.0", "airflow-postgresql-hl", 1, pg, nil, "tcp-postgresql", 5432))
 					},
-					func() error { return e.createService(ctx, w8bService("airflow-postgresql", pg, "tcp-postgresql", 5432)) },
+					func() error {
+						return e.createService(ctx, w8bService("airflow-postgresql", pg, "tcp-postgresql", 5432))
+					},
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("airflow-redis", "redis:7.2-bookworm", "airflow-redis", 1, redis, nil, "redis-db", 6379))
 					},
@@ -273,7 +281,9 @@ func wave10aMoreScenarios() []*Scenario {
 						w10aPort(&st.Spec.Template, "mesh-tcp", 9094)
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w10aServicePort(w8bHeadless("alertmanager-operated", am, "web", 9093), "mesh-tcp", 9094)) },
+					func() error {
+						return e.createService(ctx, w10aServicePort(w8bHeadless("alertmanager-operated", am, "web", 9093), "mesh-tcp", 9094))
+					},
 					func() error { return e.createService(ctx, w8bService("alertmanager-main", am, "web", 9093)) },
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("prometheus-k8s", "quay.io/prometheus/prometheus:v2.54.1", "prometheus-operated", 2, promK8s, nil, "web", 9090))
@@ -348,7 +358,9 @@ func wave10aMoreScenarios() []*Scenario {
 						mountSecret(&st.Spec.Template, "alertmanager-main", "/etc/alertmanager/config")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w10aServicePort(w8bHeadless("alertmanager-operated", am, "web", 9093), "mesh-tcp", 9094)) },
+					func() error {
+						return e.createService(ctx, w10aServicePort(w8bHeadless("alertmanager-operated", am, "web", 9093), "mesh-tcp", 9094))
+					},
 					func() error { return e.createService(ctx, w8bService("alertmanager-main", am, "web", 9093)) },
 					func() error {
 						i := w8cHostIngress("ops-alertmanager", "ops.example.com", "alertmanager-main", 9093)
