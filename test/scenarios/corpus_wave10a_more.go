@@ -31,6 +31,7 @@ const (
 	w10aSrcAirflowFernet = "https://github.com/apache/airflow/issues/53091 (connections unreadable after a helm upgrade generated a new fernet key: cryptography.fernet.InvalidToken; airflow-helm/charts#439)"
 	w10aSrcNotConnected  = "runbooks/prometheus/PrometheusNotConnectedToAlertmanagers.md"
 	w10aSrcAMCrashloop   = "runbooks/alertmanager/AlertmanagerClusterCrashlooping.md"
+	w10aSrcEtcdNoLeader  = "runbooks/etcd/etcdNoLeader.md"
 )
 
 func wave10aMoreScenarios() []*Scenario {
@@ -374,6 +375,79 @@ func wave10aMoreScenarios() []*Scenario {
 				)
 			},
 			Wait: w10aStatefulSetPods(am, 2, restartedWith("Error", 137)),
+		},
+		{
+			// The platform team's NetworkPolicy for APISIX's etcd admits the client port 2379
+			// (from APISIX and from the members themselves) but not the peer port 2380, so after
+			// a rolling restart no member can reach another, no leader is elected and APISIX
+			// cannot read its routes.
+			Name: "apisix-etcd-policy-blocks-peer-port", Covers: "apisix is not ready ('/status/ready' 503) and logs 'failed to fetch data from etcd: etcdserver: no leader'; the three apisix-etcd members run but are never ready, their zap log repeats 'prober detected unhealthy status ... dial tcp ...:2380: i/o timeout' and 'serving /health false; no leader': the NetworkPolicy apisix-etcd admits only port 2379",
+			Source: w10aSrcEtcdNoLeader, Class: ClassProvider, Hops: 2,
+			Problem: "api.example.com routes stopped working after last night's maintenance; apisix is 0/2 ready",
+			Target:  target("Deployment", "apisix"),
+			Want:    Want{Culprit: Ref{Kind: "NetworkPolicy", Name: "apisix-etcd"}, Terms: []string{"2380"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				etcd := w8cLabels("app.kubernetes.io/name", "etcd", "app.kubernetes.io/instance", "apisix")
+				apisix := w8cLabels("app.kubernetes.io/name", "apisix", "app.kubernetes.io/instance", "apisix")
+				dash := w8cLabels("app.kubernetes.io/name", "apisix-dashboard", "app.kubernetes.io/instance", "apisix")
+				tcp := corev1.ProtocolTCP
+				return steps(
+					func() error {
+						st := w8bStatefulSet("apisix-etcd", "docker.io/bitnami/etcd:3.5.16", "apisix-etcd-headless", 3, etcd,
+							sim("readiness-fail", annMessage, "Readiness probe failed: HTTP probe failed with statuscode: 503", annLogs, "w10a-apisix-etcd-peers"), "client", 2379)
+						w10aMain(&st.Spec.Template, "etcd")
+						w10aPort(&st.Spec.Template, "peer", 2380)
+						st.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MY_POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+						w8bEnv(&st.Spec.Template, "ETCD_NAME", "$(MY_POD_NAME)", "ETCD_DATA_DIR", "/bitnami/etcd/data", "ALLOW_NONE_AUTHENTICATION", "yes",
+							"ETCD_LISTEN_CLIENT_URLS", "http://0.0.0.0:2379", "ETCD_LISTEN_PEER_URLS", "http://0.0.0.0:2380",
+							"ETCD_ADVERTISE_CLIENT_URLS", "http://$(MY_POD_NAME).apisix-etcd-headless:2379", "ETCD_INITIAL_ADVERTISE_PEER_URLS", "http://$(MY_POD_NAME).apisix-etcd-headless:2380",
+							"ETCD_INITIAL_CLUSTER", "apisix-etcd-0=http://apisix-etcd-0.apisix-etcd-headless:2380,apisix-etcd-1=http://apisix-etcd-1.apisix-etcd-headless:2380,apisix-etcd-2=http://apisix-etcd-2.apisix-etcd-headless:2380",
+							"ETCD_INITIAL_CLUSTER_STATE", "existing")
+						st.Spec.Template.Spec.Containers[0].ReadinessProbe = w10aProbe("/health", "client", 10)
+						return e.w10aClaimedStatefulSet(ctx, st, "data", "8Gi", "/bitnami/etcd")
+					},
+					func() error {
+						return e.createService(ctx, w10aServicePort(w8bHeadless("apisix-etcd-headless", etcd, "client", 2379), "peer", 2380))
+					},
+					func() error { return e.createService(ctx, w8bService("apisix-etcd", etcd, "client", 2379)) },
+					func() error {
+						return e.createNetworkPolicy(ctx, &networkingv1.NetworkPolicy{
+							ObjectMeta: metav1.ObjectMeta{Name: "apisix-etcd", Labels: map[string]string{"platform.example.com/baseline": "true"}},
+							Spec: networkingv1.NetworkPolicySpec{
+								PodSelector: metav1.LabelSelector{MatchLabels: etcd},
+								PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+								Ingress: []networkingv1.NetworkPolicyIngressRule{{
+									From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: w8cLabels("app.kubernetes.io/name", "apisix")}},
+										{PodSelector: &metav1.LabelSelector{MatchLabels: w8cLabels("app.kubernetes.io/name", "apisix-dashboard")}},
+										{PodSelector: &metav1.LabelSelector{MatchLabels: etcd}}},
+									Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: w10aPortNum(2379)}},
+								}},
+							},
+						})
+					},
+					func() error {
+						return e.createConfigMap(ctx, "apisix", map[string]string{"config.yaml": "apisix:\n  node_listen: 9080\n  enable_admin: true\ndeployment:\n  role: traditional\n  role_traditional:\n    config_provider: etcd\n  etcd:\n    host:\n    - http://apisix-etcd:2379\n    prefix: /apisix\n    timeout: 30\n  admin:\n    allow_admin: [10.244.0.0/16]\nnginx_config:\n  error_log_level: warn\n"})
+					},
+					func() error {
+						d := w8bDeployment("apisix", "apache/apisix:3.10.0-debian", 2, apisix,
+							sim("readiness-fail", annMessage, "Readiness probe failed: HTTP probe failed with statuscode: 503", annLogs, "w10a-apisix-etcd-no-leader"), "http", 9080)
+						w10aMain(&d.Spec.Template, "apisix")
+						w10aPort(&d.Spec.Template, "status", 7085)
+						mountConfigMap(&d.Spec.Template, "apisix", "/usr/local/apisix/conf/config.yaml")
+						d.Spec.Template.Spec.Containers[0].ReadinessProbe = w10aProbe("/status/ready", "status", 10)
+						return e.createDeployment(ctx, d)
+					},
+					func() error { return e.createService(ctx, w8bService("apisix-gateway", apisix, "http", 80)) },
+					func() error {
+						return e.createIngress(ctx, w8cHostIngress("apisix-gateway", "api.example.com", "apisix-gateway", 80))
+					},
+					func() error {
+						return e.createDeployment(ctx, w8bDeployment("apisix-dashboard", "apache/apisix-dashboard:3.0.1-alpine", 1, dash, nil, "http", 9000))
+					},
+				)
+			},
+			Wait: all(w10aStatefulSetPods(w8cLabels("app.kubernetes.io/name", "etcd", "app.kubernetes.io/instance", "apisix"), 3, runningNotReady),
+				podsWith(w8cLabels("app.kubernetes.io/name", "apisix", "app.kubernetes.io/instance", "apisix"), runningNotReady)),
 		},
 	}
 }
