@@ -95,7 +95,10 @@ func wave10aFirstScenarios() []*Scenario {
 						d.Spec.Template.Spec.Containers[0].ReadinessProbe = w10aProbe("/api/health", "grafana", 10)
 						w8bEnv(&d.Spec.Template, "GF_PATHS_DATA", "/var/lib/grafana/", "GF_PATHS_PROVISIONING", "/etc/grafana/provisioning")
 						mountConfigMap(&d.Spec.Template, "kube-prometheus-stack-grafana", "/etc/grafana/grafana.ini")
+						d.Spec.Template.Spec.Containers[0].VolumeMounts[0].SubPath = "grafana.ini"
+						w10aEmptyDir(&d.Spec.Template, "sc-datasources-volume", "/etc/grafana/provisioning/datasources", 0)
 						sc := w10aContainer(&d.Spec.Template, "grafana-sc-datasources", "quay.io/kiwigrid/k8s-sidecar:1.28.0", "", 0)
+						sc.VolumeMounts = []corev1.VolumeMount{{Name: "sc-datasources-volume", MountPath: "/etc/grafana/provisioning/datasources"}}
 						sc.Env = []corev1.EnvVar{{Name: "METHOD", Value: "WATCH"}, {Name: "LABEL", Value: "grafana_datasource"}, {Name: "LABEL_VALUE", Value: "1"},
 							{Name: "FOLDER", Value: "/etc/grafana/provisioning/datasources"}, {Name: "RESOURCE", Value: "both"},
 							{Name: "REQ_URL", Value: "http://localhost:3000/api/admin/provisioning/datasources/reload"}}
@@ -201,6 +204,11 @@ func wave10aFirstScenarios() []*Scenario {
 						sc := w10aContainer(&st.Spec.Template, "thanos-sidecar", "quay.io/thanos/thanos:v0.36.1", "grpc", 10901, "sidecar",
 							"--prometheus.url=http://localhost:9090", "--tsdb.path=/data", "--objstore.config-file=/etc/thanos/objstore.yml", "--grpc-address=0.0.0.0:10901")
 						sc.Ports = append(sc.Ports, corev1.ContainerPort{Name: "http-sidecar", ContainerPort: 10902})
+						w10aEmptyDir(&st.Spec.Template, "storage-volume", "/data", 0, 1)
+						st.Spec.Template.Spec.Volumes = append(st.Spec.Template.Spec.Volumes, corev1.Volume{Name: "objstore-config",
+							VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "thanos-objstore-config"}}})
+						st.Spec.Template.Spec.Containers[1].VolumeMounts = append(st.Spec.Template.Spec.Containers[1].VolumeMounts,
+							corev1.VolumeMount{Name: "objstore-config", MountPath: "/etc/thanos"})
 						return e.createStatefulSet(ctx, st)
 					},
 					func() error {
@@ -284,7 +292,9 @@ func wave10aFirstScenarios() []*Scenario {
 							"DB_PASS": "6dQx2pVw9LrT", "DB_NAME": "superset", "REDIS_HOST": "superset-redis-headless", "REDIS_PORT": "6379"})
 					},
 					func() error {
-						return e.createSecret(ctx, "superset-config", map[string]string{"superset_config.py": "import os\nfrom flask_caching.backends.rediscache import RedisCache\n\ndef env(key, default=None):\n    return os.getenv(key, default)\n\nMAPBOX_API_KEY = env('MAPBOX_API_KEY', '')\nCACHE_CONFIG = {\n    'CACHE_TYPE': 'RedisCache',\n    'CACHE_DEFAULT_TIMEOUT': 300,\n    'CACHE_KEY_PREFIX': 'superset_',\n    'CACHE_REDIS_HOST': env('REDIS_HOST'),\n    'CACHE_REDIS_PORT': env('REDIS_PORT'),\n    'CACHE_REDIS_DB': 1,\n}\nDATA_CACHE_CONFIG = CACHE_CONFIG\n\nSQLALCHEMY_DATABASE_URI = f\"postgresql+psycopg2://{env('DB_USER')}:{env('DB_PASS')}@{env('DB_HOST')}:{env('DB_PORT')}/{env('DB_NAME')}\"\nSQLALCHEMY_TRACK_MODIFICATIONS = True\n\nclass CeleryConfig:\n    imports = ('superset.sql_lab',)\n    broker_url = f\"redis://{env('REDIS_HOST')}:{env('REDIS_PORT')}/0\"\n    result_backend = f\"redis://{env('REDIS_HOST')}:{env('REDIS_PORT')}/0\"\n\nCELERY_CONFIG = CeleryConfig\nRESULTS_BACKEND = RedisCache(host=env('REDIS_HOST'), port=env('REDIS_PORT'), key_prefix='superset_results')\n"})
+						return e.createSecret(ctx, "superset-config", map[string]string{"superset_config.py": "import os\nfrom flask_caching.backends.rediscache import RedisCache\n\ndef env(key, default=None):\n    return os.getenv(key, default)\n\nMAPBOX_API_KEY = env('MAPBOX_API_KEY', '')\nCACHE_CONFIG = {\n    'CACHE_TYPE': 'RedisCache',\n    'CACHE_DEFAULT_TIMEOUT': 300,\n    'CACHE_KEY_PREFIX': 'superset_',\n    'CACHE_REDIS_HOST': env('REDIS_HOST'),\n    'CACHE_REDIS_PORT': env('REDIS_PORT'),\n    'CACHE_REDIS_DB': 1,\n}\nDATA_CACHE_CONFIG = CACHE_CONFIG\n\nSQLALCHEMY_DATABASE_URI = f\"postgresql+psycopg2://{env('DB_USER')}:{env('DB_PASS')}@{env('DB_HOST')}:{env('DB_PORT')}/{env('DB_NAME')}\"\nSQLALCHEMY_TRACK_MODIFICATIONS = True\n\nclass CeleryConfig:\n    imports = ('superset.sql_lab',)\n    broker_url = f\"redis://{env('REDIS_HOST')}:{env('REDIS_PORT')}/0\"\n    result_backend = f\"redis://{env('REDIS_HOST')}:{env('REDIS_PORT')}/0\"\n\nCELERY_CONFIG = CeleryConfig\nRESULTS_BACKEND = RedisCache(host=env('REDIS_HOST'), port=env('REDIS_PORT'), key_prefix='superset_results')\n",
+							"superset_bootstrap.sh": "#!/bin/bash\nif [ ! -f ~/bootstrap ]; then echo \"Running Superset with uid 0\" > ~/bootstrap; fi\n",
+							"superset_init.sh":      "#!/bin/sh\nset -eu\necho \"Upgrading DB schema...\"\nsuperset db upgrade\necho \"Initializing roles...\"\nsuperset init\n"})
 					},
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("superset-postgresql", "docker.io/bitnami/postgresql:14.10.0", "superset-postgresql-hl", 1, pg, nil, "tcp-postgresql", 5432))

@@ -280,7 +280,11 @@ func wave10aMoreScenarios() []*Scenario {
 						w10aMain(&st.Spec.Template, "alertmanager", "--config.file=/etc/alertmanager/config_out/alertmanager.env.yaml", "--storage.path=/alertmanager",
 							"--cluster.listen-address=[$(POD_IP)]:9094", "--web.listen-address=:9093", "--cluster.peer=alertmanager-main-0.alertmanager-operated:9094")
 						w10aPort(&st.Spec.Template, "mesh-tcp", 9094)
+						mountSecret(&st.Spec.Template, "alertmanager-main-generated", "/etc/alertmanager/config_out")
 						return e.createStatefulSet(ctx, st)
+					},
+					func() error {
+						return e.createSecret(ctx, "alertmanager-main-generated", map[string]string{"alertmanager.env.yaml": "global:\n  resolve_timeout: 5m\nroute:\n  receiver: team-ops\n  group_by: [namespace, alertname]\nreceivers:\n- name: team-ops\n  webhook_configs:\n  - url: http://alert-relay:8080/hooks/ops\n"})
 					},
 					func() error {
 						return e.createService(ctx, w10aServicePort(w8bHeadless("alertmanager-operated", am, "web", 9093), "mesh-tcp", 9094))

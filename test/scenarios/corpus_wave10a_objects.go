@@ -128,3 +128,12 @@ func w10aPortNum(n int) *intstr.IntOrString {
 	p := intstr.FromInt(n)
 	return &p
 }
+
+// w10aEmptyDir adds an emptyDir volume mounted at path in the containers with the given
+// indexes (a volume a sidecar and the main container share).
+func w10aEmptyDir(t *corev1.PodTemplateSpec, name, path string, containers ...int) {
+	t.Spec.Volumes = append(t.Spec.Volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	for _, i := range containers {
+		t.Spec.Containers[i].VolumeMounts = append(t.Spec.Containers[i].VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path})
+	}
+}
