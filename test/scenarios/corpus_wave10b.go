@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package scenarios
 
 import (
@@ -102,7 +101,9 @@ func wave10bFirstScenarios() []*Scenario {
 						ddEnv(&d.Spec.Template, "status.hostIP")
 						e.pin(&d.Spec.Template)
 						return steps(func() error { return e.createDeployment(ctx, d) },
-							func() error { return e.createService(ctx, w8bService("cart-api", w8cLabels("app.kubernetes.io/name", "cart-api"), "http", 80)) })
+							func() error {
+								return e.createService(ctx, w8bService("cart-api", w8cLabels("app.kubernetes.io/name", "cart-api"), "http", 80))
+							})
 					},
 					func() error {
 						lbl := ust("checkout-api", "7.14.2")
@@ -111,7 +112,9 @@ func wave10bFirstScenarios() []*Scenario {
 						w8bEnv(&d.Spec.Template, "PGHOST", "checkout-pg", "PGDATABASE", "checkout")
 						e.pin(&d.Spec.Template)
 						return steps(func() error { return e.createDeployment(ctx, d) },
-							func() error { return e.createService(ctx, w8bService("checkout-api", w8cLabels("app.kubernetes.io/name", "checkout-api"), "http", 80)) })
+							func() error {
+								return e.createService(ctx, w8bService("checkout-api", w8cLabels("app.kubernetes.io/name", "checkout-api"), "http", 80))
+							})
 					},
 				)
 			},
@@ -262,4 +265,3 @@ func w10bDaemonSet(name string, lbl map[string]string, t corev1.PodTemplateSpec)
 	return &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: lbl},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: lbl}, Template: t}}
 }
-

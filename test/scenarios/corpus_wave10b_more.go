@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package scenarios
 
 import (
@@ -73,7 +72,9 @@ func wave10bMoreScenarios() []*Scenario {
 						return e.createRole(ctx, "reports-runner", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
 							rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}})
 					},
-					func() error { return e.createRoleBinding(ctx, "reports-runner", "Role", "reports-runner", "reports-runner") },
+					func() error {
+						return e.createRoleBinding(ctx, "reports-runner", "Role", "reports-runner", "reports-runner")
+					},
 					func() error {
 						d := w8bDeployment("reports-web", "registry.private.example/analytics/reports-web:2.4.0", 2, web, nil, "http", 8080)
 						return e.createDeployment(ctx, d)
@@ -123,7 +124,9 @@ func wave10bMoreScenarios() []*Scenario {
 					envKeyFromSecret(t, "SPRING_DATASOURCE_PASSWORD", "orders-db-credentials", "password")
 				}
 				return steps(
-					func() error { return e.createSecret(ctx, "orders-db-credentials", map[string]string{"password": "q8Xv-31Lm-Tz0w"}) },
+					func() error {
+						return e.createSecret(ctx, "orders-db-credentials", map[string]string{"password": "q8Xv-31Lm-Tz0w"})
+					},
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("orders-db", "postgres:16.4", "orders-db", 1, db, nil, "postgres", 5432))
 					},

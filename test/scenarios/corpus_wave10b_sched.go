@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package scenarios
 
 import (
@@ -87,7 +86,10 @@ func wave10bSchedulingScenarios() []*Scenario {
 			Want:    Want{Culprit: Ref{Kind: "PriorityClass", Name: "checkout-critical", Cluster: true}, Terms: []string{"preemptionPolicy"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
-					func() error { _, err := e.w10bNode(ctx, "shared", map[string]string{"node.kubernetes.io/instance-type": "c6i.xlarge"}); return err },
+					func() error {
+						_, err := e.w10bNode(ctx, "shared", map[string]string{"node.kubernetes.io/instance-type": "c6i.xlarge"})
+						return err
+					},
 					func() error {
 						return e.w10bPriorityClass(ctx, "batch-low", 1000, corev1.PreemptLowerPriority, "recommendation and reporting batch; may be preempted")
 					},
