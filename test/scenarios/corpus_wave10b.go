@@ -48,7 +48,8 @@ const (
 
 func wave10bScenarios() []*Scenario {
 	out := append(wave10bFirstScenarios(), wave10bSchedulingScenarios()...)
-	return append(out, wave10bMoreScenarios()...)
+	out = append(out, wave10bMoreScenarios()...)
+	return append(out, wave10bStorageScenarios()...)
 }
 
 func wave10bFirstScenarios() []*Scenario {
