@@ -32,6 +32,7 @@ import (
 const (
 	w10bSrcStorageClass = "k8s-docs/concepts/storage/storage-classes.md"
 	w10bSrcSecretMode   = "k8s-docs/concepts/configuration/secret.md"
+	w10bSrcHostAliases  = "https://kubernetes.io/docs/tasks/network/customize-hosts-file-for-pods/ (hostAliases entries are written to the pod's /etc/hosts and win over DNS)"
 )
 
 func wave10bStorageScenarios() []*Scenario {
@@ -40,11 +41,11 @@ func wave10bStorageScenarios() []*Scenario {
 			// Local volumes need WaitForFirstConsumer; with Immediate the claim is bound at once
 			// to the smallest fitting PV, which sits on the node the risk batch already fills,
 			// and the pod can go nowhere else.
-			Name: "quotes-db-local-pv-immediate-binding", Covers: "quotes-api crash-loops on asyncpg 'Connect call failed (..., 5432)'; quotes-db-0 is Pending with '1 Insufficient cpu, 1 node(s) had volume node affinity conflict': its claim was bound on creation (StorageClass local-nvme has volumeBindingMode Immediate) to the local PV of nvme-1, the node risk-batch fills, while nvme-2 is empty",
+			Name: "quotes-db-local-pv-immediate-binding", Covers: "quotes-api crash-loops on asyncpg 'Connect call failed (..., 5432)'; quotes-db-0 is Pending with '1 Insufficient cpu, 1 Insufficient memory, 1 node(s) didn't match PersistentVolume's node affinity': its claim was bound on creation (StorageClass local-nvme has volumeBindingMode Immediate) to the local PV of nvme-1, the node risk-batch fills, while nvme-2 is empty",
 			Source: w10bSrcStorageClass, Class: ClassRanking, Hops: 4,
 			Problem: "quotes-api keeps crashing since quotes-db moved to the new NVMe nodes; the database pod never starts although one of the two nodes is empty",
 			Target:  target("Deployment", "quotes-api"),
-			Want:    Want{Culprit: Ref{Kind: "StorageClass", Name: "local-nvme", Cluster: true}, Terms: []string{"Immediate", "volume node affinity"}},
+			Want:    Want{Culprit: Ref{Kind: "StorageClass", Name: "local-nvme", Cluster: true}, Terms: []string{"Immediate", "node affinity"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				nodes := map[string]string{}
 				localPV := func(name, node, size string) error {
@@ -114,7 +115,7 @@ func wave10bStorageScenarios() []*Scenario {
 					}
 					e.State["db"] = "yes"
 				}
-				return all(podsWith(w8cLabels("app", "quotes-db"), unschedulable("volume node affinity conflict")),
+				return all(podsWith(w8cLabels("app", "quotes-db"), unschedulable("PersistentVolume's node affinity")),
 					podsWith(w8cLabels("app", "quotes-api"), crashLooping(2)))(ctx, e)
 			},
 		},
@@ -154,6 +155,38 @@ func wave10bStorageScenarios() []*Scenario {
 			},
 			Wait: all(readyReplicas("payments-webhooks", 1), podsWith(w8cLabels("app.kubernetes.io/name", "payments-db"), crashLooping(2)),
 				podsWith(w8cLabels("app.kubernetes.io/name", "payments-api"), crashLooping(2))),
+		},
+		{
+			// During the move of the payments gateway from its VM into the cluster the worker got
+			// a hostAliases entry for payments-gateway -> the VM's address; the VM is gone, the
+			// Service of the same name is healthy, and /etc/hosts still wins over cluster DNS.
+			Name: "refunds-worker-stale-hostaliases", Covers: "refunds are stuck: the Running, Ready refunds-worker logs 'connect ETIMEDOUT 10.20.4.17:8443' for http://payments-gateway:8443 on every batch while the payments-gateway Service (another cluster IP) has Ready endpoints; the worker's pod template still has hostAliases 10.20.4.17 payments-gateway from the VM migration",
+			Source: w10bSrcHostAliases, Class: ClassClue, Hops: 2,
+			Problem: "refunds have been stuck in processing since the payments gateway moved into the cluster; the gateway pods look healthy",
+			Target:  target("Service", "payments-gateway"),
+			Want:    Want{Culprit: Ref{Kind: "Deployment", Name: "refunds-worker"}, Terms: []string{"hostAliases", "10.20.4.17"}},
+			Setup: func(ctx context.Context, e *Env) error {
+				gw := w8cLabels("app.kubernetes.io/name", "payments-gateway", "app.kubernetes.io/part-of", "payments")
+				mq := w8cLabels("app.kubernetes.io/name", "refunds-rabbitmq", "app.kubernetes.io/part-of", "refunds")
+				worker := w8cLabels("app.kubernetes.io/name", "refunds-worker", "app.kubernetes.io/part-of", "refunds")
+				return steps(
+					func() error {
+						return e.createDeployment(ctx, w8bDeployment("payments-gateway", "registry.example/payments/gateway:9.0.2", 2, gw, nil, "https", 8443))
+					},
+					func() error { return e.createService(ctx, w8bService("payments-gateway", gw, "https", 8443)) },
+					func() error {
+						return e.createStatefulSet(ctx, w8bStatefulSet("refunds-rabbitmq", "rabbitmq:3.13-management", "refunds-rabbitmq", 1, mq, nil, "amqp", 5672))
+					},
+					func() error { return e.createService(ctx, w8bService("refunds-rabbitmq", mq, "amqp", 5672)) },
+					func() error {
+						d := w8bDeployment("refunds-worker", "registry.example/refunds/worker:4.11.0", 1, worker, running("w10b-refunds-worker-hostaliases"), "", 0)
+						w8bEnv(&d.Spec.Template, "GATEWAY_URL", "http://payments-gateway:8443", "AMQP_URL", "amqp://refunds-rabbitmq:5672", "CONCURRENCY", "4")
+						d.Spec.Template.Spec.HostAliases = []corev1.HostAlias{{IP: "10.20.4.17", Hostnames: []string{"payments-gateway", "payments-gateway.corp.example.com"}}}
+						return e.createDeployment(ctx, d)
+					},
+				)
+			},
+			Wait: all(readyReplicas("payments-gateway", 2), readyReplicas("refunds-worker", 1)),
 		},
 	}
 }
