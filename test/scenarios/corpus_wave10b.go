@@ -170,6 +170,10 @@ func wave10bFirstScenarios() []*Scenario {
 				}
 				return steps(
 					func() error {
+						_, err := e.w10bNode(ctx, "train", map[string]string{"node.kubernetes.io/instance-type": "c6i.4xlarge", "ml.example.com/pool": "training"})
+						return err
+					},
+					func() error {
 						d := w8bDeployment("mlflow", "ghcr.io/mlflow/mlflow:v2.17.2", 1, exp("app.kubernetes.io/name", "mlflow"), nil, "http", 5000)
 						return e.createDeployment(ctx, d)
 					},
@@ -192,6 +196,7 @@ func wave10bFirstScenarios() []*Scenario {
 							"--rdzv-backend=static", "--master-addr=$(MASTER_ADDR)", "--master-port=29500", "train.py", "--epochs=90", "--data=/datasets/imagenet")
 						w8bEnv(&t, "MASTER_ADDR", "resnet-train-0.resnet-train-workers", "MLFLOW_TRACKING_URI", "http://mlflow:5000", "NCCL_DEBUG", "WARN")
 						w10bCPU(&t, "500m", "1Gi")
+						e.pin(&t)
 						_, err := e.Client.BatchV1().Jobs(e.Namespace).Create(ctx, &batchv1.Job{
 							ObjectMeta: metav1.ObjectMeta{Name: "resnet-train", Labels: exp()},
 							Spec: batchv1.JobSpec{
