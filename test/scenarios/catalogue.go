@@ -72,6 +72,7 @@ func All() []*Scenario {
 	out = append(out, wave9bScenarios()...)
 	out = append(out, wave9cScenarios()...)
 	out = append(out, wave10aScenarios()...)
+	out = append(out, wave10bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}

@@ -57,4 +57,10 @@ var knownMisses = map[string]string{
 	// Wave 9b, second half, measured 2026-11-27 16:32 UTC on eafb5be.
 	"mysql-2-stale-claim-after-scale-up": "no-problem-found on Service mysql-read, targeted and target-less (measured 21:58 UTC after c1e4f0d; before it, pvc-storageclass-missing on StorageClass manual); mysql-2's 'Got fatal error 1236 ... Could not find first log file name' and the claim data-mysql-2 kept since the scale-down are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
+	// Wave 10b (k8s-docs configuration pages, an outside writer), measured 2026-11-27 21:38 and 22:25 UTC on 281bc15.
+	"checkout-ddtrace-agent-host-pod-ip":    "blames Service checkout-pg (dependency-unreachable) for the tracer's refused posts to 10.244.1.23:8126; never says DD_AGENT_HOST is the pod's own IP (fieldRef status.podIP) instead of the node's",
+	"resnet-indexed-job-subdomain-mismatch": "job-failed on Job resnet-train quoting the DistNetworkError; does not see that subdomain resnet-train-workers has no headless Service of that name (the Service is resnet-train)",
+	"checkout-priorityclass-never-preempts": "unschedulable-insufficient-resources blaming Deployment recommendations-batch; never names PriorityClass checkout-critical's preemptionPolicy Never the scheduler quotes",
+	"quotes-db-local-pv-immediate-binding":  "unschedulable-insufficient-resources on StatefulSet quotes-db (cpu/memory); does not see that the claim was bound early (StorageClass local-nvme, Immediate) to the local PV of the full node while the other node is empty",
+	"llm-inference-gpu-plugin-no-devices":   "unschedulable-insufficient-resources on llm-inference (no node has nvidia.com/gpu); does not follow to the device-plugin DaemonSet whose pod logs 'No devices found'",
 }
