@@ -56,14 +56,11 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 		results        []scenarios.Result
 		knownMisses    []string
 	)
-	list := scenarios.All()
-	// KUBAGE_SCENARIOS=a,b runs only those scenarios (while working on one).
-	if names := os.Getenv("KUBAGE_SCENARIOS"); names != "" {
-		var err error
-		list, err = scenarios.Named(strings.Split(names, ",")...)
-		if err != nil {
-			panic(err)
-		}
+	// KUBAGE_SCENARIOS=a,b runs only those scenarios (while working on one); KUBAGE_SCENARIOS=@file
+	// reads the names from a file, keeping them off the process list.
+	list, err := scenarios.Selected(os.Getenv("KUBAGE_SCENARIOS"))
+	if err != nil {
+		panic(err)
 	}
 	// Slow failures (node heartbeats, CronJob schedules) last, so their wait overlaps the other specs.
 	sort.SliceStable(list, func(i, j int) bool { return !list[i].Slow && list[j].Slow })

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -98,6 +99,35 @@ func Named(names ...string) ([]*Scenario, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// Selected returns the scenarios a selection names: empty means all of them, "a,b" names them,
+// and "@path" reads the names from a file (one or more per line, separated by commas or blanks,
+// '#' starting a comment), so a list of held-out names need not appear on a command line where
+// other processes on the machine can read it.
+func Selected(selection string) ([]*Scenario, error) {
+	selection = strings.TrimSpace(selection)
+	if selection == "" {
+		return All(), nil
+	}
+	text := selection
+	if path, ok := strings.CutPrefix(selection, "@"); ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading the scenario list: %w", err)
+		}
+		var lines []string
+		for _, line := range strings.Split(string(b), "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			lines = append(lines, line)
+		}
+		text = strings.Join(lines, ",")
+	}
+	names := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if len(names) == 0 {
+		return nil, fmt.Errorf("the scenario selection %q names no scenario", selection)
+	}
+	return Named(names...)
 }
 
 // Bench returns the benchmark's representative subset.

@@ -201,3 +201,36 @@ func TestCorpusSetupAndLogs(t *testing.T) {
 		})
 	}
 }
+
+func TestSelected(t *testing.T) {
+	all := All()
+	if got, err := Selected(""); err != nil || len(got) != len(all) {
+		t.Fatalf("empty selection: %d scenarios, %v; want all %d", len(got), err, len(all))
+	}
+	a, b := all[0].Name, all[len(all)-1].Name
+	got, err := Selected(a + "," + b)
+	if err != nil || len(got) != 2 || got[0].Name != a || got[1].Name != b {
+		t.Fatalf("comma list: %v, %v", names(got), err)
+	}
+	file := filepath.Join(t.TempDir(), "names")
+	if err := os.WriteFile(file, []byte("# tune misses\n"+a+"  # first\n\n"+b+","+a+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Selected("@" + file)
+	if err != nil || len(got) != 3 || got[0].Name != a || got[1].Name != b || got[2].Name != a {
+		t.Fatalf("file list: %v, %v", names(got), err)
+	}
+	for _, bad := range []string{"@" + filepath.Join(t.TempDir(), "absent"), "no-such-scenario", " , "} {
+		if _, err := Selected(bad); err == nil {
+			t.Errorf("Selected(%q) = nil error, want one", bad)
+		}
+	}
+}
+
+func names(list []*Scenario) []string {
+	var out []string
+	for _, s := range list {
+		out = append(out, s.Name)
+	}
+	return out
+}
