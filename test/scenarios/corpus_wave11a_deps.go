@@ -152,7 +152,7 @@ func wave11aDependencyScenarios() []*Scenario {
 						return e.createService(ctx, w8bService("fulfilment-postgres", fulfilDB, "postgres", 5432))
 					},
 					func() error {
-						d := w8bDeployment("fulfilment-api", "registry.example.com/commerce/fulfilment-api:3.1.0", 2, fulfil, readinessFail("w11a-orders-api-db-refused"), "http", 8080)
+						d := w8bDeployment("fulfilment-api", "registry.example.com/commerce/fulfilment-api:3.1.0", 2, fulfil, sim("readiness-fail", annLogs, "w11a-orders-api-db-refused"), "http", 8080)
 						w8bReadiness(&d.Spec.Template, "/actuator/health/readiness", "http", 10)
 						w8bEnv(&d.Spec.Template, "SPRING_DATASOURCE_URL", "jdbc:postgresql://fulfilment-postgres:5432/fulfilment")
 						return e.createDeployment(ctx, d)
