@@ -143,7 +143,7 @@ func wave11aDependencyScenarios() []*Scenario {
 			Setup: func(ctx context.Context, e *Env) error {
 				return steps(
 					func() error {
-						st := w8bStatefulSet("fulfilment-postgres", "postgres:16.4", "fulfilment-postgres", 1, fulfilDB, crash("1", "", "w11a-orders-postgres-disk-full"), "postgres", 5432)
+						st := w8bStatefulSet("fulfilment-postgres", "postgres:16.4", "fulfilment-postgres", 1, fulfilDB, crash("1", "", "w11a-fulfilment-postgres-disk-full"), "postgres", 5432)
 						w10aMain(&st.Spec.Template, "postgres")
 						w8bEnv(&st.Spec.Template, "PGDATA", "/var/lib/postgresql/data/pgdata", "POSTGRES_DB", "fulfilment")
 						return e.w10aClaimedStatefulSet(ctx, st, "data", "2Gi", "/var/lib/postgresql/data")
@@ -152,7 +152,7 @@ func wave11aDependencyScenarios() []*Scenario {
 						return e.createService(ctx, w8bService("fulfilment-postgres", fulfilDB, "postgres", 5432))
 					},
 					func() error {
-						d := w8bDeployment("fulfilment-api", "registry.example.com/commerce/fulfilment-api:3.1.0", 2, fulfil, sim("readiness-fail", annLogs, "w11a-orders-api-db-refused"), "http", 8080)
+						d := w8bDeployment("fulfilment-api", "registry.example.com/commerce/fulfilment-api:3.1.0", 2, fulfil, sim("readiness-fail", annLogs, "w11a-fulfilment-api-db-refused"), "http", 8080)
 						w8bReadiness(&d.Spec.Template, "/actuator/health/readiness", "http", 10)
 						w8bEnv(&d.Spec.Template, "SPRING_DATASOURCE_URL", "jdbc:postgresql://fulfilment-postgres:5432/fulfilment")
 						return e.createDeployment(ctx, d)
