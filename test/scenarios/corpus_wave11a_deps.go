@@ -211,7 +211,12 @@ func wave11aDependencyScenarios() []*Scenario {
 						w8cRequests(&st.Spec.Template, "20m", "64Mi", "", "128Mi")
 						return e.createStatefulSet(ctx, st)
 					},
-					func() error { return e.createService(ctx, w8bService("redis-cart", redisCart, "redis", 6379)) },
+					func() error {
+						// The address cart-api's log quotes (static logs cannot learn an allocated one).
+						s := w8bService("redis-cart", redisCart, "redis", 6379)
+						s.Spec.ClusterIP = "10.96.0.64"
+						return e.createService(ctx, s)
+					},
 					func() error {
 						msg := e.w11aRefusedMessage(ctx, "[ioredis] Unhandled error event:", "redis-cart", 6379)
 						d := w8bDeployment("cart-api", "ghcr.io/acme-shop/cart-api:6.1.0", 2, cart, crash("1", msg, "w11a-cart-api-redis"), "http", 8080)

@@ -169,6 +169,8 @@ func wave11aWiringScenarios() []*Scenario {
 					func() error {
 						s := w8bService("notifications", map[string]string{"app": "notifications"}, "http", 8080)
 						s.Spec.Ports[0].TargetPort = intstr.FromInt32(8080)
+						// The address order-worker's log quotes (static logs cannot learn an allocated one).
+						s.Spec.ClusterIP = "10.96.0.118"
 						return e.createService(ctx, s)
 					},
 					func() error {
@@ -183,7 +185,7 @@ func wave11aWiringScenarios() []*Scenario {
 		{
 			// Security locked the namespace down with per-app egress policies; billing-api's
 			// allows DNS and HTTPS to Stripe but not its own database on 5432.
-			Name: "billing-api-egress-policy-omits-postgres", Covers: "billing-api crash-loops with 'dial tcp 10.96.57.203:5432: i/o timeout' to billing-postgres (which is Ready); NetworkPolicy billing-api-egress allows only 53/UDP, 53/TCP and 443/TCP egress from billing-api",
+			Name: "billing-api-egress-policy-omits-postgres", Covers: "billing-api crash-loops with 'dial tcp 10.96.0.203:5432: i/o timeout' to billing-postgres (which is Ready); NetworkPolicy billing-api-egress allows only 53/UDP, 53/TCP and 443/TCP egress from billing-api",
 			Source: w11aSrcNetPol, Class: ClassProvider, Hops: 2,
 			Problem: "billing-api pods crash since the network policies were rolled out, the database looks fine",
 			Target:  target("Deployment", "billing-api"),
@@ -193,7 +195,12 @@ func wave11aWiringScenarios() []*Scenario {
 					func() error {
 						return e.createStatefulSet(ctx, w8bStatefulSet("billing-postgres", "postgres:16.4", "billing-postgres", 1, billingDB, nil, "postgres", 5432))
 					},
-					func() error { return e.createService(ctx, w8bService("billing-postgres", billingDB, "postgres", 5432)) },
+					func() error {
+						// The address billing-api's log quotes (static logs cannot learn an allocated one).
+						s := w8bService("billing-postgres", billingDB, "postgres", 5432)
+						s.Spec.ClusterIP = "10.96.0.203"
+						return e.createService(ctx, s)
+					},
 					func() error {
 						d := w8bDeployment("billing-api", "ghcr.io/acme-billing/billing-api:1.22.0", 2, billing, crash("1", "", "w11a-billing-api-postgres-timeout"), "http", 8080)
 						w8bEnv(&d.Spec.Template, "DATABASE_HOST", "billing-postgres", "DATABASE_NAME", "billing", "STRIPE_API_BASE", "https://api.stripe.com")
