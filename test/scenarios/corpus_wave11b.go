@@ -149,9 +149,11 @@ func wave11bFirstScenarios() []*Scenario {
 			Setup: func(ctx context.Context, e *Env) error {
 				session := w8bLabels("session-api", "shop")
 				return steps(
+					func() error { return e.w10bTLSSecret(ctx, "cart-redis-tls", "cart-redis") },
 					func() error {
 						st := w8bStatefulSet("cart-redis", "redis:7.2.5", "cart-redis", 1, cartRedis, nil, "redis", 6379)
 						w10aPort(&st.Spec.Template, "tls-redis", 6380)
+						mountSecret(&st.Spec.Template, "cart-redis-tls", "/tls")
 						w8cArgs(&st.Spec.Template, "redis-server", "--port", "6379", "--tls-port", "6380", "--tls-cert-file", "/tls/tls.crt", "--tls-key-file", "/tls/tls.key", "--tls-auth-clients", "no")
 						if err := e.createStatefulSet(ctx, st); err != nil {
 							return err
