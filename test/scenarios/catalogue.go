@@ -75,6 +75,7 @@ func All() []*Scenario {
 	out = append(out, wave10aScenarios()...)
 	out = append(out, wave10bScenarios()...)
 	out = append(out, wave11aScenarios()...)
+	out = append(out, wave11bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
