@@ -42,6 +42,8 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		if g == nil {
 			continue
 		}
+		// The summary says which probe failed; the kubelet's message says it again.
+		msg := probeMessage(kind, g.Message)
 		probe := spec.LivenessProbe
 		rule := "liveness-probe-failing"
 		switch kind {
@@ -61,16 +63,14 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		if !clue.IsError() && probe != nil && probe.Exec != nil {
 			// An exec probe's failure message is the command's own output ("could not
 			// connect to server at db:5432"): without a log it is the application's words.
-			if c := ExtractClues([]string{g.Message}); c.IsError() {
+			if c := ExtractClues([]string{msg}); c.IsError() {
 				clue = c
 			}
 		}
-		symptom := fmt.Sprintf("fails its %s probe (x%d: %s)", kind, g.Count, tools.Sanitize(g.Message, 160, true))
+		symptom := fmt.Sprintf("fails its %s probe (x%d: %s)", kind, g.Count, tools.Sanitize(msg, 160, true))
 		if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
 			return true
 		}
-		// Some emitters repeat the kubelet's prefix ("Readiness probe failed: Readiness probe failed: …").
-		msg := strings.Replace(g.Message, kind+" probe failed: "+kind+" probe failed: ", kind+" probe failed: ", 1)
 		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, msg)
 		if rule == "liveness-probe-failing" {
 			summary += fmt.Sprintf("; the kubelet restarted it %d time(s).", cs.RestartCount)
@@ -95,6 +95,28 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		return true
 	}
 	return false
+}
+
+// probeMessage is an Unhealthy event's message without the kubelet's "<Kind> probe failed: "
+// in front, which some emitters write twice.
+func probeMessage(kind, msg string) string {
+	msg = strings.TrimSpace(msg)
+	for i := 0; i < 3; i++ {
+		rest, ok := cutPrefixFold(msg, kind+" probe failed:")
+		if !ok {
+			break
+		}
+		msg = strings.TrimSpace(rest)
+	}
+	return msg
+}
+
+// cutPrefixFold is strings.CutPrefix ignoring case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
 }
 
 // probeTiming compares the time a liveness probe gives the application with how long each
