@@ -68,6 +68,11 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			}
 		}
 		symptom := fmt.Sprintf("fails its %s probe (x%d: %s)", kind, g.Count, tools.Sanitize(msg, 160, true))
+		unread := ""
+		if !clue.IsError() {
+			unread = unreadableLog(lr)
+			symptom += unread
+		}
 		if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
 			return true
 		}
@@ -76,12 +81,15 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			summary += fmt.Sprintf("; the kubelet restarted it %d time(s).", cs.RestartCount)
 			summary += probeTiming(probe, spec.StartupProbe, cs)
 		} else {
-			summary += "; the pod gets no Service traffic."
+			summary += "; the pod is not Ready, so it gets no Service traffic."
 			if r := cs.State.Running; r != nil {
 				summary += fmt.Sprintf(" The container has been running for %s without passing it.", pc.e.now.Sub(r.StartedAt.Time).Round(time.Second))
 			}
 		}
 		summary += probeTimeout(probe, g.Message, lr.Lines)
+		if unread != "" {
+			summary += " Its log cannot be read" + strings.TrimPrefix(unread, ", and its log cannot be read") + ": this is read from the pod's events and spec."
+		}
 		facts := map[string]string{"probe": pl}
 		if clue.IsError() {
 			summary += " Its log reports: " + quoteClue(clue) + "."
