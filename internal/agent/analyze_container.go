@@ -232,6 +232,9 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	if h := commandLineHint(exit, spec); h != "" && !clue.IsError() {
 		logSummary += "; " + h
 	}
+	if h := rootFSHint(spec); h != "" && !clue.IsError() {
+		logSummary += "; " + h
+	}
 	var summary string
 	if exit == 0 && rule == "crash-loop" {
 		summary = fmt.Sprintf("Container %s of pod %s is in CrashLoopBackOff: it keeps exiting with code 0 (%s) and is restarted because restartPolicy is Always: the process finishes instead of staying up (restarted %d time(s)); %s.", cs.Name, pc.pod.Name, reason, cs.RestartCount, logSummary)
