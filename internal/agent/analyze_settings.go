@@ -319,27 +319,8 @@ func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
 				continue
 			}
 			kind, name, keys = pf.kind, pf.name, pf.files
-		case vol.PersistentVolumeClaim != nil && d.clue.Class == ErrDisk:
-			ref := e.ref("PersistentVolumeClaim", vol.PersistentVolumeClaim.ClaimName)
-			size := "?"
-			if c, err := getAs[*corev1.PersistentVolumeClaim](ctx, e, "PersistentVolumeClaim", ref.Name); err == nil {
-				if q, ok := c.Status.Capacity[corev1.ResourceStorage]; ok {
-					size = q.String()
-				} else if q, ok := c.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
-					size = q.String()
-				}
-			}
-			facts["claim"], facts["size"] = ref.Name, size
-			d.report(ctx, "volume-full", 0, ref, fmt.Sprintf("%s: the file system at %s is PersistentVolumeClaim %s (%s), and it is full.", d.opening(), m.MountPath, ref.Name, size), nil, []ObjectRef{ref}, facts)
-			return true
-		case vol.EmptyDir != nil && d.clue.Class == ErrDisk:
-			limit := "no sizeLimit"
-			if vol.EmptyDir.SizeLimit != nil {
-				limit = "sizeLimit " + vol.EmptyDir.SizeLimit.String()
-			}
-			facts["size"] = limit
-			d.report(ctx, "volume-full", 0, wl, fmt.Sprintf("%s: %s is emptyDir volume %s (%s) and it is full.", d.opening(), m.MountPath, vol.Name, limit), nil, nil, facts)
-			return true
+		case (vol.PersistentVolumeClaim != nil || vol.EmptyDir != nil || vol.Ephemeral != nil) && d.clue.Class == ErrDisk:
+			return pc.reportFull(ctx, d, m, vol, "")
 		default:
 			continue
 		}

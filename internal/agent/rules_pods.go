@@ -181,7 +181,7 @@ func init() {
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "volume-full", Category: "VolumeFull", Confidence: 82,
 		Title:      "the volume the application writes to is full",
-		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path",
+		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path (a relative path read against the directories its env and workingDir name), else the container's only writable persistent volume",
 		Actions:    []ActionTemplate{{Description: "Free space or grow the volume ({size}); PVC size can only grow when its StorageClass allows expansion", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-connection-limit", Category: "ConnectionLimitReached", Confidence: 72,
