@@ -175,7 +175,12 @@ var (
 	// KeyError: 'X' (Python), key not found: "X" (Ruby's ENV.fetch), Could not resolve
 	// placeholder 'X' (Spring), X: unbound variable and X: parameter null or not set (sh).
 	keyError = regexp.MustCompile(`(?:KeyError: |key not found: |resolve placeholder )['"]([^'"]{1,80})['"]|\b([A-Za-z_][A-Za-z0-9_]{1,80}): (?:unbound variable|parameter null or not set|parameter not set)`)
-	capsKey  = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
+	// codeEnvRef is an environment variable named the way code reads it, which an error quoting
+	// the code's advice carries: ENV['X'] and ENV.fetch("X") (Ruby), os.environ['X'] and
+	// os.getenv("X") (Python), process.env.X (Node), os.Getenv("X") (Go), System.getenv("X")
+	// (Java), Environment.GetEnvironmentVariable("X") (.NET), getenv('X') (PHP, C).
+	codeEnvRef = regexp.MustCompile(`(?:\bENV(?:\.fetch)?[\[(]|os\.environ(?:\.get)?[\[(]|\b[Gg]etenv\(|GetEnvironmentVariable\(|process\.env\[)\s*['"]([A-Za-z_][A-Za-z0-9_]{1,80})['"]|\bprocess\.env\.([A-Za-z_][A-Za-z0-9_]{1,80})`)
+	capsKey    = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
 
 	denialRe = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
 )
@@ -452,7 +457,7 @@ func (c *Clue) addEntities(line string) {
 			c.Paths = append(c.Paths, p)
 		}
 	}
-	for _, re := range []*regexp.Regexp{keyError, keyBefore, capsKey, keyAfter} {
+	for _, re := range []*regexp.Regexp{keyError, codeEnvRef, keyBefore, capsKey, keyAfter} {
 		for _, m := range re.FindAllStringSubmatch(line, 4) {
 			k := strings.Trim(m[1], ".-")
 			if k == "" && len(m) > 2 {
