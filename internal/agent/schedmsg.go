@@ -206,7 +206,7 @@ func classifyClause(n int, text string) SchedClause {
 		c.Kind = ClauseCordoned
 	case strings.Contains(low, "free ports"):
 		c.Kind = ClausePorts
-	case strings.Contains(low, "volume node affinity"):
+	case strings.Contains(low, "volume node affinity") || strings.Contains(low, "persistentvolume") && strings.Contains(low, "affinity"):
 		c.Kind = ClauseVolumeAffinity
 	case strings.Contains(low, "topology spread"):
 		c.Kind = ClauseSpread

@@ -56,6 +56,10 @@ func TestParseSchedMessage(t *testing.T) {
 			total: 2, want: []cl{{Nodes: 1, Kind: ClauseTaint, Taint: "team: a,b"}, {Nodes: 1, Kind: ClauseVolume}}},
 		{msg: "0/5 nodes are available: 5 node(s) didn't match pod anti-affinity rules, 0 node(s) didn't match the requested node name.",
 			total: 5, want: []cl{{Nodes: 5, Kind: ClauseAntiAffinity}, {Nodes: 0, Kind: ClauseNodeAffinity}}},
+		{msg: "0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) didn't match PersistentVolume's node affinity. preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.",
+			total: 2,
+			want:  []cl{{Nodes: 1, Kind: ClauseInsufficient, Resource: "cpu"}, {Nodes: 1, Kind: ClauseInsufficient, Resource: "memory"}, {Nodes: 1, Kind: ClauseVolumeAffinity}},
+			pre:   &SchedPreemption{NoVictims: 1, NotHelpful: 1}},
 		{msg: "", want: nil},
 		{msg: "garbage ::: {{{ 99999999999999999999 Insufficient", want: nil, head: "garbage ::: {{{ 99999999999999999999 Insufficient"},
 	}
