@@ -32,6 +32,7 @@ import (
 
 	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/test/fixtures"
+	"github.com/kubage/kubage/test/vocabulary"
 )
 
 // The scheduler's message is followed clause by clause to the object a user changes. Each
@@ -61,9 +62,13 @@ func askAbout(name, problem string) agent.Session {
 	return agent.Session{ID: "t", Problem: problem, Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: name}}
 }
 
-func wantIn(t *testing.T, summary string, words ...string) {
+func wantIn(t *testing.T, rc agent.RootCause, words ...string) {
 	t.Helper()
+	summary := rc.Summary
 	t.Log(summary)
+	for _, g := range vocabulary.Gaps(rc) {
+		t.Errorf("%s: the summary does not name %s", rc.Rule, g)
+	}
 	for _, w := range words {
 		if !strings.Contains(summary, w) {
 			t.Errorf("summary lacks %q: %s", w, summary)
@@ -106,7 +111,7 @@ func TestSchedPreemptionNever(t *testing.T) {
 		s := askAbout(c.app, c.app+" pods stay Pending although it has the highest priority")
 		t.Run(c.app, func(t *testing.T) {
 			cl := rootUnderShuffles(t, build(true), logBook{}, s, "unschedulable-preemption-never on PriorityClass/"+c.class)
-			wantIn(t, cl.RootCause.Summary, "preemptionPolicy", c.batch, c.batchReq)
+			wantIn(t, cl.RootCause, "preemptionPolicy", c.batch, c.batchReq)
 		})
 		t.Run(c.app+"/may preempt", func(t *testing.T) {
 			cl := drive(t, newEngine(build(false)), s)
@@ -176,7 +181,7 @@ func TestSchedVolumeNodeAffinity(t *testing.T) {
 		s := askAbout(c.db, c.db+" never starts although one of the two nodes is empty")
 		t.Run(c.db+"/immediate", func(t *testing.T) {
 			cl := rootUnderShuffles(t, build(storagev1.VolumeBindingImmediate, true), logBook{}, s, "unschedulable-volume-node-affinity on StorageClass/"+c.class)
-			wantIn(t, cl.RootCause.Summary, "Immediate", "node affinity", c.pv, c.fullNode, "WaitForFirstConsumer")
+			wantIn(t, cl.RootCause, "Immediate", "node affinity", c.pv, c.fullNode, "WaitForFirstConsumer")
 			if !refsHave(cl.RootCause.AffectedObjects, "PersistentVolume/"+c.pv) {
 				t.Errorf("the volume is not among the affected objects: %v", cl.RootCause.AffectedObjects)
 			}
@@ -269,11 +274,11 @@ func TestSchedDevicePlugin(t *testing.T) {
 		logs := logBook{c.ds: c.log}
 		t.Run(c.app, func(t *testing.T) {
 			cl := rootUnderShuffles(t, build(false), logs, s, "unschedulable-device-plugin on DaemonSet/"+c.ds)
-			wantIn(t, cl.RootCause.Summary, c.resource, c.ds)
+			wantIn(t, cl.RootCause, c.resource, c.ds)
 			if c.crash {
-				wantIn(t, cl.RootCause.Summary, "socket not found")
+				wantIn(t, cl.RootCause, "socket not found")
 			} else {
-				wantIn(t, cl.RootCause.Summary, "No devices found")
+				wantIn(t, cl.RootCause, "No devices found")
 			}
 		})
 		t.Run(c.app+"/a node advertises it", func(t *testing.T) {
@@ -315,7 +320,7 @@ func TestSchedInitContainerRequest(t *testing.T) {
 		s := askAbout(c.app, "the "+c.app+" rollout is stuck with one new pod Pending")
 		t.Run(c.app, func(t *testing.T) {
 			cl := rootUnderShuffles(t, build(c.initReq), logBook{}, s, "unschedulable-insufficient-resources on Deployment/"+c.app)
-			wantIn(t, cl.RootCause.Summary, "init container "+c.init, c.initReq)
+			wantIn(t, cl.RootCause, "init container "+c.init, c.initReq)
 		})
 		t.Run(c.app+"/app containers drive it", func(t *testing.T) {
 			cl := rootUnderShuffles(t, build(c.appReq), logBook{}, s, "unschedulable-insufficient-resources on Deployment/"+c.app)
@@ -372,7 +377,7 @@ func TestSchedTopologySpread(t *testing.T) {
 		s := askAbout(c.app, c.app+" runs fewer replicas than asked; the rest stay Pending although the nodes are nearly empty")
 		t.Run(c.app, func(t *testing.T) {
 			cl := rootUnderShuffles(t, build(false, true), logBook{}, s, "unschedulable-topology-spread on Deployment/"+c.app)
-			wantIn(t, cl.RootCause.Summary, "topology spread", "taint", c.domains[2], "nodeTaintsPolicy")
+			wantIn(t, cl.RootCause, "topology spread", "taint", c.domains[2], "nodeTaintsPolicy")
 		})
 		t.Run(c.app+"/no spread clause", func(t *testing.T) {
 			cl := drive(t, newEngine(build(false, false)), s)
@@ -429,7 +434,7 @@ func TestSchedHostPort(t *testing.T) {
 		}
 		t.Run(c.app, func(t *testing.T) {
 			cl := rootUnderShuffles(t, build(true), logBook{}, s, "unschedulable-host-port on "+want)
-			wantIn(t, cl.RootCause.Summary, fmt.Sprint(c.port), "hostPort")
+			wantIn(t, cl.RootCause, fmt.Sprint(c.port), "hostPort")
 		})
 		t.Run(c.app+"/holders out of sight", func(t *testing.T) {
 			cl := drive(t, newEngine(build(false)), s)
