@@ -68,7 +68,7 @@ type boundVolume struct {
 	pv    *corev1.PersistentVolume
 }
 
-// maxBlockNodes bounds the nodes judged one by one (and asked for their cluster-wide requests).
+// maxBlockNodes bounds the nodes whose room is weighed (each is asked for its cluster-wide requests).
 const maxBlockNodes = 60
 
 // viewNodes judges every node (bounded) against the pod.
@@ -90,10 +90,8 @@ func (pc *podCheck) viewNodes(ctx context.Context, p *corev1.Pod) (*schedView, b
 	}
 	v.volumes = pc.boundVolumes(ctx, p)
 	ports := hostPorts(&p.Spec)
-	for i, n := range nodes {
-		if i == maxBlockNodes {
-			break
-		}
+	weighed := 0
+	for _, n := range nodes {
 		b := &nodeBlock{node: n, kinds: map[ClauseKind]bool{}}
 		if !nodeMatchesPod(p, n) {
 			b.kinds[ClauseNodeAffinity] = true
@@ -112,9 +110,13 @@ func (pc *podCheck) viewNodes(ctx context.Context, p *corev1.Pod) (*schedView, b
 			}
 			b.excluded = b.excluded || cp
 		}
-		b.short = pc.shortOn(ctx, n, v)
-		if len(b.short) > 0 {
-			b.kinds[ClauseInsufficient] = true
+		// Room is weighed on the nodes the pod may use (each costs a list of the node's pods).
+		if !b.excluded && weighed < maxBlockNodes {
+			weighed++
+			b.short = pc.shortOn(ctx, n, v)
+			if len(b.short) > 0 {
+				b.kinds[ClauseInsufficient] = true
+			}
 		}
 		for _, o := range v.bound[n.Name] {
 			if portsOverlap(ports, hostPorts(&o.Spec)) {
