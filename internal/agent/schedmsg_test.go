@@ -102,3 +102,43 @@ func TestParseSchedMessageBounded(t *testing.T) {
 		}
 	}
 }
+
+// The clause to act on is the one that alone blocks the most nodes the pod may use: a node
+// counted under a taint that also lacks the cpu is not freed by removing the taint, and nodes
+// the pod does not select are not candidates at all.
+func TestLeadClause(t *testing.T) {
+	node := func(kinds ...ClauseKind) *nodeBlock {
+		b := &nodeBlock{kinds: map[ClauseKind]bool{}}
+		for _, k := range kinds {
+			b.kinds[k] = true
+		}
+		return b
+	}
+	excluded := node(ClauseNodeAffinity)
+	excluded.excluded = true
+	cases := []struct {
+		name   string
+		msg    string
+		blocks []*nodeBlock
+		want   ClauseKind
+		freed  int
+	}{
+		{"tainted nodes are short too", "0/3 nodes are available: 2 node(s) had untolerated taint {team: ml}, 1 Insufficient cpu.",
+			[]*nodeBlock{node(ClauseTaint, ClauseInsufficient), node(ClauseTaint, ClauseInsufficient), node(ClauseInsufficient)}, ClauseInsufficient, 1},
+		{"the volume pins the pod to the full node", "0/4 nodes are available: 1 Insufficient memory, 2 node(s) had volume node affinity conflict, 1 node(s) didn't match Pod's node affinity/selector.",
+			[]*nodeBlock{node(ClauseInsufficient), node(ClauseVolumeAffinity), node(ClauseVolumeAffinity), excluded}, ClauseVolumeAffinity, 2},
+		{"nodes the cluster shows no reason for are the spread's", "0/3 nodes are available: 2 node(s) didn't match pod topology spread constraints, 1 node(s) had untolerated taint {ml: true}.",
+			[]*nodeBlock{node(), node(), node(ClauseTaint)}, ClauseSpread, 2},
+		{"every node blocked twice", "0/2 nodes are available: 2 node(s) were unschedulable.",
+			[]*nodeBlock{node(ClauseCordoned, ClauseTaint), node(ClauseCordoned, ClauseInsufficient)}, "", 0},
+		{"no candidate", "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+			[]*nodeBlock{excluded}, "", 0},
+	}
+	for _, c := range cases {
+		v := &schedView{blocks: c.blocks}
+		got, freed, _ := v.leadClause(ParseSchedMessage(c.msg))
+		if got != c.want || freed != c.freed {
+			t.Errorf("%s: lead %q freeing %d, want %q freeing %d", c.name, got, freed, c.want, c.freed)
+		}
+	}
+}
