@@ -191,14 +191,21 @@ func (pc *podCheck) nodeRequested(ctx context.Context, node string) map[string]s
 	return m
 }
 
-// leadClause picks the clause to act on: the kind that alone blocks the most candidate nodes.
+// leadClause picks the clause to act on: the kind that alone blocks the most candidate nodes
+// (the nodes the pod selects, less the tainted ones when some are not).
 // freed counts those nodes; candidates counts the nodes the pod may use at all. kind is ""
 // when every candidate node is blocked for several reasons, or there is no candidate.
 func (v *schedView) leadClause(m SchedMessage) (kind ClauseKind, freed, candidates int) {
 	singles := map[ClauseKind]int{}
 	unexplained := 0
+	// Nodes with a taint the pod does not tolerate are another team's pool when some node it
+	// selects has none: those untainted nodes are where it was meant to run.
+	untainted := false
 	for _, b := range v.blocks {
-		if b.excluded {
+		untainted = untainted || !b.excluded && !b.kinds[ClauseTaint]
+	}
+	for _, b := range v.blocks {
+		if b.excluded || untainted && b.kinds[ClauseTaint] {
 			continue
 		}
 		candidates++
@@ -277,6 +284,9 @@ func (pc *podCheck) explainClauses(ctx context.Context, p *corev1.Pod, msg strin
 		return pc.portHolders(ctx, p, v, said, evIDs)
 	case ClauseSpread:
 		return pc.spreadDomains(ctx, p, v, said, evIDs)
+	case ClauseVolume:
+		// No volume to bind, zone, attach limits: the pod's claims say which.
+		return pc.claims(ctx, evIDs)
 	case ClauseInsufficient:
 		if pc.preemptionNever(ctx, p, v, m, said, evIDs) {
 			return true

@@ -444,3 +444,33 @@ func TestSchedHostPort(t *testing.T) {
 		})
 	}
 }
+
+// A pod of one pool whose claim finds no volume is not explained by the taints of the other
+// teams' pools, which the scheduler counts in the same message.
+func TestSchedVolumeClauseOverOtherPools(t *testing.T) {
+	for _, c := range []struct{ app, claim, class, poolKey, taintKey string }{
+		{"reports-db", "pgdata-reports-db", "local-ssd", "pool", "dedicated"},
+		{"search-index", "index-data", "fast-disk", "nodegroup.example/name", "team"},
+	} {
+		objs := []runtime.Object{sizedNode("own-1", c.poolKey, "own", nil)}
+		for i := 0; i < 3; i++ {
+			n := sizedNode(fmt.Sprintf("other-%d", i), c.poolKey, fmt.Sprintf("other-%d", i), nil)
+			n.Spec.Taints = []corev1.Taint{{Key: c.taintKey, Value: fmt.Sprintf("team-%d", i), Effect: corev1.TaintEffectNoSchedule}}
+			objs = append(objs, n)
+		}
+		objs = append(objs, fx.StorageClass(c.class, "kubernetes.io/no-provisioner", false, storagev1.VolumeBindingWaitForFirstConsumer),
+			fx.PVC(ns, c.claim, fx.Ptr(c.class), corev1.ClaimPending))
+		msg := fmt.Sprintf("0/4 nodes are available: 1 node(s) didn't find available persistent volumes to bind, 3 node(s) had untolerated taint {%s: team-0}. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.", c.taintKey)
+		objs = append(objs, labelledApp(c.app, "app", 1, func(s *corev1.PodSpec) {
+			s.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.claim}}}}
+		}, func(p *corev1.Pod) { fx.Unschedulable(p, msg) })...)
+		t.Run(c.app, func(t *testing.T) {
+			cl := drive(t, newEngine(objs), askAbout(c.app, c.app+" never starts"))
+			rc := cl.RootCause
+			if strings.HasPrefix(rc.Rule, "unschedulable") || !strings.Contains(rc.Summary, c.claim) {
+				t.Fatalf("got %s on %s, want the claim %s followed: %s", rc.Rule, rc.Culprit, c.claim, rc.Summary)
+			}
+			t.Log(rc.Rule, rc.Culprit, rc.Summary)
+		})
+	}
+}

@@ -129,6 +129,8 @@ func TestLeadClause(t *testing.T) {
 			[]*nodeBlock{node(ClauseInsufficient), node(ClauseVolumeAffinity), node(ClauseVolumeAffinity), excluded}, ClauseVolumeAffinity, 2},
 		{"nodes the cluster shows no reason for are the spread's", "0/3 nodes are available: 2 node(s) didn't match pod topology spread constraints, 1 node(s) had untolerated taint {ml: true}.",
 			[]*nodeBlock{node(), node(), node(ClauseTaint)}, ClauseSpread, 2},
+		{"other teams' tainted pools do not outvote the pod's own node", "0/4 nodes are available: 1 node(s) didn't find available persistent volumes to bind, 3 node(s) had untolerated taint {dedicated: other}.",
+			[]*nodeBlock{node(), node(ClauseTaint), node(ClauseTaint), node(ClauseTaint)}, ClauseVolume, 1},
 		{"every node blocked twice", "0/2 nodes are available: 2 node(s) were unschedulable.",
 			[]*nodeBlock{node(ClauseCordoned, ClauseTaint), node(ClauseCordoned, ClauseInsufficient)}, "", 0},
 		{"no candidate", "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
