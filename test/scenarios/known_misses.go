@@ -50,7 +50,6 @@ var knownMisses = map[string]string{
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be.
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be, again (all 16) at 16:52 UTC.
 	"finance-reports-endpointslice-port-name": "dependency-host-unknown on Deployment finance-reports: reads 'reporting' from env PGDATABASE as a missing Service; the EndpointSlice reporting-pg-1 whose port name '' does not match the Service port postgres is not named",
-	"vector-tiles-init-container-request":     "right culprit (unschedulable-insufficient-resources on Deployment vector-tiles, cpu=2,memory=24Gi) but the summary does not say the 24Gi comes from the new init container warm-tile-cache",
 	"reports-ingress-api-path-exact":          "config-file-missing on Deployment reports-ui ('mount the ConfigMap that holds daily'); the Ingress reports whose /api rule is pathType Exact is not named",
 	"outbox-relay-cronjob-forbid-hung-run":    "targeted hits (cronjob-concurrency-blocked, Forbid); target-less concludes no-problem-found, the CronJob skipping runs behind a hung Job is not seen",
 	// Wave 9b, second half, measured 2026-11-27 16:32 UTC on eafb5be.
@@ -59,7 +58,4 @@ var knownMisses = map[string]string{
 	// Wave 10b (k8s-docs configuration pages, an outside writer), measured 2026-11-27 21:38 and 22:25 UTC on 281bc15; the same five miss on 8850bb2 (23:13 UTC).
 	"checkout-ddtrace-agent-host-pod-ip":    "blames Service checkout-pg (dependency-unreachable) for the tracer's refused posts to 10.244.1.23:8126; never says DD_AGENT_HOST is the pod's own IP (fieldRef status.podIP) instead of the node's",
 	"resnet-indexed-job-subdomain-mismatch": "job-failed on Job resnet-train quoting the DistNetworkError; does not see that subdomain resnet-train-workers has no headless Service of that name (the Service is resnet-train)",
-	"checkout-priorityclass-never-preempts": "unschedulable-insufficient-resources blaming Deployment recommendations-batch; never names PriorityClass checkout-critical's preemptionPolicy Never the scheduler quotes",
-	"quotes-db-local-pv-immediate-binding":  "unschedulable-insufficient-resources on StatefulSet quotes-db (cpu/memory); does not see that the claim was bound early (StorageClass local-nvme, Immediate) to the local PV of the full node while the other node is empty",
-	"llm-inference-gpu-plugin-no-devices":   "unschedulable-insufficient-resources on llm-inference (no node has nvidia.com/gpu); does not follow to the device-plugin DaemonSet whose pod logs 'No devices found'",
 }
