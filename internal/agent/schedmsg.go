@@ -138,6 +138,14 @@ func parseClauses(s string) (int, []SchedClause, string) {
 		if len(out) == maxSchedClauses {
 			break
 		}
+		// A sentence after the last clause ("... selector. no new claims to deallocate,") is
+		// another plugin's note, not part of the reason.
+		if i := strings.Index(text, ". "); i > 0 && !strings.Contains(text[:i], "{") {
+			if len(head) < 4 {
+				head = append(head, clipString(strings.Trim(text[i+2:], " ,."), maxClauseText))
+			}
+			text = text[:i]
+		}
 		out = append(out, classifyClause(n, text))
 	}
 	return total, out, strings.Join(head, ", ")

@@ -60,6 +60,10 @@ func TestParseSchedMessage(t *testing.T) {
 			total: 2,
 			want:  []cl{{Nodes: 1, Kind: ClauseInsufficient, Resource: "cpu"}, {Nodes: 1, Kind: ClauseInsufficient, Resource: "memory"}, {Nodes: 1, Kind: ClauseVolumeAffinity}},
 			pre:   &SchedPreemption{NoVictims: 1, NotHelpful: 1}},
+		{msg: "0/21 nodes are available: 1 Insufficient nvidia.com/gpu, 15 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/21 nodes are available: 1 No preemption victims found for incoming pod, 20 Preemption is not helpful for scheduling.",
+			total: 21, head: "no new claims to deallocate",
+			want: []cl{{Nodes: 1, Kind: ClauseInsufficient, Resource: "nvidia.com/gpu"}, {Nodes: 15, Kind: ClauseTaint}, {Nodes: 4, Kind: ClauseNodeAffinity}},
+			pre:  &SchedPreemption{NoVictims: 1, NotHelpful: 20}},
 		{msg: "", want: nil},
 		{msg: "garbage ::: {{{ 99999999999999999999 Insufficient", want: nil, head: "garbage ::: {{{ 99999999999999999999 Insufficient"},
 	}
