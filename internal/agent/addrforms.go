@@ -74,7 +74,7 @@ func flagSettings(argv []string) []setting {
 			}
 			continue
 		}
-		if i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") && hostyKey.MatchString(name) {
+		if i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") && hostySetting(name) {
 			out = append(out, setting{name, strings.Trim(words[i+1], shellPunct)})
 		}
 	}
@@ -112,4 +112,47 @@ func settingStem(key, suffix string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(k[:len(k)-len(suffix)], "_-."), true
+}
+
+// A setting's name says it holds an address when one of its words does (DB_HOST, redisUrl,
+// spring.kafka.bootstrap-servers, PGHOST) and its last word does not say it holds something
+// else of that server: KC_DB_URL_DATABASE is a database's name, REDIS_PASSWORD a password,
+// OTEL_SERVICE_NAME a name, though each has an address word in it.
+var (
+	// addressWords name an address, alone or ending a word (pghost, dburl, apiserver).
+	addressWords = []string{"host", "hostname", "addr", "address", "url", "uri", "server", "endpoint", "dsn", "broker", "bootstrap",
+		"upstream", "backend", "peer", "seed", "target", "service", "svc", "api", "conn", "connection"}
+	// serverWords name a kind of server; a word starting with one is about it (postgresql, mongodb).
+	serverWords = []string{"redis", "postgres", "mysql", "mariadb", "mongo", "kafka", "amqp", "rabbitmq", "nats", "elastic", "memcache", "smtp", "zookeeper", "etcd", "cassandra"}
+	// notAddressWords end the names of settings that hold something else than an address.
+	notAddressWords = map[string]bool{"name": true, "names": true, "database": true, "databases": true, "db": true, "dbname": true,
+		"user": true, "username": true, "login": true, "password": true, "passwd": true, "pass": true, "pwd": true, "secret": true,
+		"key": true, "token": true, "port": true, "ports": true, "timeout": true, "topic": true, "topics": true, "queue": true,
+		"path": true, "dir": true, "file": true, "prefix": true, "suffix": true, "version": true, "id": true, "index": true,
+		"region": true, "zone": true, "level": true, "mode": true, "enabled": true, "enable": true, "disabled": true, "size": true,
+		"count": true, "ttl": true, "interval": true, "retries": true, "retry": true, "namespace": true, "realm": true, "tenant": true,
+		"schema": true, "table": true, "collection": true, "exchange": true, "vhost": true, "channel": true, "group": true,
+		"max": true, "min": true, "limit": true, "type": true, "scheme": true, "protocol": true, "method": true, "format": true,
+		"sslmode": true, "ssl": true, "tls": true, "cert": true, "ca": true, "label": true, "tag": true, "bucket": true, "weight": true}
+)
+
+// hostySetting reports whether a setting's name says it holds an address.
+func hostySetting(name string) bool {
+	words := nameWordsOf(name)
+	if len(words) == 0 || notAddressWords[words[len(words)-1]] {
+		return false
+	}
+	for _, w := range words {
+		for _, a := range addressWords {
+			if w == a || w == a+"s" || len(w) > len(a) && len(a) >= 3 && strings.HasSuffix(w, a) {
+				return true
+			}
+		}
+		for _, s := range serverWords {
+			if strings.HasPrefix(w, s) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -45,7 +45,6 @@ const (
 )
 
 var (
-	hostyKey  = regexp.MustCompile(`(?i)host|addr|url|uri|server|endpoint|dsn|broker|bootstrap|service|upstream|backend|api|peer|seed|target|redis|postgres|mysql|mongo|kafka|amqp|nats|elastic|memcache|smtp`)
 	bareValue = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
 )
 
@@ -97,7 +96,7 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 				}
 			}
 			if len(out) < 4*maxConfiguredHosts {
-				out = append(out, configuredHost{host: h, where: where, hosty: form || hostyKey.MatchString(key), addr: form})
+				out = append(out, configuredHost{host: h, where: where, hosty: form || hostySetting(key), addr: form})
 			}
 		}
 	}
@@ -141,7 +140,7 @@ func (pc *podCheck) configuredHosts(ctx context.Context, d *depCheck) []configur
 		}
 		flags := flagSettings(argv)
 		for _, f := range flags {
-			if !hostyKey.MatchString(f.key) && !strings.ContainsAny(f.value, ":/") {
+			if !hostySetting(f.key) && !strings.ContainsAny(f.value, ":/") {
 				continue // --log-level=debug names no host
 			}
 			addValue(f.key, f.value, "argument --"+clipString(f.key+"="+f.value, 80))

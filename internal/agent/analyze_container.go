@@ -210,9 +210,9 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 	default:
 		symptom = fmt.Sprintf("is in CrashLoopBackOff (restarted %d time(s), last exit code %d)", cs.RestartCount, exit)
 	}
-	if why, ok := strings.CutPrefix(lr.Note, "logs unavailable: "); ok && !clue.IsError() && len(lr.Lines) == 0 {
+	if !clue.IsError() {
 		// Say so: what follows is read from the objects, not from the application.
-		symptom += fmt.Sprintf(", and its log cannot be read (%s)", clipString(why, 100))
+		symptom += unreadableLog(lr)
 	}
 	if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: evIDs}) {
 		return
@@ -230,6 +230,9 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 		logSummary = lr.Note
 	}
 	if h := commandLineHint(exit, spec); h != "" && !clue.IsError() {
+		logSummary += "; " + h
+	}
+	if h := rootFSHint(spec); h != "" && !clue.IsError() {
 		logSummary += "; " + h
 	}
 	var summary string
@@ -306,6 +309,16 @@ func (pc *podCheck) textClues(ctx context.Context, container, termMsg string, lr
 		}
 	}
 	return clue, logClue, evIDs
+}
+
+// unreadableLog says that a container's log could not be read, and why ("" when it could):
+// a conclusion drawn without it is read from the objects, and the reader should know.
+func unreadableLog(lr tools.LogsResult) string {
+	why, ok := strings.CutPrefix(lr.Note, "logs unavailable: ")
+	if !ok || len(lr.Lines) > 0 {
+		return ""
+	}
+	return fmt.Sprintf(", and its log cannot be read (%s)", clipString(why, 100))
 }
 
 func lastLines(l []string, n int) []string {

@@ -154,7 +154,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	}
 	switch d.clue.Class {
 	case ErrConfig, ErrPermission, ErrGeneric, ErrDisk, ErrTLS:
-		if pc.missingSettings(ctx, d) || pc.missingFiles(ctx, d) {
+		if pc.missingSettings(ctx, d) || pc.missingFiles(ctx, d) || pc.fullVolumeUnnamed(ctx, d) {
 			return true
 		}
 	}

@@ -92,7 +92,7 @@ func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
 	for _, c := range pc.pod.Spec.Containers {
 		specs[c.Name] = c
 	}
-	if pc.driftHosts(ctx, symptom, specs) {
+	if pc.driftHosts(ctx, symptom, specs, note != "") {
 		return true
 	}
 	if note == "" {
@@ -103,7 +103,7 @@ func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
 			break
 		}
 		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], symptom: symptom, conf: driftConfidence}
-		if pc.readOnlyScratch(ctx, d) || pc.poolBelowConcurrency(ctx, d) {
+		if pc.readOnlyScratch(ctx, d) || pc.poolBelowConcurrency(ctx, d) || pc.configuredCertificates(ctx, d) {
 			return true
 		}
 	}
@@ -111,7 +111,9 @@ func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
 }
 
 // driftHosts is configuredDrift's walk of the configured addresses.
-func (pc *podCheck) driftHosts(ctx context.Context, symptom string, specs map[string]corev1.Container) bool {
+// unread says the log could not be read: an address written as one (a URL, host:port) that
+// names no Service is then reported even when no Service's name is close to it.
+func (pc *podCheck) driftHosts(ctx context.Context, symptom string, specs map[string]corev1.Container, unread bool) bool {
 	e := pc.e
 	svcs, err := listOnce[*corev1.Service](ctx, e, "Service", maxServiceList)
 	if err != nil || len(svcs) == 0 {
@@ -141,7 +143,7 @@ func (pc *podCheck) driftHosts(ctx context.Context, symptom string, specs map[st
 			dd.via = "configured by " + ch.where
 			svc := byName[name]
 			if svc == nil {
-				if nearMissService(name, svcs) != "" {
+				if nearMissService(name, svcs) != "" || unread && ch.addr {
 					dd.via = ch.where
 					pc.hostUnknown(ctx, &dd, ch.host, name, svcs, "")
 					return true
@@ -161,4 +163,18 @@ func (pc *podCheck) driftHosts(ctx context.Context, symptom string, specs map[st
 		}
 	}
 	return false
+}
+
+// configuredCertificates checks, for a Running pod whose log cannot be read, the certificates
+// of the Secrets it mounts and of those the servers it is configured to call mount: an
+// expired one fails every TLS handshake whatever the application logs.
+func (pc *podCheck) configuredCertificates(ctx context.Context, d *depCheck) bool {
+	dd := *d
+	dd.clue = Clue{}
+	for _, ch := range pc.configuredHosts(ctx, d) {
+		if ch.hosty && len(dd.clue.Hosts) < 2 {
+			dd.clue.Hosts = append(dd.clue.Hosts, ch.host)
+		}
+	}
+	return pc.certificates(ctx, &dd)
 }

@@ -62,9 +62,7 @@ func (pc *podCheck) initBlocked(ctx context.Context, cs corev1.ContainerStatus, 
 		}
 	}
 	symptom := fmt.Sprintf("is still running after %s as an init container, so the pod's other containers have not started (Init:%d/%d)", ran, done, len(pc.pod.Spec.InitContainers))
-	if why, ok := strings.CutPrefix(lr.Note, "logs unavailable: "); ok && len(lr.Lines) == 0 {
-		symptom += fmt.Sprintf(", and its log cannot be read (%s)", clipString(why, 100))
-	}
+	symptom += unreadableLog(lr)
 	conf := 0
 	if ran < initPatience {
 		conf = 50

@@ -63,6 +63,9 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	v, fit := pc.e.refineScheduling(ctx, p, ParseScheduling(msg))
+	if v.Reason != SchedMissingPVC && v.Reason != SchedUnboundPVC && pc.explainClauses(ctx, p, msg, evIDs) {
+		return true, nil
+	}
 	wl := pc.e.workloadOf(ctx, p)
 	short := tools.Sanitize(msg, 400, true)
 	switch v.Reason {
@@ -83,8 +86,8 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		if c := fit.capacity(); c != "" {
 			largest = fmt.Sprintf("; the largest of the %d node(s) it may use has %s allocatable", fit.free, c)
 		}
-		summary := fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node has enough free %s for its requests (%s%s). Scheduler: %s",
-			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, short)
+		summary := fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node has enough free %s for its requests (%s%s).%s%s Scheduler: %s",
+			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, pc.freeSaid(ctx, p, v.Resources), initSaid(&p.Spec, v.Resources), short)
 		culprit := wl
 		if by, why, ok := pc.preemptor(ctx, p); ok && by.Key() != wl.Key() {
 			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why

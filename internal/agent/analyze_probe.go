@@ -42,6 +42,8 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		if g == nil {
 			continue
 		}
+		// The summary says which probe failed; the kubelet's message says it again.
+		msg := probeMessage(kind, g.Message)
 		probe := spec.LivenessProbe
 		rule := "liveness-probe-failing"
 		switch kind {
@@ -61,27 +63,33 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		if !clue.IsError() && probe != nil && probe.Exec != nil {
 			// An exec probe's failure message is the command's own output ("could not
 			// connect to server at db:5432"): without a log it is the application's words.
-			if c := ExtractClues([]string{g.Message}); c.IsError() {
+			if c := ExtractClues([]string{msg}); c.IsError() {
 				clue = c
 			}
 		}
-		symptom := fmt.Sprintf("fails its %s probe (x%d: %s)", kind, g.Count, tools.Sanitize(g.Message, 160, true))
+		symptom := fmt.Sprintf("fails its %s probe (x%d: %s)", kind, g.Count, tools.Sanitize(msg, 160, true))
+		unread := ""
+		if !clue.IsError() {
+			unread = unreadableLog(lr)
+			symptom += unread
+		}
 		if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
 			return true
 		}
-		// Some emitters repeat the kubelet's prefix ("Readiness probe failed: Readiness probe failed: …").
-		msg := strings.Replace(g.Message, kind+" probe failed: "+kind+" probe failed: ", kind+" probe failed: ", 1)
 		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, msg)
 		if rule == "liveness-probe-failing" {
 			summary += fmt.Sprintf("; the kubelet restarted it %d time(s).", cs.RestartCount)
 			summary += probeTiming(probe, spec.StartupProbe, cs)
 		} else {
-			summary += "; the pod gets no Service traffic."
+			summary += "; the pod is not Ready, so it gets no Service traffic."
 			if r := cs.State.Running; r != nil {
 				summary += fmt.Sprintf(" The container has been running for %s without passing it.", pc.e.now.Sub(r.StartedAt.Time).Round(time.Second))
 			}
 		}
 		summary += probeTimeout(probe, g.Message, lr.Lines)
+		if unread != "" {
+			summary += " Its log cannot be read" + strings.TrimPrefix(unread, ", and its log cannot be read") + ": this is read from the pod's events and spec."
+		}
 		facts := map[string]string{"probe": pl}
 		if clue.IsError() {
 			summary += " Its log reports: " + quoteClue(clue) + "."
@@ -95,6 +103,28 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		return true
 	}
 	return false
+}
+
+// probeMessage is an Unhealthy event's message without the kubelet's "<Kind> probe failed: "
+// in front, which some emitters write twice.
+func probeMessage(kind, msg string) string {
+	msg = strings.TrimSpace(msg)
+	for i := 0; i < 3; i++ {
+		rest, ok := cutPrefixFold(msg, kind+" probe failed:")
+		if !ok {
+			break
+		}
+		msg = strings.TrimSpace(rest)
+	}
+	return msg
+}
+
+// cutPrefixFold is strings.CutPrefix ignoring case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
 }
 
 // probeTiming compares the time a liveness probe gives the application with how long each

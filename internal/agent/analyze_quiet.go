@@ -51,7 +51,8 @@ func (pc *podCheck) quietConfig(ctx context.Context, d *depCheck) bool {
 			return true
 		}
 	}
-	return pc.optionalRefsMissing(ctx, &dd) || pc.downwardUnits(ctx, &dd) || pc.invalidConfigFiles(ctx, &dd) || pc.readOnlyScratch(ctx, &dd)
+	return pc.optionalRefsMissing(ctx, &dd) || pc.downwardUnits(ctx, &dd) || pc.invalidConfigFiles(ctx, &dd) || pc.readOnlyScratch(ctx, &dd) ||
+		!d.clue.IsError() && pc.specFaults(ctx, &dd)
 }
 
 // commandPaths are the absolute paths the container's command, arguments and literal env

@@ -213,6 +213,24 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 		if !defined && pc.serviceLinkMissing(ctx, d, key) {
 			return true
 		}
+		var near ObjectRef
+		nearNote := ""
+		for _, m := range envFromCMs {
+			if nearNote = nearKeyNote(key, sortedKeys(m.Data)); nearNote != "" {
+				near = e.ref("ConfigMap", m.Name)
+				break
+			}
+		}
+		for _, name := range envFromSecrets {
+			if nearNote != "" {
+				break
+			}
+			if sec, err := getAs[*corev1.Secret](ctx, e, "Secret", name); err == nil {
+				if nearNote = nearKeyNote(key, tools.SecretKeys(sec)); nearNote != "" {
+					near = e.ref("Secret", name)
+				}
+			}
+		}
 		facts := map[string]string{"key": key}
 		switch {
 		case empty:
@@ -235,6 +253,13 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 			d.report(ctx, "config-value-missing", 0, ref, fmt.Sprintf("%s: the setting %s is in none of its env entries; container %s loads its settings with envFrom from %s %s, marked optional, which does not exist. Create %s %s with %s, or fix the name in %s %s.",
 				d.opening(), key, c.Name, ref.Kind, ref.Name, ref.Kind, ref.Name, key, wl.Kind, wl.Name), nil, []ObjectRef{ref}, facts)
 			return true
+		case near.Name != "":
+			// A source it loads holds the setting under a near name (master_key for
+			// RAILS_MASTER_KEY, sentry-dsn for SENTRY_DSN): that key is the likelier fix.
+			facts["sourceResource"] = kubectlResource(near)
+			d.report(ctx, "config-value-missing", 0, near, fmt.Sprintf("%s: the setting %s is in none of its env entries, and %s %s, which it loads with envFrom, has no key %s.%s",
+				d.opening(), key, near.Kind, near.Name, key, nearNote), nil, []ObjectRef{near}, facts)
+			return true
 		case len(envFromCMs) > 0:
 			m := envFromCMs[0]
 			ref := e.ref("ConfigMap", m.Name)
@@ -247,7 +272,7 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 		case len(envFromSecrets) > 0 && secretLike(key):
 			ref := e.ref("Secret", envFromSecrets[0])
 			facts["sourceResource"] = kubectlResource(ref)
-			d.report(ctx, "config-value-missing", 0, ref, fmt.Sprintf("%s: the setting %s is in none of its env entries, and Secret %s, which it loads with envFrom, has no key %s.", d.opening(), key, envFromSecrets[0], key), nil, []ObjectRef{ref}, facts)
+			d.report(ctx, "config-value-missing", 0, ref, fmt.Sprintf("%s: the setting %s is in none of its env entries, and Secret %s, which it loads with envFrom, has no key %s.", d.opening(), key, ref.Name, key), nil, []ObjectRef{ref}, facts)
 			return true
 		default:
 			facts["sourceResource"] = kubectlResource(wl)
@@ -319,27 +344,8 @@ func (pc *podCheck) missingFiles(ctx context.Context, d *depCheck) bool {
 				continue
 			}
 			kind, name, keys = pf.kind, pf.name, pf.files
-		case vol.PersistentVolumeClaim != nil && d.clue.Class == ErrDisk:
-			ref := e.ref("PersistentVolumeClaim", vol.PersistentVolumeClaim.ClaimName)
-			size := "?"
-			if c, err := getAs[*corev1.PersistentVolumeClaim](ctx, e, "PersistentVolumeClaim", ref.Name); err == nil {
-				if q, ok := c.Status.Capacity[corev1.ResourceStorage]; ok {
-					size = q.String()
-				} else if q, ok := c.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
-					size = q.String()
-				}
-			}
-			facts["claim"], facts["size"] = ref.Name, size
-			d.report(ctx, "volume-full", 0, ref, fmt.Sprintf("%s: the file system at %s is PersistentVolumeClaim %s (%s), and it is full.", d.opening(), m.MountPath, ref.Name, size), nil, []ObjectRef{ref}, facts)
-			return true
-		case vol.EmptyDir != nil && d.clue.Class == ErrDisk:
-			limit := "no sizeLimit"
-			if vol.EmptyDir.SizeLimit != nil {
-				limit = "sizeLimit " + vol.EmptyDir.SizeLimit.String()
-			}
-			facts["size"] = limit
-			d.report(ctx, "volume-full", 0, wl, fmt.Sprintf("%s: %s is emptyDir volume %s (%s) and it is full.", d.opening(), m.MountPath, vol.Name, limit), nil, nil, facts)
-			return true
+		case (vol.PersistentVolumeClaim != nil || vol.EmptyDir != nil || vol.Ephemeral != nil) && d.clue.Class == ErrDisk:
+			return pc.reportFull(ctx, d, m, vol, "")
 		default:
 			continue
 		}

@@ -73,7 +73,7 @@ var errFamilies = []struct {
 	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
 	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version", "dirty database", "changesets check sum", "locate revision"}},
 	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm", "accessdeniedexception"}},
-	{ErrConfig, []string{"unbound variable", "parameter null or not set", "no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "config"}},
+	{ErrConfig, []string{"unbound variable", "parameter null or not set", "no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "not specified", "failed to configure", "unable to configure", "could not configure", "config"}},
 }
 
 // Clue is what the text says went wrong.
@@ -138,7 +138,7 @@ const (
 func (c Clue) IsError() bool { return c.Score > 0 && c.Class != ErrNone }
 
 var (
-	stackFrame = regexp.MustCompile(`^\s*(?:\[[^\]\s]{1,64}\]\s*)?(at [\w.$<>/]+[(:]|[\w./-]+\.(go|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ (?:more|common frames omitted)|Caused by: \.\.\.)`)
+	stackFrame = regexp.MustCompile(`^\s*(?:\[[^\]\s]{1,64}\]\s*)?(at [\w.$<>/]+[(:]|[\w./-]+\.(go|s|py|js|ts|java|rb|rs|cs):\d+|File "[^"]*", line \d+|goroutine \d+ \[|\.\.\. \d+ (?:more|common frames omitted)|Caused by: \.\.\.)`)
 	usageLine  = regexp.MustCompile(`(?i)^\s*(usage:|-{1,2}[a-z][\w-]*[ =]|flags:|options:|\s*-h, --help)`)
 	// "alert" is a severity only as syslog writes it ([alert], ALERT, level=alert): as a
 	// word it names alerting rules ("alert: HighErrorRate").
@@ -170,12 +170,17 @@ var (
 
 	pathRe = regexp.MustCompile(`(?:^|[\s"'=:(\[,])(/[A-Za-z0-9._@-]+(?:/[A-Za-z0-9._@-]+)+/?)`)
 
-	keyBefore = regexp.MustCompile(`(?i)(?:environment variable|env var|env|variable|setting|config(?:uration)? key|config|key|parameter|option|property)\s+["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})["'\x60]?\s+(?:is\s+|was\s+)?(?:not set|missing|required|undefined|empty|not found|not defined|must be set)`)
-	keyAfter  = regexp.MustCompile(`(?i)(?:missing required|missing|required|undefined|unset|no value for|must set|not set:)\s+(?:(?:environment variable|env var|config(?:uration)? key|key|setting|variable|parameter|property|option)s?\s*[:=]?\s*)?["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})`)
+	keyBefore = regexp.MustCompile(`(?i)\b(?:environment variable|env var|env|variable|setting|config(?:uration)? key|config|key|parameter|option|property)\s+["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})["'\x60]?\s+(?:is\s+|was\s+)?(?:not set|missing|required|undefined|empty|not found|not defined|must be set)`)
+	keyAfter  = regexp.MustCompile(`(?i)\b(?:missing required|missing|required|undefined|unset|no value for|must set|not set:)\s+(?:(?:environment variable|env var|config(?:uration)? key|key|setting|variable|parameter|property|option)s?\s*[:=]?\s*)?["'\x60]?([A-Za-z_][A-Za-z0-9_.-]{1,80})`)
 	// KeyError: 'X' (Python), key not found: "X" (Ruby's ENV.fetch), Could not resolve
 	// placeholder 'X' (Spring), X: unbound variable and X: parameter null or not set (sh).
 	keyError = regexp.MustCompile(`(?:KeyError: |key not found: |resolve placeholder )['"]([^'"]{1,80})['"]|\b([A-Za-z_][A-Za-z0-9_]{1,80}): (?:unbound variable|parameter null or not set|parameter not set)`)
-	capsKey  = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
+	// codeEnvRef is an environment variable named the way code reads it, which an error quoting
+	// the code's advice carries: ENV['X'] and ENV.fetch("X") (Ruby), os.environ['X'] and
+	// os.getenv("X") (Python), process.env.X (Node), os.Getenv("X") (Go), System.getenv("X")
+	// (Java), Environment.GetEnvironmentVariable("X") (.NET), getenv('X') (PHP, C).
+	codeEnvRef = regexp.MustCompile(`(?:\bENV(?:\.fetch)?[\[(]|os\.environ(?:\.get)?[\[(]|\b[Gg]etenv\(|GetEnvironmentVariable\(|process\.env\[)\s*['"]([A-Za-z_][A-Za-z0-9_]{1,80})['"]|\bprocess\.env\.([A-Za-z_][A-Za-z0-9_]{1,80})`)
+	capsKey    = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
 
 	denialRe = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
 )
@@ -273,6 +278,33 @@ func hasNeedle(low, n string) bool {
 		}
 		return false
 	}
+	if wordNeedle.MatchString(n) {
+		// A word stands alone, takes a plural s or names an exception class: "config" is not
+		// in "is configured" nor in "ConfigServlet", "migration" is in "migrations".
+		for i := 0; i+len(n) <= len(low); {
+			j := strings.Index(low[i:], n)
+			if j < 0 {
+				return false
+			}
+			j += i
+			end := j + len(n)
+			if end < len(low) && low[end] == 's' {
+				end++
+			}
+			for _, suffix := range []string{"error", "exception"} {
+				// An exception class named for the word: ConfigError, MigrationException.
+				if strings.HasPrefix(low[end:], suffix) {
+					end += len(suffix)
+					break
+				}
+			}
+			if (j == 0 || !isLetter(low[j-1])) && (end == len(low) || !isLetter(low[end])) {
+				return true
+			}
+			i = j + 1
+		}
+		return false
+	}
 	if strings.Trim(n, "0123456789") != "" {
 		return strings.Contains(low, n)
 	}
@@ -300,6 +332,7 @@ func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 var (
 	errnoNeedle = regexp.MustCompile(`^e[a-z_]{3,11}$`)
 	identNeedle = regexp.MustCompile(`^[a-z]{8,}(error|exception|table)$`)
+	wordNeedle  = regexp.MustCompile(`^[a-z]{3,12}$`)
 )
 
 // ExtractClues picks the error line of a text tail and the entities it (and the other error
@@ -378,7 +411,7 @@ func (c *Clue) addEntities(line string) {
 	low := strings.ToLower(line)
 	addHost := func(h, port string, weak bool) {
 		h = strings.Trim(h, ".-")
-		if h == "" || len(h) > 253 || len(c.Hosts) >= maxEntities || ignoredHost(h) {
+		if h == "" || len(h) > 253 || len(c.Hosts) >= maxEntities || ignoredHost(h) || weak && hostStopWords[h] {
 			return
 		}
 		if port != "" && (len(port) > 5 || strings.HasPrefix(port, "0")) {
@@ -417,14 +450,14 @@ func (c *Clue) addEntities(line string) {
 	}
 	for _, m := range pathRe.FindAllStringSubmatchIndex(line, 4) {
 		p := strings.TrimRight(line[m[2]:m[3]], ".,:;")
-		if codeLocation(p, line[m[3]:]) || requestPath(p, line[:m[2]], line[m[3]:]) {
+		if codeLocation(p, line[m[3]:]) || requestPath(p, line[:m[2]], line[m[3]:]) || !filePosition(p, line[:m[2]], line[m[3]:]) {
 			continue
 		}
 		if len(p) <= 256 && len(c.Paths) < maxEntities && !containsStr(c.Paths, p) {
 			c.Paths = append(c.Paths, p)
 		}
 	}
-	for _, re := range []*regexp.Regexp{keyError, keyBefore, capsKey, keyAfter} {
+	for _, re := range []*regexp.Regexp{keyError, codeEnvRef, keyBefore, capsKey, keyAfter} {
 		for _, m := range re.FindAllStringSubmatch(line, 4) {
 			k := strings.Trim(m[1], ".-")
 			if k == "" && len(m) > 2 {
@@ -458,6 +491,17 @@ func (c *Clue) addEntities(line string) {
 	}
 }
 
+// hexLiteral is a number written in hex, never a host name.
+var hexLiteral = regexp.MustCompile(`^0x[0-9a-f]*$`)
+
+// hostStopWords are words loose wording ("could not connect to the server", "host is down")
+// puts where a host would be.
+var hostStopWords = map[string]bool{"the": true, "a": true, "an": true, "this": true, "that": true, "it": true, "its": true, "is": true,
+	"was": true, "any": true, "all": true, "some": true, "one": true, "no": true, "not": true, "your": true, "our": true, "my": true,
+	"another": true, "other": true, "same": true, "new": true, "server": true, "host": true, "remote": true, "database": true,
+	"backend": true, "upstream": true, "service": true, "broker": true, "endpoint": true, "peer": true, "and": true, "or": true,
+	"for": true, "with": true, "from": true, "in": true, "on": true, "at": true, "by": true, "of": true, "to": true}
+
 // ignoredHost drops names that are never a dependency worth following.
 func ignoredHost(h string) bool {
 	switch h {
@@ -466,6 +510,9 @@ func ignoredHost(h string) bool {
 	}
 	if strings.Trim(h, "0123456789.") == "" && strings.Count(h, ".") != 3 {
 		return true // a number, a version or a time, not a host
+	}
+	if hexLiteral.MatchString(h) {
+		return true // a Go panic's "addr=0x0", a pointer or a hash
 	}
 	// File names and code locations look like hosts to the patterns ("main.go:42").
 	for _, ext := range []string{".go", ".py", ".js", ".ts", ".java", ".rb", ".rs", ".yaml", ".yml", ".json", ".conf", ".log", ".txt", ".sh", ".sql", ".cs"} {

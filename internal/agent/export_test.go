@@ -19,3 +19,6 @@ package agent
 // SummaryRefs exposes summaryRefs to the black-box tests, which check on every driven
 // session that a summary names no object its affected objects leave out.
 var SummaryRefs = summaryRefs
+
+// NearKeyForTest exposes nearKey to the table test of near setting names.
+var NearKeyForTest = nearKey

@@ -47,6 +47,15 @@ func FuzzSignals(f *testing.F) {
 				t.Fatalf("resource not bounded: %d", len(r))
 			}
 		}
+		m := ParseSchedMessage(s)
+		if len(m.Clauses) > maxSchedClauses || len(m.Head) > 4*(maxClauseText+4) {
+			t.Fatalf("scheduler message not bounded: %d clauses, head %d", len(m.Clauses), len(m.Head))
+		}
+		for _, c := range m.Clauses {
+			if len(c.Text) > maxClauseText+4 || c.Kind == "" {
+				t.Fatalf("bad clause %+v", c)
+			}
+		}
 		_ = ClassifyPull(s)
 		if cp, ok := ParseConfigError(s); ok && (cp.Name == "" || len(cp.Name) > 253) {
 			t.Fatalf("bad config problem %+v", cp)

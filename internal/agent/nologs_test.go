@@ -186,6 +186,20 @@ func TestNoLogsStructuralEvidence(t *testing.T) {
 					func(p *corev1.Pod) { fx.CrashLoop(p, 127, "Error", 5) }), fx.Node("node-1"))
 			},
 			logs: nil, rule: "crash-loop", culprit: "Deployment/api", terms: []string{"/app/bin/serve could not be run"}},
+		{name: "a failing readiness probe without logs says so, and quotes the kubelet's message once", problem: "web gets no traffic",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, func(p *corev1.Pod) { fx.SetNotReady(p) })
+				ev := fx.Event(ns, "Pod", "", "Warning", "Unhealthy", "Readiness probe failed: Readiness probe failed: HTTP probe failed with statuscode: 500", 40, time.Minute)
+				for _, x := range o {
+					if p, ok := x.(*corev1.Pod); ok {
+						p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5}
+						ev.InvolvedObject.Name, ev.Name = p.Name, p.Name+".unhealthy"
+					}
+				}
+				return append(o, ev, fx.Node("node-1"))
+			},
+			logs: nil, rule: "readiness-probe-failing", culprit: "Deployment/web",
+			terms: []string{"fails (x40): HTTP probe failed with statuscode: 500", "log cannot be read"}},
 		{name: "a quiet crash does not blame an nginx upstream block name", problem: "the proxy keeps restarting",
 			objs: func() []runtime.Object {
 				o := app("proxy", 1, mountCM("proxy-conf", "/etc/nginx"), crashing)

@@ -89,7 +89,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service}  # ready endpoints listed", verifyPods}})
 	rule(Rule{ID: "dependency-host-unknown", Category: "DependencyHostUnknown", Confidence: 88,
 		Title:      "the application calls a host name that no Service in the namespace has",
-		Signals:    "a name-resolution (or connection) error naming a cluster-local host that matches no Service; the ConfigMap key, env var, argument or mounted configuration file holding the name; with no text, a configured address one typo, suffix or plural away from a Service's name; an IP of the cluster's ranges, written into the configuration, that no Service or pod holds any more",
+		Signals:    "a name-resolution (or connection) error naming a cluster-local host that matches no Service; the ConfigMap key, env var, argument or mounted configuration file holding the name; with no text, a configured address one typo, suffix or plural away from a Service's name (or, when the log cannot be read, any address written as a URL or host:port that names no Service); an IP of the cluster's ranges, written into the configuration, that no Service or pod holds any more",
 		Actions:    []ActionTemplate{{Description: "Point {source} at an existing Service (e.g. {closest}) instead of {host}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}, {Description: "Restart the workload so it reads the new value", Command: "kubectl -n {ns} rollout restart {workload}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get service {closest}", verifyPods}})
 	rule(Rule{ID: "pod-dns-misconfigured", Category: "PodDNSMisconfigured", Confidence: 86,
@@ -104,7 +104,7 @@ func init() {
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "service-link-collision", Category: "ServiceLinkCollision", Confidence: 84,
 		Title:      "a Service's link variable (NAME_PORT=tcp://IP:PORT) overrides a setting the application reads under the same name",
-		Signals:    "a tcp://IP:PORT value in the container's error line; a Service whose name gives that variable (redis → REDIS_PORT) with that port, the application's own settings with the same prefix, enableServiceLinks not false",
+		Signals:    "a tcp://IP:PORT value in the container's error line; a Service whose name gives that variable (redis → REDIS_PORT) with that port, the application's own settings with the same prefix, enableServiceLinks not false; with no text, a host setting given alone (REDIS_HOST) beside a Service named by its prefix",
 		Actions:    []ActionTemplate{{Description: "Set enableServiceLinks: false in the pod template of {sourceResource}, or set {key} explicitly", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "server-advertises-loopback", Category: "AdvertisedAddressLoopback", Confidence: 84,
@@ -149,7 +149,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} logs {pod} -c {container} --since=5m  # the error is gone"}})
 	rule(Rule{ID: "certificate-expired", Category: "CertificateExpired", Confidence: 90,
 		Title:      "a TLS certificate mounted from a Secret has expired (or is not valid yet)",
-		Signals:    "x509 errors in the container's error line; the notBefore/notAfter of the certificates in the Secrets mounted by the client and by the server it calls",
+		Signals:    "x509 errors in the container's error line; the notBefore/notAfter of the certificates in the Secrets mounted by the client and by the server it calls (when the log cannot be read, the servers it is configured to call)",
 		Actions:    []ActionTemplate{{Description: "Renew the certificate in Secret {secret} (with cert-manager: renew the Certificate that writes it), then restart the pods that mount it", Command: "kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -dates", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -enddate", verifyPods}})
 	rule(Rule{ID: "tls-material-invalid", Category: "TLSMaterialInvalid", Confidence: 86,

@@ -156,7 +156,7 @@ func init() {
 		Validation: []string{"kubectl get node {node}"}})
 	rule(Rule{ID: "config-value-missing", Category: "ConfigValueMissing", Confidence: 86,
 		Title:      "the application needs a setting its environment does not provide",
-		Signals:    "'X is not set' / missing key in the container's error line; the container's env, and the ConfigMaps and Secrets it loads with envFrom; without error text, an optional env or envFrom reference whose object or key does not exist",
+		Signals:    "'X is not set' / missing key in the container's error line; the container's env, and the ConfigMaps and Secrets it loads with envFrom; without error text, an optional env or envFrom reference whose object or key does not exist, or an env value using $(NAME) defined only later in the env list",
 		Actions:    []ActionTemplate{{Description: "Add {key} to {sourceResource}, then restart the workload (env is read at start)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "config-file-missing", Category: "ConfigFileMissing", Confidence: 86,
@@ -181,7 +181,7 @@ func init() {
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "volume-full", Category: "VolumeFull", Confidence: 82,
 		Title:      "the volume the application writes to is full",
-		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path",
+		Signals:    "'no space left on device' in the container's error line; the PersistentVolumeClaim or emptyDir mounted at that path (a relative path read against the directories its env and workingDir name), else the container's only writable persistent volume",
 		Actions:    []ActionTemplate{{Description: "Free space or grow the volume ({size}); PVC size can only grow when its StorageClass allows expansion", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-connection-limit", Category: "ConnectionLimitReached", Confidence: 72,
@@ -234,6 +234,43 @@ func init() {
 		Signals:    "FailedScheduling 'node(s) were unschedulable'",
 		Actions:    []ActionTemplate{{Description: "Uncordon nodes whose maintenance is over", Command: "kubectl uncordon <node>", Risk: RiskMedium}},
 		Validation: []string{"kubectl get nodes"}})
+	rule(Rule{ID: "unschedulable-preemption-never", Category: "PreemptionDisabled", Confidence: 84,
+		Title:   "lower-priority pods hold the room the pod needs, and its PriorityClass forbids preempting them (preemptionPolicy: Never)",
+		Signals: "FailedScheduling 'Insufficient ...' with 'preemption: not eligible due to preemptionPolicy=Never' or the pod's preemptionPolicy Never; a node the pod may use where free room plus the requests of lower-priority pods covers its requests",
+		Actions: []ActionTemplate{
+			{Description: "Let PriorityClass {priorityClass} preempt (preemptionPolicy: PreemptLowerPriority), or give the workload a class that may", Command: "kubectl get priorityclass {priorityClass} -o yaml", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide  # a NODE is assigned"}})
+	rule(Rule{ID: "unschedulable-volume-node-affinity", Category: "VolumeNodeAffinityConflict", Confidence: 84,
+		Title:   "the pod's volume is pinned to a node it cannot use: a class binding at claim time (volumeBindingMode Immediate) chose a local volume before the pod was scheduled, or the volume's node affinity names the wrong nodes",
+		Signals: "FailedScheduling 'volume node affinity conflict' (or nodes turned away for resources while the pod's bound PersistentVolume allows only a full node); the PV's nodeAffinity, the StorageClass's volumeBindingMode",
+		Actions: []ActionTemplate{
+			{Description: "Use volumeBindingMode WaitForFirstConsumer for StorageClass {class} (recreate the class, then the claim {claim})", Command: "kubectl get storageclass {class} -o yaml", Risk: RiskHigh},
+			{Description: "Or point PersistentVolume {volume} at a node the pod may use ({nodes} now)", Command: "kubectl get pv {volume} -o jsonpath='{.spec.nodeAffinity}'", Risk: RiskHigh},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
+	rule(Rule{ID: "unschedulable-device-plugin", Category: "ExtendedResourceUnadvertised", Confidence: 84,
+		Title:   "the pod requests an extended resource (vendor/name) that no node advertises, because its device plugin does not run or does not register it",
+		Signals: "FailedScheduling 'Insufficient vendor/name' with no node's allocatable listing it; a DaemonSet whose name, image or arguments name the resource, its pods' state, termination message and log",
+		Actions: []ActionTemplate{
+			{Description: "Fix device plugin {daemonSet} so it registers {resource} with the kubelets", Command: "kubectl -n {ns} logs ds/{daemonSet} --previous", Risk: RiskMedium},
+			{Description: "Or drop the {resource} request from {workload}", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl get nodes -o jsonpath='{.items[*].status.allocatable}'  # lists {resource}"}})
+	rule(Rule{ID: "unschedulable-topology-spread", Category: "TopologySpreadUnsatisfiable", Confidence: 80,
+		Title:   "a DoNotSchedule topology spread constraint cannot be met, often because a domain the pod can never use (tainted or unselected nodes) still counts as an empty domain",
+		Signals: "FailedScheduling 'didn't match pod topology spread constraints'; per-domain counts of matching pods; nodeTaintsPolicy (default Ignore) and nodeAffinityPolicy (default Honor) against the nodes' taints and labels",
+		Actions: []ActionTemplate{
+			{Description: "Set nodeTaintsPolicy: Honor (or fix maxSkew) on the {topologyKey} constraint of {workload}", Command: "kubectl -n {ns} edit {workload}  # spec.template.spec.topologySpreadConstraints", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
+	rule(Rule{ID: "unschedulable-host-port", Category: "HostPortConflict", Confidence: 82,
+		Title:   "the host port the pod asks is already held on the nodes it may use",
+		Signals: "FailedScheduling 'didn't have free ports for the requested pod ports'; the pods bound to those nodes with the same hostPort and protocol",
+		Actions: []ActionTemplate{
+			{Description: "Free hostPort {hostPort}: change or drop it in {workload}, or move the pods holding it", Command: "kubectl -n {ns} get pods -o wide", Risk: RiskMedium},
+		},
+		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
 	rule(Rule{ID: "unschedulable", Category: "Unschedulable", Confidence: 65,
 		Title:      "the scheduler cannot place the pod",
 		Signals:    "PodScheduled=False with a reason not covered by a more specific rule (anti-affinity, ports, volume node affinity)",

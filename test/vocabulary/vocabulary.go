@@ -68,6 +68,11 @@ var Vocabulary = map[string][]string{
 	"unschedulable-node-affinity":          {"nodeSelector|node affinity", "node"},
 	"unschedulable-nodes-cordoned":         {"cordoned|unschedulable"},
 	"unschedulable":                        {"FailedScheduling|schedul"},
+	"unschedulable-preemption-never":       {"preemptionPolicy", "priority"},
+	"unschedulable-volume-node-affinity":   {"node affinity", "PersistentVolume", "volumeBindingMode"},
+	"unschedulable-device-plugin":          {"device plugin", "allocatable"},
+	"unschedulable-topology-spread":        {"topology spread", "maxSkew"},
+	"unschedulable-host-port":              {"hostPort", "node"},
 	"pod-pvc-pending":                      {"PersistentVolumeClaim", "Pending|unbound"},
 	"pvc-missing":                          {"PersistentVolumeClaim", "does not exist|not found"},
 	// Storage.
