@@ -57,7 +57,7 @@ const fixtureNS = "corpus"
 
 var (
 	out     = flag.String("out", "test/evalfixtures/corpus", "directory the fixtures are written to (its .yaml files are replaced)")
-	only    = flag.String("scenarios", "", "comma-separated scenarios (default: the whole corpus)")
+	only    = flag.String("scenarios", "", "comma-separated scenarios, or @file with their names (default: the whole corpus)")
 	timeout = flag.Duration("timeout", 30*time.Minute, "bound on the whole run")
 )
 
@@ -74,12 +74,9 @@ func main() {
 }
 
 func run(ctx context.Context, logger *log.Logger) error {
-	list := scenarios.All()
-	if *only != "" {
-		var err error
-		if list, err = scenarios.Named(strings.Split(*only, ",")...); err != nil {
-			return err
-		}
+	list, err := scenarios.Selected(*only)
+	if err != nil {
+		return err
 	}
 	logger.Printf("starting the local cluster (or attaching to $%s)", testcluster.EnvKubeconfig)
 	c, err := testcluster.Start(ctx, testcluster.Options{})
