@@ -87,6 +87,7 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			}
 		}
 		summary += probeTimeout(probe, g.Message, lr.Lines)
+		summary += probeCPU(probe, g.Message, spec)
 		if unread != "" {
 			summary += " Its log cannot be read" + strings.TrimPrefix(unread, ", and its log cannot be read") + ": this is read from the pod's events and spec."
 		}
@@ -149,6 +150,30 @@ func probeTiming(p, startup *corev1.Probe, cs corev1.ContainerStatus) string {
 		s += " It is killed as soon as the probe's allowance runs out, so the application likely needs longer to start: add a startupProbe or raise initialDelaySeconds."
 	}
 	return s
+}
+
+// probeCPU adds the container's CPU limit to a probe that times out: a process held to a
+// small CPU quota is throttled (CFS) whenever it needs more, and its health endpoint answers
+// late while it works or warms up (a JIT, a cache load, garbage collection).
+func probeCPU(p *corev1.Probe, msg string, spec corev1.Container) string {
+	low := strings.ToLower(msg)
+	if p == nil || !(strings.Contains(low, "deadline exceeded") || strings.Contains(low, "timeout") || strings.Contains(low, "timed out")) {
+		return ""
+	}
+	q, ok := spec.Resources.Limits[corev1.ResourceCPU]
+	if !ok || q.MilliValue() > 500 {
+		return ""
+	}
+	return fmt.Sprintf(" Container %s is limited to %s of CPU (cpu limit %s): when the process needs more it is throttled, and its health endpoint answers after the probe has given up; raise the cpu limit (or remove it), or give the probe more time.",
+		spec.Name, cpuWords(q.MilliValue()), q.String())
+}
+
+// cpuWords says a CPU quantity in cores.
+func cpuWords(milli int64) string {
+	if milli%1000 == 0 {
+		return fmt.Sprintf("%d core(s)", milli/1000)
+	}
+	return fmt.Sprintf("%.2g of a core", float64(milli)/1000)
 }
 
 // logDuration finds durations an application logs about its requests ("took 4.2s",

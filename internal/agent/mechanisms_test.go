@@ -265,6 +265,72 @@ func TestProbeTimeoutAgainstLatency(t *testing.T) {
 	}
 }
 
+// A probe that times out on a container held to a small CPU quota: the limit is stated, on a
+// readiness probe (a JVM warming up) and a liveness probe (a Node.js server); a generous limit
+// and a probe that fails for another reason say nothing about CPU.
+func TestProbeTimeoutUnderSmallCPULimit(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind, msg, cpu string
+		ready                bool
+		want                 []string
+		not                  []string
+	}{
+		{name: "readiness, 200m", kind: "Readiness", cpu: "200m", ready: true,
+			msg:  `Readiness probe failed: Get "http://10.244.2.9:8081/actuator/health/readiness": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+			want: []string{"cpu limit 200m", "throttled", "readiness-probe-failing"}},
+		{name: "liveness, half a core", kind: "Liveness", cpu: "0.5",
+			msg:  `Liveness probe failed: Get "http://10.244.0.31:3000/healthz": net/http: request canceled (Client.Timeout exceeded while awaiting headers)`,
+			want: []string{"cpu limit 500m", "throttled", "liveness-probe-failing"}},
+		{name: "two cores is not small", kind: "Readiness", cpu: "2", ready: true,
+			msg:  `Readiness probe failed: Get "http://10.244.2.9:8081/ready": context deadline exceeded`,
+			want: []string{"readiness-probe-failing"}, not: []string{"throttled"}},
+		{name: "a 503 is no timeout", kind: "Readiness", cpu: "100m", ready: true,
+			msg:  "Readiness probe failed: HTTP probe failed with statuscode: 503",
+			want: []string{"readiness-probe-failing"}, not: []string{"throttled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := app("quotes", 1, func(s *corev1.PodSpec) {
+				pr := &corev1.Probe{PeriodSeconds: 10, TimeoutSeconds: 1, FailureThreshold: 3}
+				if tc.ready {
+					s.Containers[0].ReadinessProbe = pr
+				} else {
+					s.Containers[0].LivenessProbe = pr
+				}
+				s.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(tc.cpu)}
+			}, func(p *corev1.Pod) {
+				fx.SetNotReady(p)
+				if !tc.ready {
+					cs := &p.Status.ContainerStatuses[0]
+					cs.RestartCount = 4
+					cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", StartedAt: fx.Ago(5 * time.Minute), FinishedAt: fx.Ago(4 * time.Minute)}}
+				}
+			})
+			for _, o := range objs {
+				if p, ok := o.(*corev1.Pod); ok {
+					objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", tc.msg, 12, time.Minute))
+					break
+				}
+			}
+			e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logBook{"quotes-": "INFO started in 41.2 seconds\nINFO GET /ready\n"}.source()
+			rc := drive(t, e, agent.Session{ID: "t", Problem: "quotes is flapping", Namespace: ns}).RootCause
+			text := rc.Rule + " " + rc.Summary
+			t.Logf("%s", text)
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("lacks %q: %s", w, text)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(text, w) {
+					t.Errorf("has %q: %s", w, text)
+				}
+			}
+		})
+	}
+}
+
 // With no text at all, a configured in-cluster URL that no Service answers to is the lead.
 func TestConfiguredAddressWithoutService(t *testing.T) {
 	objs := app("web", 1, envFrom("web-settings"), func(p *corev1.Pod) { fx.CrashLoop(p, 1, "Error", 3) })
