@@ -23,7 +23,6 @@ package scenarios
 var knownMisses = map[string]string{
 	// Wave 11a (an outside writer: the weekly failures, k8s debugging pages and runbooks) and wave 11b (an outside
 	// writer: clues in applications' own log text), measured 2026-11-28 00:40–00:55 UTC on 1868f0d before any rule change.
-	"ledger-api-cpu-limit-probe-timeouts":  "right culprit (readiness-probe-failing on Deployment ledger-api) but the summary does not say the probe times out because the container is throttled at its 100m CPU limit",
 	"search-indexer-kafka-advertised-any":  "crash-loop on StatefulSet kafka; the ConfigMap kafka-broker-config whose server.properties sets advertised.listeners to the meta-address 0.0.0.0 (the broker's own error says so) is not named",
 	"legacy-portal-fastcgi-socket-missing": "readiness-probe-failing on Deployment legacy-portal; the ConfigMaps legacy-portal-nginx and legacy-portal-fpm, nginx's fastcgi_pass unix:/run/php/php-fpm.sock against php-fpm's listen = 127.0.0.1:9000, are not named",
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
