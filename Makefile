@@ -134,7 +134,7 @@ eval-fixtures: control-plane ## Record kubage eval fixtures from the real-cluste
 
 .PHONY: bench
 bench: control-plane build ## Benchmarks; prints JSON figures.
-	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench -timeout=20m
+	KUBAGE_BIN=$(BIN)/kubage go run ./hack/bench -timeout=45m
 
 ##@ Build
 .PHONY: build
