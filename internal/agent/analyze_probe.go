@@ -152,12 +152,17 @@ func probeTiming(p, startup *corev1.Probe, cs corev1.ContainerStatus) string {
 	return s
 }
 
+// probeTimedOut reports a probe failure message that says the probe ran out of time.
+func probeTimedOut(msg string) bool {
+	low := strings.ToLower(msg)
+	return strings.Contains(low, "deadline exceeded") || strings.Contains(low, "timeout") || strings.Contains(low, "timed out")
+}
+
 // probeCPU adds the container's CPU limit to a probe that times out: a process held to a
 // small CPU quota is throttled (CFS) whenever it needs more, and its health endpoint answers
 // late while it works or warms up (a JIT, a cache load, garbage collection).
 func probeCPU(p *corev1.Probe, msg string, spec corev1.Container) string {
-	low := strings.ToLower(msg)
-	if p == nil || !(strings.Contains(low, "deadline exceeded") || strings.Contains(low, "timeout") || strings.Contains(low, "timed out")) {
+	if p == nil || !probeTimedOut(msg) {
 		return ""
 	}
 	q, ok := spec.Resources.Limits[corev1.ResourceCPU]
@@ -183,8 +188,7 @@ var logDuration = regexp.MustCompile(`(?i)\b(?:took|latency|duration|elapsed|res
 // probeTimeout explains a probe that times out: its timeoutSeconds against the slowest
 // answer the application's log reports.
 func probeTimeout(p *corev1.Probe, msg string, lines []string) string {
-	low := strings.ToLower(msg)
-	if p == nil || !(strings.Contains(low, "deadline exceeded") || strings.Contains(low, "timeout") || strings.Contains(low, "timed out")) {
+	if p == nil || !probeTimedOut(msg) {
 		return ""
 	}
 	limit := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second

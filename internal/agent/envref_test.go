@@ -19,7 +19,6 @@ package agent_test
 import (
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubage/kubage/internal/agent"
@@ -30,20 +29,10 @@ import (
 // process.env.X, os.Getenv("X")) names the missing setting; a key in the loaded ConfigMap or
 // Secret that is the same name but for a prefix, case or separators is pointed out.
 func TestMissingSettingNamedAsCodeReadsIt(t *testing.T) {
-	loads := func(cms, secrets []string) func(*corev1.PodSpec) {
-		return func(s *corev1.PodSpec) {
-			for _, n := range cms {
-				s.Containers[0].EnvFrom = append(s.Containers[0].EnvFrom, corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: n}}})
-			}
-			for _, n := range secrets {
-				s.Containers[0].EnvFrom = append(s.Containers[0].EnvFrom, corev1.EnvFromSource{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: n}}})
-			}
-		}
-	}
 	cases := []depCase{
 		{name: "Rails asks for ENV['RAILS_MASTER_KEY']; the second Secret it loads holds master_key", problem: "tracker is down",
 			objs: func() []runtime.Object {
-				o := app("tracker", 1, loads([]string{"tracker-env"}, []string{"tracker-db", "tracker-app-secrets"}), crashing)
+				o := app("tracker", 1, all(envFrom("tracker-env"), envFromSecret("tracker-db"), envFromSecret("tracker-app-secrets")), crashing)
 				return append(o, fx.ConfigMap(ns, "tracker-env", "RAILS_ENV", "RAILS_LOG_TO_STDOUT"), fx.Secret(ns, "tracker-db", "DATABASE_PASSWORD"),
 					fx.Secret(ns, "tracker-app-secrets", "master_key", "SMTP_PASSWORD"), fx.Node("node-1"))
 			},
@@ -52,7 +41,7 @@ func TestMissingSettingNamedAsCodeReadsIt(t *testing.T) {
 			terms: []string{"RAILS_MASTER_KEY", "master_key"}},
 		{name: "a Go service reads os.Getenv(\"SENTRY_DSN\"); the Secret it loads says sentry-dsn", problem: "alerts API restarts",
 			objs: func() []runtime.Object {
-				o := app("alerts-api", 1, loads(nil, []string{"alerts-api-keys"}), crashing)
+				o := app("alerts-api", 1, envFromSecret("alerts-api-keys"), crashing)
 				return append(o, fx.Secret(ns, "alerts-api-keys", "sentry-dsn", "pagerduty-token"), fx.Node("node-1"))
 			},
 			logs: logBook{"alerts-api-": "2026/01/01 10:00:00 starting alerts-api v2.3.1\n2026/01/01 10:00:00 fatal: telemetry: os.Getenv(\"SENTRY_DSN\") returned an empty string; refusing to start without error reporting\n"},
@@ -60,7 +49,7 @@ func TestMissingSettingNamedAsCodeReadsIt(t *testing.T) {
 			terms: []string{"SENTRY_DSN", "sentry-dsn"}},
 		{name: "Node asks for process.env.STRIPE_API_KEY; the ConfigMap it loads spells it stripe-api-key", problem: "payments crash",
 			objs: func() []runtime.Object {
-				o := app("payments", 1, loads([]string{"payments-config"}, nil), crashing)
+				o := app("payments", 1, envFrom("payments-config"), crashing)
 				return append(o, fx.ConfigMap(ns, "payments-config", "PORT", "stripe-api-key"), fx.Node("node-1"))
 			},
 			logs: logBook{"payments-": "Server starting\nError: Stripe is not configured: set process.env.STRIPE_API_KEY\n    at Object.<anonymous> (/app/src/stripe.js:12:9)\n"},

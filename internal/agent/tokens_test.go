@@ -44,14 +44,6 @@ func mountSecretAt(vol, name, at string) func(*corev1.PodSpec) {
 	}
 }
 
-func specs(fs ...func(*corev1.PodSpec)) func(*corev1.PodSpec) {
-	return func(s *corev1.PodSpec) {
-		for _, f := range fs {
-			f(s)
-		}
-	}
-}
-
 // A token the error quotes (a regex, a directive, a level, an engine name) is looked up in
 // the configuration the workload is given; its ConfigMap key, or the workload's arguments,
 // is the culprit, whatever the pod's state and the software.
@@ -148,7 +140,7 @@ func TestMissingMountedFileNamesTheConfigThatPointsAtIt(t *testing.T) {
 	cases := []depCase{
 		{name: "nginx config points at server.crt, the Secret holds tls.crt", problem: "gateway pods crash since TLS was turned on",
 			objs: func() []runtime.Object {
-				o := app("gateway", 2, specs(mountCMAs("conf", "gateway-nginx", "/etc/nginx/conf.d"), mountSecretAt("tls", "gateway-tls", "/etc/tls")), crashing)
+				o := app("gateway", 2, all(mountCMAs("conf", "gateway-nginx", "/etc/nginx/conf.d"), mountSecretAt("tls", "gateway-tls", "/etc/tls")), crashing)
 				return append(o, cmWith("gateway-nginx", "ssl.conf", "server {\n  listen 8443 ssl;\n  ssl_certificate /etc/tls/server.crt;\n  ssl_certificate_key /etc/tls/server.key;\n}\n"),
 					fx.Secret(ns, "gateway-tls", "tls.crt", "tls.key"), fx.Node("node-1"))
 			},
@@ -157,7 +149,7 @@ func TestMissingMountedFileNamesTheConfigThatPointsAtIt(t *testing.T) {
 			terms: []string{"server.crt", "tls.crt", "gateway-nginx"}},
 		{name: "an HCL listener in a projected-free mount points at a key the Secret lacks", problem: "secrets-store pods crash-loop",
 			objs: func() []runtime.Object {
-				o := app("secrets-store", 1, specs(mountCMAs("cfg", "store-config", "/config"), mountSecretAt("certs", "store-certs", "/certs")), crashing)
+				o := app("secrets-store", 1, all(mountCMAs("cfg", "store-config", "/config"), mountSecretAt("certs", "store-certs", "/certs")), crashing)
 				return append(o, cmWith("store-config", "server.hcl", "listener \"tcp\" {\n  tls_cert_file = \"/certs/cert.pem\"\n  tls_key_file = \"/certs/key.pem\"\n}\n"),
 					fx.Secret(ns, "store-certs", "store.pem", "store-key.pem"), fx.Node("node-1"))
 			},
