@@ -65,7 +65,7 @@ type boundVolume struct {
 	pv    *corev1.PersistentVolume
 }
 
-// maxBlockNodes bounds the nodes whose room is weighed (each is asked for its cluster-wide requests).
+// maxBlockNodes bounds the nodes whose room is weighed.
 const maxBlockNodes = 60
 
 // viewNodes judges every node (bounded) against the pod.
@@ -170,8 +170,31 @@ func (pc *podCheck) shortOn(ctx context.Context, n *corev1.Node, v *schedView) m
 	return out
 }
 
-// nodeRequested is the node's requested cpu and memory over all namespaces (memoized).
+// nodeRequested is the node's requested cpu and memory over all namespaces. The whole
+// cluster is summed in one list, once per session; only when that list is partial (a cluster
+// larger than one bounded list) is each node asked on its own (memoized).
 func (pc *podCheck) nodeRequested(ctx context.Context, node string) map[string]string {
+	if pc.e.lists == nil {
+		pc.e.lists = map[string]any{}
+	}
+	type clusterLoad struct {
+		load     map[string]tools.NodeLoad
+		complete bool
+		err      error
+	}
+	cl, ok := pc.e.lists["NodeRequested"].(*clusterLoad)
+	if !ok {
+		cl = &clusterLoad{}
+		cl.load, cl.complete, cl.err = pc.e.c.RequestedByNode(ctx)
+		pc.e.lists["NodeRequested"] = cl
+	}
+	if cl.err != nil {
+		// Other namespaces cannot be read: the caller counts the pods it sees.
+		return map[string]string{}
+	}
+	if l, ok := cl.load[node]; ok || cl.complete {
+		return map[string]string{"cpu": l.CPU.String(), "memory": l.Memory.String()}
+	}
 	key := "NodeRequested/" + node
 	if m, ok := pc.e.lists[key].(map[string]string); ok {
 		return m
@@ -180,9 +203,6 @@ func (pc *podCheck) nodeRequested(ctx context.Context, node string) map[string]s
 	m := map[string]string{}
 	if err == nil {
 		m = r.Requested
-	}
-	if pc.e.lists == nil {
-		pc.e.lists = map[string]any{}
 	}
 	pc.e.lists[key] = m
 	return m

@@ -124,6 +124,39 @@ func (c *Client) NodeStatus(ctx context.Context, name string) (NodeReport, error
 	return r, nil
 }
 
+// NodeLoad is the cpu and memory requested on one node by its running pods, over all namespaces.
+type NodeLoad struct {
+	CPU, Memory resource.Quantity
+	Pods        int
+}
+
+// RequestedByNode sums, for every node, the requests of the pods bound there, in one
+// cluster-wide list (pod names from other namespaces are never returned). complete is false
+// when the cluster has more pods than one bounded list holds: the sums are then partial and a
+// caller asks NodeStatus per node. An error (listing all namespaces forbidden) is returned as is.
+func (c *Client) RequestedByNode(ctx context.Context) (load map[string]NodeLoad, complete bool, err error) {
+	opts := ListOptions{FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed", Max: HardListMax}
+	res, err := c.listAllNamespaces(ctx, "Pod", opts)
+	if err != nil {
+		return nil, false, err
+	}
+	load = map[string]NodeLoad{}
+	for _, o := range res.Items {
+		p, ok := o.(*corev1.Pod)
+		// Servers and fakes that ignore the field selector still get the same sums.
+		if !ok || p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		l := load[p.Spec.NodeName]
+		req := PodRequests(&p.Spec)
+		l.CPU.Add(req[corev1.ResourceCPU])
+		l.Memory.Add(req[corev1.ResourceMemory])
+		l.Pods++
+		load[p.Spec.NodeName] = l
+	}
+	return load, !res.More, nil
+}
+
 // PodRequests sums a pod's effective requests: max(sum of app containers, largest init
 // container), plus pod overhead — the figure the scheduler uses.
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
