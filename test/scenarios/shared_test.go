@@ -229,10 +229,18 @@ func effectiveRequest(c corev1.Container, r corev1.ResourceName, lrs []corev1.Li
 
 const fakeNamespace = "scn-test"
 
-// setupFake runs a scenario's Setup against a fake clientset and returns it.
+// setupDone holds each scenario's set-up fake clientset, so the corpus checks below share one
+// Setup pass (about 30 s for the whole corpus on a loaded 2-core machine). They only read it.
+var setupDone = map[string]*fake.Clientset{}
+
+// setupFake runs a scenario's Setup against a fake clientset (once per scenario) and returns it.
 func setupFake(t *testing.T, s *Scenario) *fake.Clientset {
 	t.Helper()
+	if cs, ok := setupDone[s.Name]; ok {
+		return cs
+	}
 	cs := fake.NewClientset()
+	defer func() { setupDone[s.Name] = cs }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	bg, stop := context.WithCancel(context.Background())
@@ -264,6 +272,34 @@ func TestCorpusVolumesStayInTheirScenario(t *testing.T) {
 			}
 			t.Errorf("%s: PersistentVolume %s (class %q) can bind any scenario's claim: pre-bind it with claimRef to a claim of the scenario's namespace, or give it a class of its own",
 				s.Name, pv.Name, pv.Spec.StorageClassName)
+		}
+	}
+}
+
+// TestCorpusFixedClusterIPsAreUnique keeps the Service ClusterIPs a scenario pins (to print a
+// realistic "dial tcp 10.96.0.x:5432" before the Service exists) apart: a whole corpus runs in
+// one cluster, where a second Service asking the same address is refused and its scenario never
+// starts. Pinned addresses sit in the service range's static band (the first 256 addresses of
+// hack/cluster.sh's 10.96.0.0/16), which the API server hands out dynamically only when the rest
+// is exhausted, and never on the cluster's own Services (.1 kubernetes, .10 DNS).
+func TestCorpusFixedClusterIPsAreUnique(t *testing.T) {
+	owner := map[string]string{"10.96.0.1": "the kubernetes Service", "10.96.0.10": "the cluster DNS Service"}
+	for _, s := range All() {
+		cs := setupFake(t, s)
+		svcs, _ := cs.CoreV1().Services(fakeNamespace).List(context.Background(), metav1.ListOptions{})
+		for _, svc := range svcs.Items {
+			ip := svc.Spec.ClusterIP
+			if ip == "" || ip == corev1.ClusterIPNone {
+				continue
+			}
+			if !strings.HasPrefix(ip, "10.96.0.") {
+				t.Errorf("%s: Service %s pins ClusterIP %s outside the static band 10.96.0.0/24", s.Name, svc.Name, ip)
+			}
+			if o, ok := owner[ip]; ok {
+				t.Errorf("%s: Service %s pins ClusterIP %s, already %s", s.Name, svc.Name, ip, o)
+				continue
+			}
+			owner[ip] = s.Name + "'s Service " + svc.Name
 		}
 	}
 }
