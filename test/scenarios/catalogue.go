@@ -76,6 +76,7 @@ func All() []*Scenario {
 	out = append(out, wave10bScenarios()...)
 	out = append(out, wave11aScenarios()...)
 	out = append(out, wave11bScenarios()...)
+	out = append(out, wave12Scenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
