@@ -21,6 +21,16 @@ package scenarios
 // skips their assertion; delete a line once the engine hits, and the spec asserts it again.
 // Held-out scenarios never appear here (TestCorpusShape checks it).
 var knownMisses = map[string]string{
+	// Wave 12 (an outside writer: the dependency is the problem, and the platform around the app), measured
+	// 2026-11-28 04:57 UTC on 7e3a3d6 before any rule change: 3 of its 11 tune scenarios hit in every asserted variant.
+	"search-api-es-named-targetport":          "service-no-ready-endpoints on the consumer side; the Service elasticsearch whose named targetPort matches no container port name is not named, nor targetPort",
+	"catalog-ingress-502-numeric-targetport":  "target-less: no problem found (the Ingress answers 502); the Service catalog whose numeric targetPort no container listens on is not named",
+	"checkout-hpa-scale-target-renamed":       "hpa-target-missing on the HPA (right culprit) but the summary does not say scaleTargetRef",
+	"fluent-bit-output-plugin-typo":           "crash-loop on DaemonSet fluent-bit; the ConfigMap fluent-bit whose [OUTPUT] Name is a misspelt plugin is not named",
+	"inventory-sync-erp-cert-wrong-name":      "job-backoff-limit on the Job; the Secret erp-gateway-tls whose certificate does not name the host the client dials is not named",
+	"metabase-analytics-db-volume-released":   "targeted only (from Service metabase): the Released PersistentVolume behind the database's claim is not named; target-less hits",
+	"newsletter-smtp-relay-externalname-typo": "target-less: job-backoff-limit; the ExternalName Service smtp-relay whose externalName misspells cluster.local is not named",
+	"argocd-ssl-passthrough-not-enabled":      "no problem found; the ingress-nginx controller Deployment started without --enable-ssl-passthrough (the Ingress asks for it) is not named",
 	// Wave 11a (an outside writer: the weekly failures, k8s debugging pages and runbooks) and wave 11b (an outside
 	// writer: clues in applications' own log text), measured 2026-11-28 00:40–00:55 UTC on 1868f0d before any rule change.
 	"search-indexer-kafka-advertised-any":  "crash-loop on StatefulSet kafka; the ConfigMap kafka-broker-config whose server.properties sets advertised.listeners to the meta-address 0.0.0.0 (the broker's own error says so) is not named",
