@@ -375,3 +375,30 @@ func TestRubyUncaughtExceptionLine(t *testing.T) {
 		t.Errorf("a lone frame reads as an error: %q", c.Line)
 	}
 }
+
+// A logger's line that only says the process gives up ("Exiting … due to fatal exception",
+// "Exception encountered during startup") over the exception it was handed: the exception,
+// which says what, is quoted; the wrapper alone is still quoted when nothing follows it.
+func TestWrapperOverTheExceptionItWasHanded(t *testing.T) {
+	for _, tc := range []struct{ name, text, line string }{
+		{"a Scala broker's require() failure",
+			"[2026-11-27 10:00:00,100] INFO starting (io.example.Broker)\n[2026-11-27 10:00:00,300] ERROR Shutting down broker due to fatal exception (io.example.Broker)\njava.lang.IllegalArgumentException: requirement failed: log.retention.hours must be positive\n\tat scala.Predef$.require(Predef.scala:337)",
+			"log.retention.hours must be positive"},
+		{"Cassandra's startup wrapper",
+			"INFO  [main] 2026-11-27 10:00:00,000 YamlConfigurationLoader.java:97 - Configuration location: file:/etc/cassandra/cassandra.yaml\nERROR [main] 2026-11-27 10:00:00,100 CassandraDaemon.java:911 - Exception encountered during startup\norg.apache.cassandra.exceptions.ConfigurationException: concurrent_compactors should be great than 0.\n\tat org.apache.cassandra.config.DatabaseDescriptor.applySimpleConfig(DatabaseDescriptor.java:600)",
+			"concurrent_compactors should be great than 0"},
+		{"nothing but frames below: the wrapper is what there is",
+			"ERROR Shutting down broker due to fatal exception (io.example.Broker)\n\tat io.example.Broker.main(Broker.java:12)",
+			"Shutting down broker due to fatal exception"},
+		{"an error line that says what is not a wrapper, whatever follows",
+			"ERROR Listener failed to start: cannot bind 0.0.0.0:9092: address already in use\njava.net.BindException: Address already in use",
+			"cannot bind 0.0.0.0:9092"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(tc.text, "\n"))
+			if !c.IsError() || !strings.Contains(c.Line, tc.line) {
+				t.Errorf("got line %q (class %q score %d), want one with %q", c.Line, c.Class, c.Score, tc.line)
+			}
+		})
+	}
+}
