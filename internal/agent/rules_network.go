@@ -108,8 +108,8 @@ func init() {
 		Actions:    []ActionTemplate{{Description: "Set enableServiceLinks: false in the pod template of {sourceResource}, or set {key} explicitly", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "server-advertises-loopback", Category: "AdvertisedAddressLoopback", Confidence: 84,
-		Title:      "a clustered server (Kafka, Redis Sentinel, Elasticsearch, MongoDB) hands its clients a loopback address to call next",
-		Signals:    "localhost:PORT or 127.0.0.1:PORT in the client's error line while its own configuration names a Service; that value in the settings of the Service's backend pods (advertised listeners, announce or publish host)",
+		Title:      "a clustered server (Kafka, Redis Sentinel, Elasticsearch, MongoDB) hands its clients a loopback or unspecified address to call next",
+		Signals:    "localhost:PORT or 127.0.0.1:PORT in the client's error line while its own configuration names a Service; that value in the settings of the Service's backend pods (advertised listeners, announce or publish host). Without logs: a loopback or 0.0.0.0 address in such a setting of a server that fails quietly, or of the healthy server behind the Service a quiet client is configured with",
 		Actions:    []ActionTemplate{{Description: "Advertise the Service's or the pod's DNS name in {key} of {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-default-address", Category: "DependencyDefaultAddress", Confidence: 84,
