@@ -68,7 +68,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} describe ingress {name}"}})
 	rule(Rule{ID: "ingress-tls-secret-missing", Category: "IngressTLSSecretMissing", Confidence: 90,
 		Title:      "the Ingress serves TLS with a Secret that does not exist",
-		Signals:    "spec.tls[].secretName absent from the namespace",
+		Signals:    "spec.tls[].secretName absent from the namespace; a cert-manager issuer annotation on the Ingress, and the issuer a sibling Ingress whose TLS Secret exists names instead",
 		Actions:    []ActionTemplate{{Description: "Create the TLS Secret {secret} for {hosts} (or fix secretName in the Ingress)", Command: "kubectl -n {ns} create secret tls {secret} --cert=tls.crt --key=tls.key", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get secret {secret}"}})
 	rule(Rule{ID: "networkpolicy-deny-ingress", Category: "NetworkPolicyDenyIngress", Confidence: 75,
