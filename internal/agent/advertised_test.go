@@ -78,3 +78,48 @@ func TestServerSettingQuotedByClient(t *testing.T) {
 	}
 	runDepCases(t, cases)
 }
+
+// Without a word from anyone (logs unreachable, no termination message), a server's own
+// settings still show an address handed out that no other pod can call: blamed on the server
+// that fails quietly, and on the healthy server behind the Service a quiet client is
+// configured with. Binding 0.0.0.0, or advertising a routable name, is no fault.
+func TestHandedOutAddressWithoutLogs(t *testing.T) {
+	mount := func(cm, at, sub string) func(*corev1.PodSpec) {
+		return func(s *corev1.PodSpec) {
+			s.Volumes = append(s.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm}}}})
+			s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: at, SubPath: sub})
+		}
+	}
+	probing := func(p *corev1.Pod) { fx.SetNotReady(p) }
+	unhealthy := func(o []runtime.Object, app string) []runtime.Object {
+		for _, x := range o {
+			if p, ok := x.(*corev1.Pod); ok && p.Labels["app"] == app {
+				o = append(o, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 40, 0))
+			}
+		}
+		return o
+	}
+	runDepCases(t, []depCase{
+		{name: "a quietly crashing cache announces 0.0.0.0 in the redis.conf it mounts", problem: "sessions are lost",
+			objs: func() []runtime.Object {
+				o := app("session-cache", 1, mount("session-cache-conf", "/usr/local/etc/redis/redis.conf", "redis.conf"), crashing)
+				o = append(o, app("web", 1, withEnv("REDIS_ADDR", "session-cache:6379"), nil)...)
+				return append(o, svcAt("session-cache", "10.96.0.31", map[string]string{"app": "session-cache"}, 6379),
+					cmWith("session-cache-conf", "redis.conf", "bind 0.0.0.0\nport 6379\ncluster-enabled yes\ncluster-announce-ip 0.0.0.0\nappendonly yes\n"), fx.Node("node-1"))
+			},
+			rule: "server-advertises-loopback", culprit: "ConfigMap/session-cache-conf", terms: []string{"cluster-announce-ip", "0.0.0.0"}},
+		{name: "a quiet client of a healthy search node that publishes 127.0.0.1", problem: "catalog never becomes ready",
+			objs: func() []runtime.Object {
+				o := app("search", 1, withEnv("network.host", "0.0.0.0", "network.publish_host", "127.0.0.1", "discovery.type", "single-node"), nil)
+				o = append(o, app("catalog", 2, withEnv("SEARCH_URL", "http://search:9200"), probing)...)
+				return append(unhealthy(o, "catalog"), svcAt("search", "10.96.0.32", map[string]string{"app": "search"}, 9200), fx.Node("node-1"))
+			},
+			rule: "server-advertises-loopback", culprit: "Deployment/search", affected: []string{"Service/search"}, terms: []string{"network.publish_host", "127.0.0.1"}},
+		{name: "binding every address and advertising the pod's name is no fault", problem: "sessions are lost",
+			objs: func() []runtime.Object {
+				o := app("session-cache", 1, mount("session-cache-conf", "/usr/local/etc/redis/redis.conf", "redis.conf"), crashing)
+				return append(o, cmWith("session-cache-conf", "redis.conf", "bind 0.0.0.0\nport 6379\nreplica-announce-ip session-cache-0.session-cache\n"), fx.Node("node-1"))
+			},
+			rule: "crash-loop", culprit: "Deployment/session-cache"},
+	})
+}

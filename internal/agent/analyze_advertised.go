@@ -207,3 +207,93 @@ func (pc *podCheck) settingLine(ctx context.Context, d *depCheck, tok string) *v
 	}
 	return nil
 }
+
+// Without any text (logs unreachable, no termination message), a server's own settings can
+// still show it hands out an address no other pod can call: an advertised, announced or
+// published address that is a loopback or the unspecified address 0.0.0.0 (which a listener
+// may bind, but nobody can dial). Kafka refuses to start on 0.0.0.0 in advertised.listeners;
+// with localhost it starts and every client that bootstraps through the Service is sent to
+// its own loopback.
+
+// handedOutName marks a setting whose value is the address handed to clients or peers:
+// Kafka's advertised.listeners, Redis' replica-announce-ip and cluster-announce-ip,
+// Elasticsearch's network.publish_host, Consul's advertise_addr, NATS' advertise.
+var handedOutName = regexp.MustCompile(`(?i)advertis|announce|publish[_.-]?(?:host|addr|address)`)
+
+// unroutable is the first host of a setting value that no other pod can call, with its
+// port; "" when every host in it is routable. Values are lists of URLs, host:port pairs or
+// bare hosts ("PLAINTEXT://localhost:9092,CONTROLLER://kafka-0:9093").
+func unroutable(v string) (host, port string) {
+	for _, f := range strings.FieldsFunc(clipBytes(v, 512), func(r rune) bool { return r == ',' || r == ' ' || r == ';' || r == '"' || r == '\'' }) {
+		if _, rest, ok := strings.Cut(f, "://"); ok {
+			f = rest
+		}
+		f = strings.TrimSuffix(f, "/")
+		h, p := f, ""
+		switch {
+		case strings.HasPrefix(f, "["): // [::1]:9092
+			if i := strings.Index(f, "]"); i > 0 {
+				h, p = f[1:i], strings.TrimPrefix(f[i+1:], ":")
+			}
+		case strings.Count(f, ":") == 1:
+			h, p, _ = strings.Cut(f, ":")
+		}
+		h = strings.ToLower(h)
+		if h == "localhost" || h == "0.0.0.0" || h == "::" || h == "::1" || strings.HasPrefix(h, "127.") && strings.Count(h, ".") == 3 {
+			return h, p
+		}
+	}
+	return "", ""
+}
+
+// handedOutUnroutable is the first setting of container c of pod p that hands out an
+// address no other pod can call.
+func (e *env) handedOutUnroutable(ctx context.Context, p *corev1.Pod, c corev1.Container) (configSetting, string, bool) {
+	for _, s := range e.configSettings(ctx, p, c, e.workloadOf(ctx, p)) {
+		if s.secret || !handedOutName.MatchString(s.name) {
+			continue
+		}
+		if h, port := unroutable(s.value); h != "" {
+			if port != "" {
+				h += ":" + port
+			}
+			return s, h, true
+		}
+	}
+	return configSetting{}, "", false
+}
+
+// quietAdvertised reports a quietly failing server whose own settings hand out an address
+// no other pod can call.
+func (pc *podCheck) quietAdvertised(ctx context.Context, d *depCheck) bool {
+	s, addr, ok := pc.e.handedOutUnroutable(ctx, pc.pod, d.spec)
+	if !ok {
+		return false
+	}
+	d.evIDs = append(d.evIDs, pc.e.objEvidence(s.ref, s.where+": "+s.name+" = "+s.value))
+	d.report(ctx, "server-advertises-loopback", 0, s.ref, fmt.Sprintf("%s: its own configuration hands out %s, which no other pod can call, as its address for clients and peers: %s. Advertise the pod's or the Service's DNS name instead (a server may bind 0.0.0.0, but never advertise it).",
+		d.opening(), addr, s.say()), nil, []ObjectRef{s.ref},
+		map[string]string{"key": s.name, "sourceResource": kubectlResource(s.ref)})
+	return true
+}
+
+// providerHandsOutUnroutable reports a Service the client is configured with whose backend
+// hands out an address no other pod can call, for a client that failed without a word or
+// on the connection itself (its logs unreadable, or its error naming no address).
+func (pc *podCheck) providerHandsOutUnroutable(ctx context.Context, d *depCheck, svc *corev1.Service) bool {
+	p := pc.backendOf(ctx, svc)
+	if p == nil || len(p.Spec.Containers) == 0 {
+		return false
+	}
+	e := pc.e
+	s, addr, ok := e.handedOutUnroutable(ctx, p, p.Spec.Containers[0])
+	if !ok {
+		return false
+	}
+	sref := e.ref("Service", svc.Name)
+	d.evIDs = append(d.evIDs, e.objEvidence(s.ref, s.where+": "+s.name+" = "+s.value))
+	d.report(ctx, "server-advertises-loopback", 0, s.ref, fmt.Sprintf("%s: it is %s to call Service %s, whose server hands out %s as the address to call next, which no other pod can reach: %s. Advertise the Service's or the pod's DNS name instead.",
+		d.opening(), d.via, svc.Name, addr, s.say()), nil, []ObjectRef{s.ref, sref},
+		map[string]string{"key": s.name, "service": svc.Name, "sourceResource": kubectlResource(s.ref)})
+	return true
+}

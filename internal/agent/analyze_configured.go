@@ -307,6 +307,10 @@ func (pc *podCheck) followConfigured(ctx context.Context, d *depCheck) bool {
 		if pc.walkProvider(ctx, &dd, svc, ch.host) {
 			return true
 		}
+		// A healthy provider can still send its clients elsewhere (analyze_advertised.go).
+		if (!d.clue.IsError() || networkClass(d.clue.Class)) && pc.providerHandsOutUnroutable(ctx, &dd, svc) {
+			return true
+		}
 	}
 	return false
 }

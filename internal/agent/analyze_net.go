@@ -478,10 +478,55 @@ func (e *env) ingressTLS(ctx context.Context, ing *networkingv1.Ingress, statusE
 		}
 		sref := e.ref("Secret", t.SecretName)
 		e.find(Finding{Rule: "ingress-tls-secret-missing", Object: iref, Culprit: sref, Affected: []ObjectRef{iref}, Evidence: []string{statusEv},
-			Facts:   map[string]string{"secret": t.SecretName, "hosts": strings.Join(t.Hosts, ",")},
-			Summary: fmt.Sprintf("Ingress %s serves TLS for %s with Secret %s, which does not exist, so clients get the controller's default certificate (or no TLS) for those hosts.", ing.Name, orDefault(strings.Join(t.Hosts, ", "), "its hosts"), t.SecretName)})
+			Facts: map[string]string{"secret": t.SecretName, "hosts": strings.Join(t.Hosts, ",")},
+			Summary: fmt.Sprintf("Ingress %s serves TLS for %s with Secret %s, which does not exist, so clients get the controller's default certificate (or no TLS) for those hosts.", ing.Name, orDefault(strings.Join(t.Hosts, ", "), "its hosts"), t.SecretName) +
+				e.issuerNote(ctx, ing)})
 		return
 	}
+}
+
+// issuerAnnotations ask cert-manager to issue an Ingress's TLS Secrets.
+var issuerAnnotations = []string{"cert-manager.io/cluster-issuer", "cert-manager.io/issuer"}
+
+// issuerNote says, for an Ingress whose TLS Secret is missing, which issuer it asks
+// cert-manager to write that Secret, and which one an Ingress of the namespace whose TLS
+// Secret does exist names instead: a renamed or never-created issuer leaves the Secret
+// unwritten, and cert-manager says so only in its own log and the Certificate's status.
+func (e *env) issuerNote(ctx context.Context, ing *networkingv1.Ingress) string {
+	key, name := "", ""
+	for _, k := range issuerAnnotations {
+		if v := ing.Annotations[k]; v != "" {
+			key, name = k, tools.Sanitize(v, 253, true)
+			break
+		}
+	}
+	if key == "" {
+		return ""
+	}
+	note := fmt.Sprintf(" It asks cert-manager for the certificate (annotation %s: %s), so the Secret exists only once that issuer has issued it", key, name)
+	others, err := listOnce[*networkingv1.Ingress](ctx, e, "Ingress", maxServiceList)
+	if err == nil {
+		for _, o := range others {
+			v := o.Annotations[key]
+			if o.Name == ing.Name || v == "" || v == ing.Annotations[key] || len(o.Spec.TLS) == 0 || o.Spec.TLS[0].SecretName == "" {
+				continue
+			}
+			if _, err := e.get(ctx, "Secret", o.Spec.TLS[0].SecretName); err != nil {
+				continue
+			}
+			return note + fmt.Sprintf("; Ingress %s, whose TLS Secret %s exists, names %s instead: check that %s exists (kubectl get %s) and what the Certificate for %s reports.",
+				o.Name, o.Spec.TLS[0].SecretName, tools.Sanitize(v, 253, true), name, issuerKind(key), ing.Name)
+		}
+	}
+	return note + fmt.Sprintf(": check that %s exists (kubectl get %s) and what the Certificate for %s reports.", name, issuerKind(key), ing.Name)
+}
+
+// issuerKind is the cert-manager kind an issuer annotation names.
+func issuerKind(annotation string) string {
+	if strings.HasSuffix(annotation, "cluster-issuer") {
+		return "clusterissuer"
+	}
+	return "issuer"
 }
 
 // sharedPrefix is the length in bytes of the longest common prefix of a and b.

@@ -30,7 +30,11 @@ import (
 var (
 	// frameTail is a frame written "file.rb:12:in `method'" anywhere on the line (Ruby
 	// backtraces prefix it with a gem name and version, or a request tag).
-	frameTail = regexp.MustCompile("\\.(rb|py|go|js|ts|php|ex|exs|erl|cr):\\d+:in [`'\u2018]")
+	frameTail = regexp.MustCompile("\\.(rb|py|go|js|ts|php|ex|exs|erl|cr):\\d+:in [`'\u2018]|^\\s*from \\S+:\\d+:in [`'\u2018]")
+	// rubyRaise is the line Ruby writes for an exception nobody rescued: the frame that
+	// raised it, then the message and the class ("app.rb:113:in 'connect': msg (PG::Error)";
+	// backquoted before Ruby 3.4). It opens the backtrace but is no frame: it is the error.
+	rubyRaise = regexp.MustCompile("^(\\s*(?:\\[[^\\]\\s]{1,64}\\]\\s*)?)[^\\s:'`]{1,300}:\\d+:in [`'\u2018][^'\u2019\\n]{1,160}['\u2019]: (.+?) \\(([A-Z][A-Za-z0-9_]*(?:::[A-Z][A-Za-z0-9_]*)*)\\)\\s*$")
 	// headerNoise is what a severity header holds besides a message: bracketed tags and
 	// ids, times and numbers, process ids and severity words.
 	headerNoise = regexp.MustCompile(`\[[^\]]{0,80}\]|\d[\d:.,TZ+-]*|#\d+|(?i:\b(fatal|error|err|crit|critical|panic|emerg|alert|warn|warning|info|debug|trace|notice|severe)\b)`)
@@ -65,6 +69,21 @@ var (
 	quietHead  = regexp.MustCompile(`(?i)\b(info|debug|trace|dbug|trce)\b|^[ID]\d{4} \d\d:|^[ID], \[`)
 	severeHead = regexp.MustCompile(`(?i)\b(error|err|warn|warning|fail|severe)\b|^[EWF]\d{4} \d\d:|^[EWF], \[`)
 )
+
+// rubyUncaught rewrites Ruby's line for an unrescued exception as the other stacks write
+// an exception ("PG::ConnectionBad: msg"), so it scores as the error it is and its frame
+// (the file that raised it) is not read as a path the error is about. Other lines are
+// returned unchanged.
+func rubyUncaught(l string) string {
+	if !strings.Contains(l, ":in ") {
+		return l
+	}
+	m := rubyRaise.FindStringSubmatch(clipBytes(l, maxClueLineLen))
+	if m == nil {
+		return l
+	}
+	return m[1] + m[3] + ": " + m[2]
+}
 
 // isFrame reports a stack frame or a frame-count line.
 func isFrame(l string) bool { return stackFrame.MatchString(l) || frameTail.MatchString(l) }

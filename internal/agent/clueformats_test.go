@@ -324,3 +324,81 @@ func TestAlertIsASeverityOnlyAsSyslogWritesIt(t *testing.T) {
 		}
 	}
 }
+
+// Ruby writes an exception nobody rescued as the frame that raised it followed by the
+// message and the class; the lines under it are frames. The message is the error, the
+// class comes with it, and the raising file is not a path the error is about.
+func TestRubyUncaughtExceptionLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, line, key, host string
+	}{
+		{"Ruby 3.4 quotes, a script at the top",
+			"I, [2026-11-27T10:00:00.0 #1]  INFO -- : mailer booting\nworker.rb:41:in 'Object#settings': key not found: \"SMTP_RELAY\" (KeyError)\n\tfrom worker.rb:7:in '<main>'",
+			`KeyError: key not found: "SMTP_RELAY"`, "SMTP_RELAY", ""},
+		{"backquoted frames inside a gem, a bin stub below",
+			"/usr/local/bundle/gems/pg-1.5.6/lib/pg/connection.rb:690:in `async_connect_or_reset': could not translate host name \"ledger-pg\" to address: Name or service not known (PG::ConnectionBad)\n\tfrom /usr/local/bundle/gems/pg-1.5.6/lib/pg/connection.rb:824:in `connect_to_hosts'\n\tfrom /srv/bin/ledger:12:in `<main>'",
+			"PG::ConnectionBad: could not translate host name", "", "ledger-pg"},
+		{"a request tag in front",
+			"[7c1e] app/jobs/sync.rb:18:in `perform': invalid value for Integer(): \"ten\" (ArgumentError)\n[7c1e] \tfrom app/jobs/sync.rb:3:in `run'",
+			`ArgumentError: invalid value for Integer(): "ten"`, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(tc.text, "\n"))
+			if !c.IsError() || !strings.Contains(c.Line, tc.line) {
+				t.Fatalf("got line %q (class %q score %d), want one with %q", c.Line, c.Class, c.Score, tc.line)
+			}
+			for _, p := range c.Paths {
+				if strings.Contains(p, ".rb") || strings.HasPrefix(p, "/srv/bin") {
+					t.Errorf("the raising frame %q is read as a path the error is about", p)
+				}
+			}
+			if tc.key != "" && !containsStr(c.Keys, tc.key) {
+				t.Errorf("keys %v lack %s", c.Keys, tc.key)
+			}
+			if tc.host != "" && (len(c.Hosts) == 0 || c.Hosts[0].Host != tc.host) {
+				t.Errorf("hosts %v, want %s first", c.Hosts, tc.host)
+			}
+		})
+	}
+	// Only the raise line is rewritten: frames, and lines that merely look alike, are not.
+	for _, l := range []string{
+		"\tfrom worker.rb:7:in '<main>'",
+		"/srv/lib/a.rb:3:in `block in run'",
+		"2026-11-27 10:00:00 app.rb:12:in handler: retrying (attempt 2)",
+		"level=error msg=\"sync failed\" err=\"timeout (Net::ReadTimeout)\"",
+	} {
+		if got := rubyUncaught(l); got != l {
+			t.Errorf("rubyUncaught(%q) = %q, want it unchanged", l, got)
+		}
+	}
+	if c := ExtractClues([]string{"I, [2026-11-27T10:00:00.0 #1]  INFO -- : ok", "\tfrom /srv/bin/ledger:12:in `<main>'"}); c.IsError() {
+		t.Errorf("a lone frame reads as an error: %q", c.Line)
+	}
+}
+
+// A logger's line that only says the process gives up ("Exiting … due to fatal exception",
+// "Exception encountered during startup") over the exception it was handed: the exception,
+// which says what, is quoted; the wrapper alone is still quoted when nothing follows it.
+func TestWrapperOverTheExceptionItWasHanded(t *testing.T) {
+	for _, tc := range []struct{ name, text, line string }{
+		{"a Scala broker's require() failure",
+			"[2026-11-27 10:00:00,100] INFO starting (io.example.Broker)\n[2026-11-27 10:00:00,300] ERROR Shutting down broker due to fatal exception (io.example.Broker)\njava.lang.IllegalArgumentException: requirement failed: log.retention.hours must be positive\n\tat scala.Predef$.require(Predef.scala:337)",
+			"log.retention.hours must be positive"},
+		{"Cassandra's startup wrapper",
+			"INFO  [main] 2026-11-27 10:00:00,000 YamlConfigurationLoader.java:97 - Configuration location: file:/etc/cassandra/cassandra.yaml\nERROR [main] 2026-11-27 10:00:00,100 CassandraDaemon.java:911 - Exception encountered during startup\norg.apache.cassandra.exceptions.ConfigurationException: concurrent_compactors should be great than 0.\n\tat org.apache.cassandra.config.DatabaseDescriptor.applySimpleConfig(DatabaseDescriptor.java:600)",
+			"concurrent_compactors should be great than 0"},
+		{"nothing but frames below: the wrapper is what there is",
+			"ERROR Shutting down broker due to fatal exception (io.example.Broker)\n\tat io.example.Broker.main(Broker.java:12)",
+			"Shutting down broker due to fatal exception"},
+		{"an error line that says what is not a wrapper, whatever follows",
+			"ERROR Listener failed to start: cannot bind 0.0.0.0:9092: address already in use\njava.net.BindException: Address already in use",
+			"cannot bind 0.0.0.0:9092"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ExtractClues(strings.Split(tc.text, "\n"))
+			if !c.IsError() || !strings.Contains(c.Line, tc.line) {
+				t.Errorf("got line %q (class %q score %d), want one with %q", c.Line, c.Class, c.Score, tc.line)
+			}
+		})
+	}
+}

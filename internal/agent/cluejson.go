@@ -213,7 +213,7 @@ func flattenLines(lines []string) []string {
 		if f := flattenJSON(l); f != l {
 			out[i] = f
 		} else {
-			out[i] = flattenLogfmt(l)
+			out[i] = rubyUncaught(flattenLogfmt(l))
 		}
 	}
 	return out

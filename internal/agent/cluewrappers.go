@@ -32,13 +32,16 @@ import (
 
 var (
 	// wrapperPhrase is a framework's report that something beneath it failed.
-	wrapperPhrase = regexp.MustCompile(`(?i)exception encountered during context initialization|application run failed|error starting applicationcontext|application failed to start|error creating bean with name|unsatisfied dependency expressed through|failed to start bean|error occurred during initialization of boot layer|an error occurred while starting the application|one or more errors occurred|unhandledpromiserejection: this error originated|an unhandled exception has occurred|hosting failed to start|invocation of init method failed|failed to start application|beaninstantiationexception: failed to instantiate`)
+	wrapperPhrase = regexp.MustCompile(`(?i)exception encountered during (?:context initialization|startup|start-up)|application run failed|error starting applicationcontext|application failed to start|error creating bean with name|unsatisfied dependency expressed through|failed to start bean|error occurred during initialization of boot layer|an error occurred while starting the application|one or more errors occurred|unhandledpromiserejection: this error originated|an unhandled exception has occurred|hosting failed to start|invocation of init method failed|failed to start application|beaninstantiationexception: failed to instantiate|(?:exiting|shutting down|aborting|terminating)\b.{0,60}\bdue to (?:an? )?(?:fatal |unexpected |unhandled |uncaught )?(?:exception|error)\b|fatal error during \S+ (?:startup|start-up|initiali[sz]ation)`)
 	// innerLink ends each link of a chain written on one line; the text after the last one
 	// is the innermost cause.
 	innerLink = regexp.MustCompile(`(?i)(?:;\s*)?nested exception is\s+|\s---> |\bcaused by:\s+|rejected with the reason\s+`)
 )
 
-// chainLink is a line that continues an exception chain on its own line.
+// chainLink is a line that continues an exception chain on its own line. A logger's
+// error line followed by the exception it was given ("ERROR Exiting Kafka due to fatal
+// exception" over "java.lang.IllegalArgumentException: requirement failed: …") continues the
+// chain too: exceptionAfter.
 var chainLink = regexp.MustCompile(`^\s*(Caused by: |---> |Traceback \(most recent call last\):)`)
 
 // wrapperDemotion is how much a wrapper line loses against the lines of its chain.
@@ -79,8 +82,22 @@ func wrappers(lines []string, scores []int, classes []ErrClass) {
 				scores[i], classes[i] = max(s, scores[i]), c
 			}
 		}
-		if wrapperPhrase.MatchString(clipBytes(l, maxClueLineLen)) && (in == "" || wrapperPhrase.MatchString(in) || chainAfter[i+1]) {
+		if wrapperPhrase.MatchString(clipBytes(l, maxClueLineLen)) && (in == "" || wrapperPhrase.MatchString(in) || chainAfter[i+1] || exceptionAfter(lines, i)) {
 			scores[i] = max(1, scores[i]-wrapperDemotion)
 		}
 	}
+}
+
+// exceptionAfter reports the line after line i (blank lines aside) opening an exception
+// with a message of its own ("pkg.SomeException: msg"): the exception a logger was handed.
+func exceptionAfter(lines []string, i int) bool {
+	for j := i + 1; j < len(lines) && j <= i+2; j++ {
+		l := strings.TrimSpace(clipBytes(lines[j], maxClueLineLen))
+		if l == "" {
+			continue
+		}
+		name, msg, ok := strings.Cut(l, ": ")
+		return ok && len(strings.TrimSpace(msg)) >= 8 && !isFrame(l) && exceptionLine.MatchString(name)
+	}
+	return false
 }

@@ -83,6 +83,26 @@ func TestSettingEchoedByTheError(t *testing.T) {
 			logs: logBook{"edge-": "2026/11/27 10:00:00 [error] 29#29: *1 client intended to send too large body: 5242880 bytes, client: 10.244.0.9, server: _, request: \"POST /upload HTTP/1.1\"\n2026/11/27 10:00:09 [error] 29#29: *7 client intended to send too large body: 7340032 bytes, client: 10.244.0.9, server: _, request: \"POST /upload HTTP/1.1\"\n"},
 			// Known to the catalogue too (knownerrors_web.go): same ConfigMap, same words.
 			rule: "server-limit-reached", culprit: "ConfigMap/edge-nginx", terms: []string{"client_max_body_size = 1m"}},
+		{name: "a server's startup wrapper over the exception naming a setting of the file it mounts", problem: "the ring is down",
+			objs: func() []runtime.Object {
+				o := app("ring-store", 1, func(s *corev1.PodSpec) {
+					s.Volumes = append(s.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "ring-store-yaml"}}}})
+					s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: "/etc/cassandra/cassandra.yaml", SubPath: "cassandra.yaml"})
+				}, crashing)
+				return append(o, cmWith("ring-store-yaml", "cassandra.yaml", "cluster_name: ring\nnum_tokens: 16\nconcurrent_compactors: 0\nendpoint_snitch: GossipingPropertyFileSnitch\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"ring-store-": "INFO  [main] 2026-11-27 10:00:00,000 YamlConfigurationLoader.java:97 - Configuration location: file:/etc/cassandra/cassandra.yaml\nERROR [main] 2026-11-27 10:00:00,100 CassandraDaemon.java:911 - Exception encountered during startup\norg.apache.cassandra.exceptions.ConfigurationException: concurrent_compactors should be great than 0.\n\tat org.apache.cassandra.config.DatabaseDescriptor.applySimpleConfig(DatabaseDescriptor.java:600)\n"},
+			rule: "config-setting-named", culprit: "ConfigMap/ring-store-yaml", terms: []string{"concurrent_compactors = 0", "cassandra.yaml"}},
+		{name: "the exception names a setting the mounted file does not hold: no file is blamed", problem: "the ring is down",
+			objs: func() []runtime.Object {
+				o := app("ring-store", 1, func(s *corev1.PodSpec) {
+					s.Volumes = append(s.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "ring-store-yaml"}}}})
+					s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: "/etc/cassandra/cassandra.yaml", SubPath: "cassandra.yaml"})
+				}, crashing)
+				return append(o, cmWith("ring-store-yaml", "cassandra.yaml", "cluster_name: ring\nnum_tokens: 16\nendpoint_snitch: GossipingPropertyFileSnitch\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"ring-store-": "ERROR [main] 2026-11-27 10:00:00,100 CassandraDaemon.java:911 - Exception encountered during startup\norg.apache.cassandra.exceptions.ConfigurationException: commitlog_segment_size_in_mb must be positive\n\tat org.apache.cassandra.config.DatabaseDescriptor.applySimpleConfig(DatabaseDescriptor.java:600)\n"},
+			rule: "crash-loop", culprit: "Deployment/ring-store", terms: []string{"commitlog_segment_size_in_mb must be positive"}},
 		{name: "words shared with a setting's name by chance do not make it the cause", problem: "reports are wrong",
 			objs: func() []runtime.Object {
 				return append(app("reporter", 1, withEnv("TEMPLATE_DIR", "/templates", "RENDER_WORKERS", "2"), nil), fx.Node("node-1"))

@@ -68,7 +68,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} describe ingress {name}"}})
 	rule(Rule{ID: "ingress-tls-secret-missing", Category: "IngressTLSSecretMissing", Confidence: 90,
 		Title:      "the Ingress serves TLS with a Secret that does not exist",
-		Signals:    "spec.tls[].secretName absent from the namespace",
+		Signals:    "spec.tls[].secretName absent from the namespace; a cert-manager issuer annotation on the Ingress, and the issuer a sibling Ingress whose TLS Secret exists names instead",
 		Actions:    []ActionTemplate{{Description: "Create the TLS Secret {secret} for {hosts} (or fix secretName in the Ingress)", Command: "kubectl -n {ns} create secret tls {secret} --cert=tls.crt --key=tls.key", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get secret {secret}"}})
 	rule(Rule{ID: "networkpolicy-deny-ingress", Category: "NetworkPolicyDenyIngress", Confidence: 75,
@@ -108,8 +108,8 @@ func init() {
 		Actions:    []ActionTemplate{{Description: "Set enableServiceLinks: false in the pod template of {sourceResource}, or set {key} explicitly", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "server-advertises-loopback", Category: "AdvertisedAddressLoopback", Confidence: 84,
-		Title:      "a clustered server (Kafka, Redis Sentinel, Elasticsearch, MongoDB) hands its clients a loopback address to call next",
-		Signals:    "localhost:PORT or 127.0.0.1:PORT in the client's error line while its own configuration names a Service; that value in the settings of the Service's backend pods (advertised listeners, announce or publish host)",
+		Title:      "a clustered server (Kafka, Redis Sentinel, Elasticsearch, MongoDB) hands its clients a loopback or unspecified address to call next",
+		Signals:    "localhost:PORT or 127.0.0.1:PORT in the client's error line while its own configuration names a Service; that value in the settings of the Service's backend pods (advertised listeners, announce or publish host). Without logs: a loopback or 0.0.0.0 address in such a setting of a server that fails quietly, or of the healthy server behind the Service a quiet client is configured with",
 		Actions:    []ActionTemplate{{Description: "Advertise the Service's or the pod's DNS name in {key} of {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-default-address", Category: "DependencyDefaultAddress", Confidence: 84,

@@ -157,29 +157,45 @@ func (c *Client) RequestedByNode(ctx context.Context) (load map[string]NodeLoad,
 	return load, !res.More, nil
 }
 
-// PodRequests sums a pod's effective requests: max(sum of app containers, largest init
-// container), plus pod overhead — the figure the scheduler uses.
+// PodRequests sums a pod's effective requests — the figure the scheduler uses: the larger
+// of what runs together once started (the app containers plus every sidecar, an init
+// container with restartPolicy Always) and what the init phase needs at its peak (each
+// regular init container beside the sidecars started before it), plus pod overhead.
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
 	sum := corev1.ResourceList{}
-	for _, c := range spec.Containers {
-		for n, q := range c.Resources.Requests {
-			v := sum[n]
+	add := func(to corev1.ResourceList, l corev1.ResourceList) {
+		for n, q := range l {
+			v := to[n]
 			v.Add(q)
-			sum[n] = v
+			to[n] = v
 		}
 	}
+	for _, c := range spec.Containers {
+		add(sum, c.Resources.Requests)
+	}
+	sidecars, initPeak := corev1.ResourceList{}, corev1.ResourceList{}
 	for _, c := range spec.InitContainers {
-		for n, q := range c.Resources.Requests {
-			if v, ok := sum[n]; !ok || q.Cmp(v) > 0 {
-				sum[n] = q.DeepCopy()
+		step := corev1.ResourceList{}
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			add(sidecars, c.Resources.Requests)
+			add(step, sidecars)
+		} else {
+			add(step, sidecars)
+			add(step, c.Resources.Requests)
+		}
+		for n, q := range step {
+			if v, ok := initPeak[n]; !ok || q.Cmp(v) > 0 {
+				initPeak[n] = q.DeepCopy()
 			}
 		}
 	}
-	for n, q := range spec.Overhead {
-		v := sum[n]
-		v.Add(q)
-		sum[n] = v
+	add(sum, sidecars)
+	for n, q := range initPeak {
+		if v, ok := sum[n]; !ok || q.Cmp(v) > 0 {
+			sum[n] = q.DeepCopy()
+		}
 	}
+	add(sum, spec.Overhead)
 	return sum
 }
 

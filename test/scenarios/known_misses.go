@@ -33,7 +33,6 @@ var knownMisses = map[string]string{
 	"argocd-ssl-passthrough-not-enabled":      "no problem found; the ingress-nginx controller Deployment started without --enable-ssl-passthrough (the Ingress asks for it) is not named",
 	// Wave 11a (an outside writer: the weekly failures, k8s debugging pages and runbooks) and wave 11b (an outside
 	// writer: clues in applications' own log text), measured 2026-11-28 00:40–00:55 UTC on 1868f0d before any rule change.
-	"search-indexer-kafka-advertised-any":  "crash-loop on StatefulSet kafka; the ConfigMap kafka-broker-config whose server.properties sets advertised.listeners to the meta-address 0.0.0.0 (the broker's own error says so) is not named",
 	"legacy-portal-fastcgi-socket-missing": "readiness-probe-failing on Deployment legacy-portal; the ConfigMaps legacy-portal-nginx and legacy-portal-fpm, nginx's fastcgi_pass unix:/run/php/php-fpm.sock against php-fpm's listen = 127.0.0.1:9000, are not named",
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
 	"ledger-api-pg-hba-pod-network":          "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
@@ -56,7 +55,6 @@ var knownMisses = map[string]string{
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
 	// Wave 9a (public issues of widely deployed charts and operators, an outside writer), measured 2026-11-27 16:04–16:11 UTC on eafb5be.
 	"external-dns-role-extensions-ingresses":  "crash-loop on Deployment external-dns quoting 'failed to sync *v1.Ingress: context deadline exceeded'; the ClusterRole external-dns that grants ingresses only in the extensions API group (not networking.k8s.io) is not named",
-	"storefront-ingress-issuer-renamed":       "right objects (ingress-tls-secret-missing on Secret shop-example-com-tls, Ingress storefront named) but the summary does not say why the Secret was never issued: cert-manager's 'clusterissuer \"letsencrypt-prod\" not found'",
 	"notification-redis-misconf-disk-full":    "app-error-logged on Deployment notification-worker quoting the MISCONF reply; the full claim redis-data-notifications-redis-master-0 and Redis's 'No space left on device' are not named",
 	"invoices-db-wal-archive-fills-volume":    "crash-loop on StatefulSet invoices-db quoting the pg_wal 'No space left on device' PANIC (targeted and target-less, again at 21:58 UTC after c1e4f0d); the failing wal-g archive command and its Secret invoices-db-walg are not named",
 	"acme-solver-blocked-by-namespace-policy": "ingress-tls-secret-missing on Secret shop-example-com-tls (a symptom); cert-manager's 'propagation check failed ... 504' and the NetworkPolicy allow-cert-manager that admits only cert-manager pods to the solver's port 8089 are not named (measured 16:27 UTC)",

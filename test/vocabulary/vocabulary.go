@@ -102,7 +102,7 @@ var Vocabulary = map[string][]string{
 	"dependency-port-mismatch":      {"port", "Service"},
 	"dependency-protocol-mismatch":  {"TLS|HTTPS|https", "scheme"},
 	"service-link-collision":        {"enableServiceLinks", "Service"},
-	"server-advertises-loopback":    {"localhost|127.0.0.1", "Service"},
+	"server-advertises-loopback":    {"localhost|127.0.0.1|0.0.0.0", "Service"},
 	"dependency-default-address":    {"loopback", "default"},
 	"config-setting-named":          {"setting", "the error names"},
 	// The catalogue of well-known errors (internal/agent/knownerrors.go).
