@@ -103,6 +103,8 @@ func newAgentClient() (kubernetes.Interface, error) {
 		return nil, fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	cfg.UserAgent = "kubage-agent"
+	// One session per task: its reads come at once, as in the operator.
+	cfg.QPS, cfg.Burst = defaultKubeAPIQPS, defaultKubeAPIBurst
 	return kubernetes.NewForConfig(cfg)
 }
 

@@ -43,6 +43,15 @@ func init() {
 	registerCommand(newManagerCommand)
 }
 
+// The client-side rate limit of the operator and of task Jobs. controller-runtime's default
+// (20/s, burst 30) is below one target-less session's reads (20 to 60 requests at once) and is
+// shared with the informers of every namespace under investigation (a list and a watch per kind
+// each, renewed every few minutes), so sessions queued on it; these are Flux's controller defaults.
+const (
+	defaultKubeAPIQPS   = 50
+	defaultKubeAPIBurst = 300
+)
+
 // managerOptions are the flags of `kubage manager`.
 type managerOptions struct {
 	metricsAddr             string
@@ -54,6 +63,8 @@ type managerOptions struct {
 	retryPeriod             time.Duration
 	watchLabelSelector      string
 	maxConcurrentReconciles int
+	kubeAPIQPS              float32
+	kubeAPIBurst            int
 	defaultTaskRunner       string
 	agentImage              string
 	agentServiceAccount     string
@@ -94,6 +105,8 @@ func newManagerCommand() *cobra.Command {
 	f.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often replicas try to acquire or renew the lead.")
 	f.StringVar(&o.watchLabelSelector, "watch-label-selector", "", "Reconcile only the Troubleshoots, KnowledgeSources and ToolServers whose labels match, e.g. \"sharding.kubage.io/key=shard1\" for a shard and \"!sharding.kubage.io/key\" for the main operator; empty reconciles all.")
 	f.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 8, "How many objects of one kind reconcile at once (sessions spend most of a reconcile waiting for the API server).")
+	f.Float32Var(&o.kubeAPIQPS, "kube-api-qps", defaultKubeAPIQPS, "Sustained requests per second to the API server from this process (client side; the server's priority and fairness still applies).")
+	f.IntVar(&o.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst, "Requests allowed at once above --kube-api-qps: an in-process session reads 20 to 60 objects in its first second, and each namespace's informers start with a list and a watch.")
 	f.StringVar(&o.defaultTaskRunner, "default-task-runner", string(kubagev1alpha1.TaskRunnerInProcess), "Task runner of sessions without spec.taskRunner: InProcess or Job.")
 	f.StringVar(&o.agentImage, "agent-image", "", "Image of the task Jobs (kubage agent task); the Job runner is available only when set.")
 	f.StringVar(&o.agentServiceAccount, "agent-service-account", "kubage-agent", "Read-only ServiceAccount the task Jobs run as.")
@@ -116,6 +129,9 @@ func newManagerCommand() *cobra.Command {
 
 // runManager starts the operator and blocks until SIGTERM or SIGINT.
 func runManager(o managerOptions) error {
+	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst < 1 {
+		return fmt.Errorf("--kube-api-qps must be above 0 and --kube-api-burst at least 1 (got %v and %d)", o.kubeAPIQPS, o.kubeAPIBurst)
+	}
 	log := ctrl.Log.WithName("manager")
 
 	scheme, err := newScheme()
@@ -126,6 +142,7 @@ func runManager(o managerOptions) error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
+	cfg.QPS, cfg.Burst = o.kubeAPIQPS, o.kubeAPIBurst
 	watch, err := controllers.ParseWatchSelector(o.watchLabelSelector)
 	if err != nil {
 		return err

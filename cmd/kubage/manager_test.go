@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +43,26 @@ func TestParseModelSecret(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("parseModelSecret(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The manager's client-side rate limit defaults above one session's burst of reads, and a
+// limit that would stop every request is refused before anything starts.
+func TestManagerRateLimitFlags(t *testing.T) {
+	cmd := newManagerCommand()
+	for name, want := range map[string]string{"kube-api-qps": "50", "kube-api-burst": "300"} {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || f.DefValue != want {
+			t.Fatalf("--%s: want default %s, got %+v", name, want, f)
+		}
+	}
+	for _, args := range [][]string{{"--kube-api-qps=0"}, {"--kube-api-burst=0"}, {"--kube-api-qps=-1"}} {
+		cmd := newManagerCommand()
+		cmd.SetArgs(args)
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--kube-api-qps must be above 0") {
+			t.Errorf("%v: want the rate-limit error, got %v", args, err)
 		}
 	}
 }
