@@ -278,6 +278,10 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 				lead(iref) // the Ingress analyzer names the port and the Service's ports
 				break
 			}
+			if svc, ok := svcByName[be.Service]; ok && backendPortUnserved(svc, be, pods) {
+				lead(e.ref("Service", svc.Name)) // the Service analyzer names the targetPort and the pods' ports
+				break
+			}
 			if _, ok := svcByName[be.Service]; !ok {
 				e.find(Finding{Rule: "ingress-backend-missing", Object: iref, Culprit: iref, Affected: []ObjectRef{e.ref("Service", be.Service)},
 					Evidence: []string{e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)}, Facts: map[string]string{"service": be.Service},

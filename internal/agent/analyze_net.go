@@ -27,7 +27,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubage/kubage/internal/tools"
 )
@@ -269,31 +268,10 @@ func serviceWithoutPods(ctx context.Context, e *env, svc *corev1.Service, evIDs 
 // portFinding checks the Service's targetPorts against the ready pods' container ports.
 func portFinding(e *env, svc *corev1.Service, pods []*corev1.Pod, sref ObjectRef, evIDs []string) bool {
 	p := pods[0]
-	var names []string
-	numbers := map[int32]bool{}
-	for _, c := range p.Spec.Containers {
-		for _, cp := range c.Ports {
-			numbers[cp.ContainerPort] = true
-			if cp.Name != "" {
-				names = append(names, fmt.Sprintf("%s=%d", cp.Name, cp.ContainerPort))
-			}
-		}
-	}
 	declared := describePorts(p)
 	for i, sp := range svc.Spec.Ports {
 		tp := sp.TargetPort
-		bad := false
-		switch {
-		case tp.Type == intstr.String && tp.StrVal != "":
-			bad = !namedPortExists(p, tp.StrVal)
-		case tp.Type == intstr.Int:
-			port := tp.IntVal
-			if port == 0 {
-				port = sp.Port
-			}
-			// Only judge numbers when the pods declare ports at all (declaring is optional).
-			bad = len(numbers) > 0 && !numbers[port]
-		}
+		bad := !targetPortServed(sp, p)
 		if !bad {
 			continue
 		}
