@@ -273,6 +273,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			if done, ok := pc.podServiceFQDN(ctx, d, h, byName); ok {
 				return done
 			}
+			if d.clue.Class == ErrDNS && pc.misspeltHost(ctx, d, h) {
+				return true
+			}
 			if (d.clue.Class == ErrDNS || d.clue.Class == ErrTimeout) && pc.egressBlocked(ctx, d, h, nil) {
 				return true
 			}

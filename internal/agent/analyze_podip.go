@@ -170,6 +170,9 @@ func (pc *podCheck) configuredIP(ctx context.Context, d *depCheck, h HostPort, s
 // alias as the fault. ok reports that the alias points inside the namespace.
 func (pc *podCheck) aliasInCluster(ctx context.Context, d *depCheck, svc *corev1.Service, h HostPort) (done, ok bool) {
 	e := pc.e
+	if pc.misspeltAlias(ctx, d, svc, d.via) {
+		return true, true
+	}
 	target := strings.ToLower(svc.Spec.ExternalName)
 	name, _, scope := classifyHost(target, e.s.Namespace)
 	if scope != hostInNamespace || !strings.Contains(target, ".") || name == svc.Name {

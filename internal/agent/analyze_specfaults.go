@@ -32,11 +32,13 @@ import (
 //   - a setting the kubelet fills with a Service link value: a Service named like the prefix
 //     of the container's own host setting (redis, for REDIS_HOST) makes the kubelet set
 //     REDIS_PORT=tcp://IP:6379, which an application expecting a port number cannot read;
-//   - a server setting that hands out a loopback or unspecified address (quietAdvertised).
+//   - a server setting that hands out a loopback or unspecified address (quietAdvertised);
+//   - a configured name, or the ExternalName alias behind one, that misspells the cluster
+//     domain (quietMisspeltName).
 
 // specFaults reports the first such fault of a quietly failing container.
 func (pc *podCheck) specFaults(ctx context.Context, d *depCheck) bool {
-	return pc.envDefinedLater(ctx, d) || pc.quietServiceLink(ctx, d) || pc.quietAdvertised(ctx, d)
+	return pc.envDefinedLater(ctx, d) || pc.quietServiceLink(ctx, d) || pc.quietAdvertised(ctx, d) || pc.quietMisspeltName(ctx, d)
 }
 
 // laterRef is an env value's $(NAME) reference to a variable defined after it.
