@@ -148,8 +148,15 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 	}
 	if ableFalse != nil || (activeFalse != nil && activeFalse.Reason == "FailedGetScale") {
 		if _, err := e.get(ctx, target.Kind, target.Name); tools.IsNotFound(err) || ableFalse != nil && ableFalse.Reason == "FailedGetScale" {
-			e.find(Finding{Rule: "hpa-target-missing", Object: href, Culprit: href, Affected: []ObjectRef{target}, Evidence: evIDs, Facts: facts,
-				Summary: fmt.Sprintf("HorizontalPodAutoscaler %s cannot scale: its target %s/%s cannot be read (%s).", h.Name, target.Kind, target.Name, condMsg(ableFalse, activeFalse))})
+			affected := []ObjectRef{target}
+			meant := ""
+			if near := e.nearestOfKind(ctx, target.Kind, target.Name); near != "" {
+				affected = append(affected, e.ref(target.Kind, near))
+				meant = fmt.Sprintf(" %s %s exists: if it is the workload to scale, point scaleTargetRef.name at it.", target.Kind, near)
+				facts["closest"] = near
+			}
+			e.find(Finding{Rule: "hpa-target-missing", Object: href, Culprit: href, Affected: affected, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("HorizontalPodAutoscaler %s cannot scale: its scaleTargetRef names %s/%s, which cannot be read (%s).%s", h.Name, target.Kind, target.Name, condMsg(ableFalse, activeFalse), meant)})
 			return nil
 		}
 	}

@@ -17,8 +17,14 @@ limitations under the License.
 package agent
 
 import (
+	"context"
 	"sort"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // Names a user meant: the existing name nearest to one that does not exist.
@@ -83,4 +89,24 @@ func editDistance(a, b string, limit int) int {
 		prev = cur
 	}
 	return min(prev[len(b)], limit)
+}
+
+// nearestOfKind is the existing object of kind in the namespace whose name is nearest to a
+// name that does not exist (a renamed workload: checkout for checkout-service), or "".
+func (e *env) nearestOfKind(ctx context.Context, kind, name string) string {
+	if kind == "" || name == "" {
+		return ""
+	}
+	objs, _, err := listAs[runtime.Object](ctx, e, kind, tools.ListOptions{Max: scanMaxObjects})
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, o := range objs {
+		if m, err := meta.Accessor(o); err == nil {
+			names = append(names, m.GetName())
+		}
+	}
+	sort.Strings(names)
+	return closestName(name, names)
 }

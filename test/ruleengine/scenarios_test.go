@@ -324,6 +324,11 @@ func scenarios() []scenario {
 			objs: func() []runtime.Object {
 				return []runtime.Object{hpa(0, 5, 0, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionFalse, Reason: "FailedGetScale", Message: `the HPA controller was unable to get the target's current scale: deployments/scale.apps "web" not found`})}
 			}},
+		{name: "hpa target renamed", target: &agent.Target{Kind: "hpa", Name: "web"}, rule: "hpa-target-missing", culprit: "HorizontalPodAutoscaler/web", contains: []string{"scaleTargetRef", "Deployment web-frontend exists"},
+			objs: func() []runtime.Object {
+				return []runtime.Object{fx.Deployment(ns, "web-frontend", 2, "registry.example/web:2"), fx.Deployment(ns, "billing", 1, "registry.example/billing:1"),
+					hpa(0, 5, 0, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionFalse, Reason: "FailedGetScale", Message: `the HPA controller was unable to get the target's current scale: deployments/scale.apps "web" not found`})}
+			}},
 		{name: "node not ready", target: &agent.Target{Kind: "Node", Name: "node-1"}, rule: "node-not-ready", culprit: "Node/node-1", contains: []string{"Kubelet stopped posting"},
 			objs: func() []runtime.Object {
 				n := fx.Node("node-1")
