@@ -19,7 +19,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,45 +165,6 @@ func networkClass(c ErrClass) bool {
 	return c == ErrDNS || c == ErrRefused || c == ErrTimeout || c == ErrUnavail
 }
 
-// hostScope says where a host name points.
-type hostScope int
-
-const (
-	hostInNamespace hostScope = iota // a Service name in the session namespace
-	hostOtherNS                      // name.other-namespace[.svc…]
-	hostIP
-	hostExternal
-)
-
-// classifyHost reads a host the way cluster DNS resolves it: name, name.ns, name.ns.svc and
-// name.ns.svc.cluster.local are Services; anything else with dots is outside the cluster.
-func classifyHost(h, ns string) (string, string, hostScope) {
-	if net.ParseIP(h) != nil {
-		return h, "", hostIP
-	}
-	h = strings.TrimSuffix(strings.TrimSuffix(h, "."), ".cluster.local")
-	parts := strings.Split(h, ".")
-	switch {
-	case len(parts) == 1:
-		return parts[0], ns, hostInNamespace
-	case len(parts) == 3 && parts[2] == "svc", len(parts) == 2 && !looksLikeTLD(parts[1]):
-		if parts[1] == ns {
-			return parts[0], ns, hostInNamespace
-		}
-		return parts[0], parts[1], hostOtherNS
-	}
-	return h, "", hostExternal
-}
-
-// looksLikeTLD keeps "example.com" from being read as Service example in namespace com.
-func looksLikeTLD(s string) bool {
-	switch s {
-	case "com", "net", "org", "io", "dev", "cloud", "co", "app", "internal", "local", "localdomain", "lan", "corp", "example", "test", "invalid", "aws", "gov", "edu", "info", "biz", "ai":
-		return true
-	}
-	return len(s) == 2 // country codes
-}
-
 // followHosts walks the first host the text names that the cluster knows about.
 func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 	e := pc.e
@@ -221,6 +181,11 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			}
 		}
 	}
+	// The API server's names are never among the clue's hosts (they are no dependency of the
+	// namespace), but a timeout calling it may be the namespace's own egress policy.
+	if h, ok := apiServerNamed(d.clue.Line); ok && pc.apiServerEgressBlocked(ctx, d, h, svcs) {
+		return true
+	}
 	for i, h := range d.clue.Hosts {
 		if i >= maxDepHosts {
 			break
@@ -234,6 +199,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 		case hostIP:
 			if s := byIP[name]; s != nil {
 				return pc.walkProvider(ctx, d, s, h)
+			}
+			if pc.apiServerEgressBlocked(ctx, d, h, svcs) {
+				return true
 			}
 			if pc.followPodIP(ctx, d, h, svcs) || pc.staleAddress(ctx, d, h, svcs) {
 				return true
