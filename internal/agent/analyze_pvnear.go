@@ -72,6 +72,14 @@ func pvNearMisses(pvc *corev1.PersistentVolumeClaim, class string, pvs []*corev1
 				m.reasons = append(m.reasons, fmt.Sprintf("is Released: its claimRef still holds the deleted claim %s (uid %s), not the recreated one, so with persistentVolumeReclaimPolicy %s it is not offered to any new claim until spec.claimRef is cleared", who, r.UID, pv.Spec.PersistentVolumeReclaimPolicy))
 			case pv.Status.Phase == corev1.VolumeReleased:
 				m.reasons = append(m.reasons, fmt.Sprintf("is Released: its claimRef still holds the deleted claim %s, so with persistentVolumeReclaimPolicy %s it is not offered to another claim until spec.claimRef is cleared", who, pv.Spec.PersistentVolumeReclaimPolicy))
+			case pv.Status.Phase == corev1.VolumeFailed:
+				// Reclaiming failed (a Delete policy on a volume no provisioner can delete, a
+				// Recycle that failed): the volume is offered to no claim until someone acts.
+				why := ""
+				if msg := strings.TrimSpace(pv.Status.Reason + ": " + pv.Status.Message); msg != ":" {
+					why = " (" + tools.Sanitize(strings.Trim(msg, ": "), 160, true) + ")"
+				}
+				m.reasons = append(m.reasons, fmt.Sprintf("is Failed: reclaiming it for the deleted claim %s with persistentVolumeReclaimPolicy %s failed%s, so it is offered to no claim until it is deleted or its claimRef is cleared", who, pv.Spec.PersistentVolumeReclaimPolicy, why))
 			default:
 				m.reasons = append(m.reasons, fmt.Sprintf("is reserved for claim %s by its claimRef (phase %s)", who, orDefault(string(pv.Status.Phase), "unknown")))
 			}

@@ -123,6 +123,19 @@ func TestPendingClaimNearMissVolume(t *testing.T) {
 			},
 			rule: "pvc-no-matching-pv", culprit: func(s storageSpelling) string { return "PersistentVolume/" + s.volume },
 			terms: func(s storageSpelling) []string { return []string{"Released", s.volume} }},
+		{name: "the only volume of the class is Failed: deleting it under a Delete policy failed",
+			objs: func(s storageSpelling) []runtime.Object {
+				o := claimWorkload(s, func(c *corev1.PersistentVolumeClaim) {
+					c.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse(s.pvSize)
+				})
+				return append(o, staticPV(s, s.pvSize, func(pv *corev1.PersistentVolume) {
+					released(s)(pv)
+					pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimDelete
+					pv.Status.Phase, pv.Status.Reason, pv.Status.Message = corev1.VolumeFailed, "VolumeFailedDelete", "host_path deleter only supports /tmp/.+ but received provided /mnt/disks/ssd0"
+				}))
+			},
+			rule: "pvc-no-matching-pv", culprit: func(s storageSpelling) string { return "PersistentVolume/" + s.volume },
+			terms: func(s storageSpelling) []string { return []string{"Failed", "reclaim", "Delete", "VolumeFailedDelete", s.volume} }},
 		{name: "the volume of the class is smaller than the request",
 			objs: func(s storageSpelling) []runtime.Object {
 				return append(claimWorkload(s, nil), staticPV(s, s.pvSize, nil))
