@@ -78,8 +78,8 @@ func eventFields(o runtime.Object) fields.Set {
 }
 
 // InformerCache is an ObjectCache over shared informers, one set per namespace: a
-// namespace's informer of a kind starts on the first read of that kind there (one LIST,
-// then a watch, shared by every session of the namespace) and the namespace's informers
+// namespace's informers of every cached kind start together on the first read there (one
+// LIST per kind, side by side, then a watch, shared by every session of the namespace) and the namespace's informers
 // stop after it has been idle for IdleAfter, so memory follows the namespaces under
 // investigation rather than the cluster. Reads of an object it does not find go to the
 // API server: a session must not fail on an object created a moment before the watch saw it.
@@ -142,7 +142,7 @@ func (c *InformerCache) Run(ctx context.Context) error {
 // informer returns the synced informer of kind in namespace, starting it if needed; nil
 // when it cannot be had.
 func (c *InformerCache) informer(ctx context.Context, kind, namespace string) cache.SharedIndexInformer {
-	ck, ok := cachedKinds[kind]
+	_, ok := cachedKinds[kind]
 	if !ok || namespace == "" {
 		return nil
 	}
@@ -165,13 +165,22 @@ func (c *InformerCache) informer(ctx context.Context, kind, namespace string) ca
 	n.mu.Lock()
 	inf := n.started[kind]
 	if inf == nil {
-		gi, err := n.factory.ForResource(ck.gvr)
-		if err != nil {
+		// A session that reads one kind in a namespace reads the others a moment later:
+		// start them all now, so their LISTs run side by side and the later reads find
+		// them synced instead of each paying its own LIST and sync in turn.
+		for k, kk := range cachedKinds {
+			if n.started[k] != nil {
+				continue
+			}
+			if gi, err := n.factory.ForResource(kk.gvr); err == nil {
+				n.started[k] = gi.Informer()
+			}
+		}
+		inf = n.started[kind]
+		if inf == nil {
 			n.mu.Unlock()
 			return nil
 		}
-		inf = gi.Informer()
-		n.started[kind] = inf
 		n.factory.Start(n.stop)
 	}
 	n.mu.Unlock()

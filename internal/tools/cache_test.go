@@ -55,3 +55,42 @@ func TestInformerCacheFirstReadsDoNotWaitForAPoll(t *testing.T) {
 		t.Errorf("pod web-1 not served")
 	}
 }
+
+// The first read in a namespace starts the informers of every cached kind, so their LISTs
+// run side by side rather than one per kind as the session gets to it.
+func TestInformerCacheFirstReadStartsEveryKind(t *testing.T) {
+	cs := fake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := NewInformerCache(cs, time.Minute)
+	go func() { _ = c.Run(ctx) }()
+	if _, served := c.List(ctx, "Pod", "shop", ListOptions{}); !served {
+		t.Fatal("pods not served from the cache")
+	}
+	want := map[string]bool{}
+	for _, k := range cachedKinds {
+		want[k.gvr.Resource] = true
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		listed := map[string]bool{}
+		for _, a := range cs.Actions() {
+			if a.GetVerb() == "list" && a.GetNamespace() == "shop" {
+				listed[a.GetResource().Resource] = true
+			}
+		}
+		missing := []string{}
+		for r := range want {
+			if !listed[r] {
+				missing = append(missing, r)
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after one read of pods, these kinds were never listed: %v", missing)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
