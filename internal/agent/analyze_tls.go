@@ -94,6 +94,11 @@ func (pc *podCheck) certificates(ctx context.Context, d *depCheck) bool {
 			break
 		}
 	}
+	// "certificate is valid for A, not B": the client asked for B.
+	asked := ""
+	if m := validForRe.FindStringSubmatch(strings.ToLower(d.clue.Line)); m != nil {
+		asked = strings.TrimSuffix(m[2], ".")
+	}
 	seen := map[string]bool{}
 	checked := 0
 	for _, u := range uses {
@@ -111,6 +116,10 @@ func (pc *podCheck) certificates(ctx context.Context, d *depCheck) bool {
 				continue
 			}
 			for _, c := range parseCerts(s.Data[k]) {
+				if asked != "" && u.pod != pc.pod && !c.IsCA && c.VerifyHostname(asked) != nil {
+					pc.certNameMismatch(ctx, d, s, k, c, u.pod, asked)
+					return true
+				}
 				if e.now.Before(c.NotAfter) && e.now.After(c.NotBefore) {
 					continue
 				}
@@ -156,4 +165,21 @@ func parseCerts(b []byte) []*x509.Certificate {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].NotAfter.Before(out[j].NotAfter) })
 	return out
+}
+
+// certNameMismatch reports the server's certificate that does not name the host its client
+// asked for.
+func (pc *podCheck) certNameMismatch(ctx context.Context, d *depCheck, s *corev1.Secret, key string, c *x509.Certificate, server *corev1.Pod, asked string) {
+	e := pc.e
+	ref := e.ref("Secret", s.Name)
+	owner := e.workloadOf(ctx, server)
+	names := c.DNSNames
+	if len(names) == 0 && c.Subject.CommonName != "" {
+		names = []string{c.Subject.CommonName}
+	}
+	covered := clipString(strings.Join(clipList(names, 4), ", "), 200)
+	d.evIDs = append(d.evIDs, e.objEvidence(ref, fmt.Sprintf("Secret %s key %s: certificate for DNS names %s", s.Name, key, orDefault(covered, "none"))))
+	d.report(ctx, "certificate-name-mismatch", 0, ref, fmt.Sprintf("%s: it calls %s, but the certificate in Secret %s (key %s), which the server it calls (%s %s) mounts, is valid only for %s, so the client refuses it. Reissue it with %s among its DNS names, or call a name it covers.",
+		d.opening(), clipString(asked, 100), s.Name, key, owner.Kind, owner.Name, orDefault(covered, "no DNS name"), clipString(asked, 100)), nil, []ObjectRef{ref, owner},
+		map[string]string{"secret": s.Name, "host": clipString(asked, 100), "sourceResource": "secret/" + s.Name})
 }

@@ -135,7 +135,9 @@ func TestPendingClaimNearMissVolume(t *testing.T) {
 				}))
 			},
 			rule: "pvc-no-matching-pv", culprit: func(s storageSpelling) string { return "PersistentVolume/" + s.volume },
-			terms: func(s storageSpelling) []string { return []string{"Failed", "reclaim", "Delete", "VolumeFailedDelete", s.volume} }},
+			terms: func(s storageSpelling) []string {
+				return []string{"Failed", "reclaim", "Delete", "VolumeFailedDelete", s.volume}
+			}},
 		{name: "the volume of the class is smaller than the request",
 			objs: func(s storageSpelling) []runtime.Object {
 				return append(claimWorkload(s, nil), staticPV(s, s.pvSize, nil))

@@ -152,6 +152,11 @@ func init() {
 		Signals:    "x509 errors in the container's error line; the notBefore/notAfter of the certificates in the Secrets mounted by the client and by the server it calls (when the log cannot be read, the servers it is configured to call)",
 		Actions:    []ActionTemplate{{Description: "Renew the certificate in Secret {secret} (with cert-manager: renew the Certificate that writes it), then restart the pods that mount it", Command: "kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -dates", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -enddate", verifyPods}})
+	rule(Rule{ID: "certificate-name-mismatch", Category: "CertificateNameMismatch", Confidence: 86,
+		Title:      "the server's certificate, mounted from a Secret, does not name the host its clients call",
+		Signals:    "'x509: certificate is valid for A, not B' in the client's error line or termination message; the DNS names of the certificates in the Secrets mounted by the pods behind the Service B names",
+		Actions:    []ActionTemplate{{Description: "Reissue the certificate in {secret} with {host} among its DNS names (with cert-manager: add it to the Certificate's dnsNames), or point the client at a name the certificate covers", Command: "kubectl -n {ns} get secret {secret} -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -ext subjectAltName", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "tls-material-invalid", Category: "TLSMaterialInvalid", Confidence: 86,
 		Title:      "a server cannot load the TLS certificate or key mounted from a Secret (a key that does not match its certificate, or a file that is no PEM)",
 		Signals:    "'key values mismatch', 'private key does not match', PEM or certificate-loading errors naming a file in the container's error line; the Secret or ConfigMap volume mounted at that path, the subject and dates of its certificates",

@@ -126,6 +126,7 @@ var Vocabulary = map[string][]string{
 	"dependency-auth-failed":     {"Secret|credentials|password"},
 	"certificate-expired":        {"certificate", "expired|not valid"},
 	"tls-material-invalid":       {"certificate", "key|PEM"},
+	"certificate-name-mismatch":  {"certificate", "valid for|DNS names"},
 	"schema-not-migrated":        {"Job", "migration|schema"},
 	// Workloads and controllers.
 	"quota-exceeded":              {"ResourceQuota", "exceeded quota|quota", "FailedCreate|used"},
