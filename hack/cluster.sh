@@ -31,6 +31,9 @@ TIMEOUT=${KUBAGE_CLUSTER_TIMEOUT:-90}
 SERVICE_CIDR=10.96.0.0/16
 SERVICE_FIRST_IP=10.96.0.1
 POD_CIDR=10.244.0.0/16
+# Pods of nodes without a podCIDR (the scenarios' own node pools) take addresses from a block
+# of POD_CIDR that no kwok-node-N range reaches (those end below 10.244.200.0 for 50 nodes).
+NODELESS_POD_CIDR=10.244.200.0/21
 # The apiserver refuses loopback addresses in the `kubernetes` Endpoints, so it advertises a
 # documentation address (TEST-NET-2) that nothing dials; clients use 127.0.0.1 from the kubeconfig.
 ADVERTISE_ADDRESS=198.51.100.1
@@ -294,6 +297,9 @@ render_kwok() {
 # ---------------------------------------------------------------------------------------------
 # Nodes
 
+# Each node gets a /22 of POD_CIDR (1022 addresses): kwok hands out pod IPs past the end of a
+# node's range rather than fail, so a /24 under a few hundred pods gave pods of one node the
+# addresses of the next node's pods.
 apply_nodes() {
   local i zones=(zone-a zone-b zone-c) manifest=""
   for ((i = 0; i < NODES; i++)); do
@@ -317,7 +323,7 @@ metadata:
     topology.kubernetes.io/region: local
     topology.kubernetes.io/zone: $zone
 spec:
-  podCIDR: 10.244.$i.0/24
+  podCIDR: 10.244.$((i * 4)).0/22
 status:
   allocatable:
     cpu: \"4\"
@@ -514,7 +520,7 @@ up_once() {
     --server-address="127.0.0.1:$KWOK_PORT" \
     --tls-cert-file="$(pki kwok-serving.crt)" \
     --tls-private-key-file="$(pki kwok-serving.key)" \
-    --cidr="$POD_CIDR" \
+    --cidr="$NODELESS_POD_CIDR" \
     --node-lease-duration-seconds=40 \
     --enable-crds=Logs
 

@@ -49,9 +49,9 @@ type Options struct {
 	Dir string
 	// Nodes is the number of fake nodes (default 3).
 	Nodes int
-	// NodePods is each node's pod capacity (default 330, three times a kubelet's default:
-	// the suites deploy the whole scenario corpus, a few hundred pods, on these nodes at once,
-	// and at 110 the last scenarios' pods stayed Pending with "Too many pods").
+	// NodePods is each node's pod capacity (default 1000: the suites deploy the whole
+	// scenario corpus on these nodes at once; at 110 the last scenarios' pods stayed Pending
+	// with "Too many pods", and at 330 again once the corpus passed 400 scenarios, ~1000 pods).
 	NodePods int
 	// Timeout bounds the start (default 2 minutes).
 	Timeout time.Duration
@@ -105,7 +105,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	nodePods := opts.NodePods
 	if nodePods <= 0 {
-		nodePods = 330
+		nodePods = 1000
 	}
 	dir := opts.Dir
 	if dir == "" {
