@@ -65,3 +65,30 @@ func TestClusterDomainMisspeltNames(t *testing.T) {
 			rule: "dependency-host-unknown", culprit: "Deployment/orders", terms: []string{"pg.data.svc.clusterlocal", "DB_HOST"}},
 	})
 }
+
+// A quietly crashing server whose mounted configuration names an upstream no Service has
+// (the backend's Service was renamed) is explained by that configuration, without its log.
+func TestQuietUpstreamNamesNoService(t *testing.T) {
+	conf := func(upstream string) func() []runtime.Object {
+		return func() []runtime.Object {
+			o := app("frontend", 1, func(s *corev1.PodSpec) {
+				s.Volumes = []corev1.Volume{{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "frontend-nginx-conf"}}}}}
+				s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "conf", MountPath: "/etc/nginx/conf.d"}}
+			}, crashing)
+			o = append(o, app("backend", 2, nil, nil)...)
+			return append(o, cmWith("frontend-nginx-conf", "frontend.conf", "upstream "+upstream+" {\n    server "+upstream+";\n}\n\nserver {\n    listen 80;\n    location / {\n        proxy_pass http://"+upstream+";\n    }\n}\n"),
+				svcAt("greeter", "10.96.0.61", map[string]string{"app": "backend"}, 80), svcAt("frontend", "10.96.0.62", map[string]string{"app": "frontend"}, 80), fx.Node("node-1"))
+		}
+	}
+	runDepCases(t, []depCase{
+		{name: "nginx upstream names the Service's old name", problem: "the frontend is down since the backend's release",
+			objs: conf("hello"), rule: "dependency-host-unknown", culprit: "ConfigMap/frontend-nginx-conf", affected: []string{"Deployment/frontend"},
+			terms: []string{"hello", "frontend-nginx-conf"}},
+	})
+	e := engine(conf("greeter")()...)
+	e.Logs = logBook(nil).source()
+	c := drive(t, e, sessionFor("the frontend is down since the backend's release"))
+	if c.RootCause.Rule == "dependency-host-unknown" {
+		t.Errorf("blamed an upstream that names an existing Service: %s", c.RootCause.Summary)
+	}
+}

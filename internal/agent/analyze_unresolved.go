@@ -24,6 +24,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+// Names a client is given that resolve nowhere: a misspelt cluster domain (below), and, for
+// a client that fails without a word, a name no Service of the namespace has
+// (quietUnknownHost).
+//
 // A Service's DNS name is name.namespace.svc.cluster.local. A name written with the last
 // labels a letter or two off (cluster.locl, svc.cluser.local, svc.cluster.lcoal) is read by
 // every resolver as a name outside the cluster and resolves nowhere: the client sees "no such
@@ -135,6 +139,55 @@ func (pc *podCheck) quietMisspeltName(ctx context.Context, d *depCheck) bool {
 		}
 		if s := byName[name]; s != nil && s.Spec.Type == corev1.ServiceTypeExternalName && pc.misspeltAlias(ctx, d, s, ch.where) {
 			return true
+		}
+	}
+	return false
+}
+
+// quietUnknownHost reports, for a client that failed without a word, an address it is
+// configured with (an address setting, a URL, a mounted configuration file's upstream) that
+// names a Service this namespace does not have: such a name resolves nowhere, and a server
+// that resolves its upstreams at start (nginx, HAProxy, Envoy) exits on it. Checked last of
+// the quiet faults, after everything the spec shows more directly.
+func (pc *podCheck) quietUnknownHost(ctx context.Context, d *depCheck) bool {
+	e := pc.e
+	svcs, err := listOnce[*corev1.Service](ctx, e, "Service", maxServiceList)
+	if err != nil || len(svcs) == 0 {
+		return false
+	}
+	byName := map[string]bool{}
+	for _, s := range svcs {
+		byName[s.Name] = true
+	}
+	for i, ch := range pc.configuredHosts(ctx, d) {
+		if i >= maxConfiguredHosts {
+			break
+		}
+		if !ch.hosty && !ch.addr {
+			continue
+		}
+		name, _, scope := classifyHost(ch.host.Host, e.s.Namespace)
+		if scope != hostInNamespace || byName[name] || ignoredHost(name) || pc.ownName(name) {
+			continue
+		}
+		pc.hostUnknown(ctx, d, ch.host, name, svcs, "")
+		return true
+	}
+	return false
+}
+
+// ownName reports a name the pod answers to itself: its hostname, its subdomain, or a name
+// a hostAlias gives.
+func (pc *podCheck) ownName(name string) bool {
+	s := pc.pod.Spec
+	if name == s.Hostname || name == s.Subdomain || name == pc.pod.Name {
+		return true
+	}
+	for _, a := range s.HostAliases {
+		for _, h := range a.Hostnames {
+			if strings.EqualFold(h, name) {
+				return true
+			}
 		}
 	}
 	return false
