@@ -103,7 +103,7 @@ func (pc *podCheck) configuredDrift(ctx context.Context, note string) bool {
 			break
 		}
 		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], symptom: symptom, conf: driftConfidence}
-		if pc.readOnlyScratch(ctx, d) || pc.poolBelowConcurrency(ctx, d) || pc.configuredCertificates(ctx, d) {
+		if pc.readOnlyScratch(ctx, d) || pc.poolBelowConcurrency(ctx, d) || pc.configuredCertificates(ctx, d) || pc.egressDNSDenied(ctx, d) {
 			return true
 		}
 	}

@@ -226,3 +226,25 @@ func (pc *podCheck) egressToOutside(ctx context.Context, d *depCheck, h HostPort
 		d.opening(), h.Host, port, pol.Name, pc.pod.Name, policySelector(pol), egressAllows(pol)), nil, extra, map[string]string{"name": pol.Name, "host": h.Host})
 	return true
 }
+
+// egressDNSDenied reports a pod configured to call a host by name while the egress policies
+// isolating it admit no DNS: every lookup fails, whatever else they allow. It needs no word
+// from the pod (a Ready worker whose log cannot be read still gets nothing done).
+func (pc *podCheck) egressDNSDenied(ctx context.Context, d *depCheck) bool {
+	pols, err := listOnce[*networkingv1.NetworkPolicy](ctx, pc.e, "NetworkPolicy", maxPolicyList)
+	if err != nil || len(pols) == 0 {
+		return false
+	}
+	if ok, _ := dnsAllowed(pols, pc.e.s.Namespace, pc.pod.Labels); ok {
+		return false
+	}
+	for i, ch := range pc.configuredHosts(ctx, d) {
+		if i >= maxConfiguredHosts {
+			break
+		}
+		if (ch.hosty || ch.addr) && net.ParseIP(ch.host.Host) == nil {
+			return pc.egressBlocked(ctx, d, ch.host, nil)
+		}
+	}
+	return false
+}

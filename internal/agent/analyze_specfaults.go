@@ -35,11 +35,12 @@ import (
 //   - a server setting that hands out a loopback or unspecified address (quietAdvertised);
 //   - a configured name, or the ExternalName alias behind one, that misspells the cluster
 //     domain (quietMisspeltName);
+//   - egress policies that admit no DNS while it calls hosts by name (egressDNSDenied);
 //   - an address it is configured with that names no Service of the namespace (quietUnknownHost).
 
 // specFaults reports the first such fault of a quietly failing container.
 func (pc *podCheck) specFaults(ctx context.Context, d *depCheck) bool {
-	return pc.envDefinedLater(ctx, d) || pc.quietServiceLink(ctx, d) || pc.quietAdvertised(ctx, d) || pc.quietMisspeltName(ctx, d) || pc.quietUnknownHost(ctx, d)
+	return pc.envDefinedLater(ctx, d) || pc.quietServiceLink(ctx, d) || pc.quietAdvertised(ctx, d) || pc.quietMisspeltName(ctx, d) || pc.egressDNSDenied(ctx, d) || pc.quietUnknownHost(ctx, d)
 }
 
 // laterRef is an env value's $(NAME) reference to a variable defined after it.

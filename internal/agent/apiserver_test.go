@@ -17,11 +17,13 @@ limitations under the License.
 package agent_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
@@ -73,6 +75,52 @@ func TestAPIServerEgressBaseline(t *testing.T) {
 			if c.RootCause.Rule == "networkpolicy-deny-egress" {
 				t.Fatalf("blamed a policy: %s", c.RootCause.Summary)
 			}
+		})
+	}
+}
+
+func toPods(port int32) networkingv1.NetworkPolicyEgressRule {
+	tcp := corev1.ProtocolTCP
+	p := intstr.FromInt32(port)
+	return networkingv1.NetworkPolicyEgressRule{To: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{}}}, Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &p}}}
+}
+
+// A worker configured to call a Service by name, isolated for egress by a policy that admits
+// the Service's pods but no DNS, resolves nothing: found from the spec when its log cannot be
+// read, whether it stays Ready or crashes quietly. A policy that admits DNS is not blamed.
+func TestEgressWithoutDNSFromTheSpec(t *testing.T) {
+	worker := func(pod func(*corev1.Pod), rules ...networkingv1.NetworkPolicyEgressRule) func() []runtime.Object {
+		return func() []runtime.Object {
+			o := app("ledger-worker", 1, withEnv("REDIS_URL", "redis://ledger-redis:6379/0"), pod)
+			o = append(o, app("ledger-redis", 1, nil, nil)...)
+			return append(o, svcAt("ledger-redis", "10.96.0.71", map[string]string{"app": "ledger-redis"}, 6379),
+				egressPolicy("ledger-worker-egress", map[string]string{"app": "ledger-worker"}, rules...), fx.Node("node-1"))
+		}
+	}
+	target := &agent.Target{Kind: "Deployment", Name: "ledger-worker"}
+	for _, tc := range []struct {
+		name  string
+		objs  func() []runtime.Object
+		blame bool
+	}{
+		{"a Ready worker, no DNS admitted", worker(nil, toPods(6379)), true},
+		{"a quietly crashing worker, no DNS admitted", worker(crashing, toPods(6379)), true},
+		{"a Ready worker, DNS admitted", worker(nil, toPods(6379), dnsRule()), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := agent.NewRuleEngine(fake.NewClientset(tc.objs()...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logBook(nil).source()
+			c := drive(t, e, agent.Session{ID: "t", Problem: "ledger jobs are not processed", Namespace: ns, Target: target})
+			rc := c.RootCause
+			blamed := rc.Rule == "networkpolicy-deny-egress" && rc.Culprit.Name == "ledger-worker-egress"
+			if blamed != tc.blame {
+				t.Fatalf("blamed %v, want %v: %s on %s: %s", blamed, tc.blame, rc.Rule, rc.Culprit, rc.Summary)
+			}
+			if blamed && (!strings.Contains(rc.Summary, "DNS") || !strings.Contains(rc.Summary, "ledger-redis")) {
+				t.Errorf("summary: %s", rc.Summary)
+			}
+			t.Logf("%s: %s", rc.Rule, rc.Summary)
 		})
 	}
 }
