@@ -153,6 +153,12 @@ func (pc *podCheck) driftHosts(ctx context.Context, symptom string, specs map[st
 			if len(svc.Spec.Selector) > 0 && labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pc.pod.Labels)) {
 				continue // the Service in front of the pod itself
 			}
+			// With the log unread, a policy that drops the calls is a fault on its face.
+			if unread && len(svc.Spec.Selector) > 0 {
+				if b := pc.backendOf(ctx, svc); b != nil && pc.policyBlocks(ctx, &dd, svc, b, ch.host) {
+					return true
+				}
+			}
 			p, err := strconv.Atoi(ch.host.Port)
 			if err != nil || svc.Spec.ClusterIP == corev1.ClusterIPNone || serviceHasPort(svc, int32(p)) {
 				continue

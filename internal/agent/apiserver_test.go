@@ -103,9 +103,10 @@ func TestEgressWithoutDNSFromTheSpec(t *testing.T) {
 		objs  func() []runtime.Object
 		blame bool
 	}{
-		{"a Ready worker, no DNS admitted", worker(nil, toPods(6379)), true},
-		{"a quietly crashing worker, no DNS admitted", worker(crashing, toPods(6379)), true},
-		{"a Ready worker, DNS admitted", worker(nil, toPods(6379), dnsRule()), false},
+		// Policies see the pods' port (svcAt's Service sends 6379 to the pods' http, 8080).
+		{"a Ready worker, no DNS admitted", worker(nil, toPods(8080)), true},
+		{"a quietly crashing worker, no DNS admitted", worker(crashing, toPods(8080)), true},
+		{"a Ready worker, DNS admitted", worker(nil, toPods(8080), dnsRule()), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := agent.NewRuleEngine(fake.NewClientset(tc.objs()...))
@@ -119,6 +120,43 @@ func TestEgressWithoutDNSFromTheSpec(t *testing.T) {
 			}
 			if blamed && (!strings.Contains(rc.Summary, "DNS") || !strings.Contains(rc.Summary, "ledger-redis")) {
 				t.Errorf("summary: %s", rc.Summary)
+			}
+			t.Logf("%s: %s", rc.Rule, rc.Summary)
+		})
+	}
+}
+
+// A Ready client whose log cannot be read, configured to call a Service whose pods a policy
+// isolates for ingress without admitting it, is explained by that policy from the spec.
+func TestIngressPolicyOnConfiguredProviderWithoutLogs(t *testing.T) {
+	cluster := func(fromLabels map[string]string) func() []runtime.Object {
+		return func() []runtime.Object {
+			o := app("prometheus", 1, withEnv("ALERTMANAGER_URL", "http://alertmanager-main:9093"), nil)
+			o = append(o, app("alertmanager", 1, nil, nil)...)
+			p := intstr.FromInt32(8080)
+			pol := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "alertmanager-main", Namespace: ns},
+				Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "alertmanager"}}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+					Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: fromLabels}}}, Ports: []networkingv1.NetworkPolicyPort{{Port: &p}}}}}}
+			return append(o, svcAt("alertmanager-main", "10.96.0.81", map[string]string{"app": "alertmanager"}, 9093), pol, fx.Node("node-1"))
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		from  map[string]string
+		blame bool
+	}{
+		{"the policy admits another app", map[string]string{"app": "grafana"}, true},
+		{"the policy admits prometheus", map[string]string{"app": "prometheus"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := agent.NewRuleEngine(fake.NewClientset(cluster(tc.from)()...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logBook(nil).source()
+			c := drive(t, e, agent.Session{ID: "t", Problem: "no alerts reach the on-call", Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: "prometheus"}})
+			rc := c.RootCause
+			blamed := rc.Rule == "networkpolicy-deny-ingress" && rc.Culprit.Name == "alertmanager-main" && rc.Culprit.Kind == "NetworkPolicy"
+			if blamed != tc.blame {
+				t.Fatalf("blamed %v, want %v: %s on %s: %s", blamed, tc.blame, rc.Rule, rc.Culprit, rc.Summary)
 			}
 			t.Logf("%s: %s", rc.Rule, rc.Summary)
 		})
