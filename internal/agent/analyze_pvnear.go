@@ -63,6 +63,9 @@ func pvNearMisses(pvc *corev1.PersistentVolumeClaim, class string, pvs []*corev1
 		if !named && pv.Status.Phase == corev1.VolumeBound && pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.UID != "" {
 			continue // serving another live claim: no near miss
 		}
+		if !named && pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.Namespace != "" && pv.Spec.ClaimRef.Namespace != pvc.Namespace {
+			continue // reserved for a claim of another namespace: someone else's volume, whatever its phase
+		}
 		m := pvMiss{pv: pv}
 		if r := pv.Spec.ClaimRef; r != nil && (r.Name != pvc.Name || r.Namespace != pvc.Namespace || (r.UID != "" && r.UID != pvc.UID)) {
 			m.held = true
@@ -117,6 +120,9 @@ func pvNearMisses(pvc *corev1.PersistentVolumeClaim, class string, pvs []*corev1
 		}
 		if len(out[i].reasons) != len(out[j].reasons) {
 			return len(out[i].reasons) < len(out[j].reasons)
+		}
+		if out[i].held != out[j].held {
+			return !out[i].held // a free volume that misses on one point before one held for another claim
 		}
 		return out[i].pv.Name < out[j].pv.Name
 	})

@@ -179,6 +179,10 @@ func pvAvailable(ctx context.Context, e *env, pvc *corev1.PersistentVolumeClaim,
 		return false, err
 	}
 	for _, pv := range pvs {
+		// An Available volume whose claimRef names another claim is pre-bound to that claim.
+		if r := pv.Spec.ClaimRef; r != nil && (r.Name != pvc.Name || r.Namespace != pvc.Namespace) {
+			continue
+		}
 		if pv.Status.Phase == corev1.VolumeAvailable && pv.Spec.StorageClassName == class && pvFits(pv, pvc) {
 			return true, nil
 		}

@@ -138,6 +138,16 @@ func TestPendingClaimNearMissVolume(t *testing.T) {
 			terms: func(s storageSpelling) []string {
 				return []string{"Failed", "reclaim", "Delete", "VolumeFailedDelete", s.volume}
 			}},
+		{name: "the volume of the class is smaller; another, first by name, is reserved for a claim of another namespace",
+			objs: func(s storageSpelling) []runtime.Object {
+				other := staticPV(s, s.size, func(pv *corev1.PersistentVolume) {
+					pv.Name = "a-" + s.volume + "-other"
+					pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "kafka", Name: "data-kafka-1"}
+				})
+				return append(claimWorkload(s, nil), staticPV(s, s.pvSize, nil), other)
+			},
+			rule: "pvc-no-matching-pv", culprit: func(s storageSpelling) string { return "PersistentVolumeClaim/" + s.claim },
+			terms: func(s storageSpelling) []string { return []string{s.pvSize, s.size, s.volume} }},
 		{name: "the volume of the class is smaller than the request",
 			objs: func(s storageSpelling) []runtime.Object {
 				return append(claimWorkload(s, nil), staticPV(s, s.pvSize, nil))
