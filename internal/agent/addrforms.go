@@ -17,6 +17,7 @@ limitations under the License.
 package agent
 
 import (
+	"context"
 	"regexp"
 	"strings"
 )
@@ -155,4 +156,31 @@ func hostySetting(name string) bool {
 		}
 	}
 	return false
+}
+
+// notAddressSetting reports a setting whose name says it holds something other than an
+// address: PGDATABASE, DB_NAME, MYSQL_USER, KAFKA_TOPIC (a word of notAddressWords, alone or
+// ending a run-together name).
+func notAddressSetting(key string) bool {
+	words := nameWordsOf(key)
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	if notAddressWords[last] {
+		return true
+	}
+	for _, w := range []string{"database", "dbname", "user", "username", "password", "schema", "topic", "queue", "bucket", "table"} {
+		if len(last) > len(w) && strings.HasSuffix(last, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// addressSetting reports that the pod's configuration holds host in a setting that may be an
+// address (not a database, user or topic name that a loose mention happens to repeat).
+func (pc *podCheck) addressSetting(ctx context.Context, d *depCheck, host string) bool {
+	src := pc.findValue(ctx, d, host)
+	return src != nil && !notAddressSetting(src.key)
 }

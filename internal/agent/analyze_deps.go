@@ -215,7 +215,7 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			}
 			// A name no Service has is blamed on a lookup failure, on a connection error naming
 			// host:port, or when the configuration holds it; a loose mention alone is not enough.
-			if !h.Weak && (d.clue.Class == ErrDNS || networkClass(d.clue.Class) && h.Port != "") || pc.findValue(ctx, d, h.Host) != nil {
+			if !h.Weak && (d.clue.Class == ErrDNS || networkClass(d.clue.Class) && h.Port != "") || pc.addressSetting(ctx, d, h.Host) {
 				pc.hostUnknown(ctx, d, h, name, svcs, "")
 				return true
 			}
@@ -367,6 +367,10 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 		if _, total := tools.ReadyEndpoints(slices); total == 0 {
 			culprit, _ := e.selectorlessFinding(ctx, svc, []string{svcEv})
 			d.report(ctx, "dependency-unreachable", 0, sref, head+", which has no selector and no endpoints.", []ObjectRef{sref, culprit}, []ObjectRef{sref, culprit}, facts)
+			return true
+		}
+		if culprit, ok := e.slicePortFinding(svc, slices, []string{svcEv}); ok {
+			d.report(ctx, "dependency-unreachable", 0, sref, head+", which has no selector, and whose hand-written EndpointSlice "+culprit.Name+" does not name the Service's port, so the port has no endpoints.", []ObjectRef{sref, culprit}, []ObjectRef{sref, culprit}, facts)
 			return true
 		}
 		return false

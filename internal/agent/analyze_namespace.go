@@ -206,11 +206,11 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 	if err != nil {
 		return err
 	}
-	readyBySvc, sliced := map[string]int{}, map[string]bool{}
+	readyBySvc, slicesOf := map[string]int{}, map[string][]*discoveryv1.EndpointSlice{}
 	for _, es := range slices {
 		r, _ := tools.ReadyEndpoints([]*discoveryv1.EndpointSlice{es})
 		readyBySvc[es.Labels[discoveryv1.LabelServiceName]] += r
-		sliced[es.Labels[discoveryv1.LabelServiceName]] = true
+		slicesOf[es.Labels[discoveryv1.LabelServiceName]] = append(slicesOf[es.Labels[discoveryv1.LabelServiceName]], es)
 	}
 	svcByName := map[string]*corev1.Service{}
 	n = 0
@@ -218,8 +218,9 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		svcByName[s.Name] = s
 		// A Service without a selector has the endpoints someone wrote by hand: none at all
 		// means its clients connect to nothing.
-		selectorless := len(s.Spec.Selector) == 0 && !sliced[s.Name]
-		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil) {
+		selectorless := len(s.Spec.Selector) == 0 && len(slicesOf[s.Name]) == 0
+		_, _, unnamed := slicePortUnnamed(s, slicesOf[s.Name])
+		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil || unnamed) {
 			lead(e.ref("Service", s.Name))
 			n++
 		}

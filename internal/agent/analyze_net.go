@@ -60,6 +60,8 @@ func analyzeService(ctx context.Context, e *env, ref ObjectRef) error {
 	if len(svc.Spec.Selector) == 0 {
 		if total == 0 {
 			e.selectorlessFinding(ctx, svc, []string{statusEv, sliceEv})
+		} else {
+			e.slicePortFinding(svc, slices, []string{statusEv, sliceEv})
 		}
 		return nil
 	}

@@ -127,3 +127,58 @@ func (e *env) selectorlessFinding(ctx context.Context, svc *corev1.Service, evID
 	e.find(f)
 	return culprit, summary
 }
+
+// slicePortUnnamed finds, for a selectorless Service, a Service port that no port of its
+// hand-written EndpointSlices carries by name: kube-proxy pairs a Service port with the
+// slice ports of the same name ("" with ""), so a slice written with an unnamed port (or
+// another name) gives a named Service port no endpoints, and connections to it are refused.
+func slicePortUnnamed(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (*discoveryv1.EndpointSlice, corev1.ServicePort, bool) {
+	if len(svc.Spec.Selector) > 0 || len(slices) == 0 {
+		return nil, corev1.ServicePort{}, false
+	}
+	for _, sp := range svc.Spec.Ports {
+		found := false
+		for _, es := range slices {
+			for _, p := range es.Ports {
+				if ptrOr(p.Name, "") == sp.Name {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return slices[0], sp, true
+		}
+	}
+	return nil, corev1.ServicePort{}, false
+}
+
+// slicePortNames describes the names a slice gives its ports.
+func slicePortNames(es *discoveryv1.EndpointSlice) string {
+	var out []string
+	for _, p := range es.Ports {
+		port := "?"
+		if p.Port != nil {
+			port = fmt.Sprint(*p.Port)
+		}
+		out = append(out, fmt.Sprintf("%s named %q", port, ptrOr(p.Name, "")))
+	}
+	if len(out) == 0 {
+		return "no ports"
+	}
+	return strings.Join(clipList(out, 4), ", ")
+}
+
+// slicePortFinding reports a selectorless Service whose slices do not name its port; it
+// returns the slice to fix.
+func (e *env) slicePortFinding(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, evIDs []string) (ObjectRef, bool) {
+	es, sp, ok := slicePortUnnamed(svc, slices)
+	if !ok {
+		return ObjectRef{}, false
+	}
+	sref, eref := e.ref("Service", svc.Name), e.ref("EndpointSlice", es.Name)
+	why := fmt.Sprintf("EndpointSlice %s lists port %s, but Service %s's port %d is named %q; endpoints attach to a Service port by its name, so that port has no endpoints and connections to it are refused", es.Name, slicePortNames(es), svc.Name, sp.Port, sp.Name)
+	e.find(Finding{Rule: "service-no-endpoints", Object: sref, Culprit: eref, Affected: []ObjectRef{sref}, Evidence: append(evIDs, e.objEvidence(eref, why)),
+		Facts:   map[string]string{"service": svc.Name},
+		Summary: fmt.Sprintf("Service %s has no selector, and no endpoints for port %d: %s. Name the slice's port %q.", svc.Name, sp.Port, why, sp.Name)})
+	return eref, true
+}

@@ -61,3 +61,44 @@ func TestSelectorlessServiceStrayEndpoints(t *testing.T) {
 			terms: []string{"no EndpointSlice labelled kubernetes.io/service-name=legacy-erp"}},
 	})
 }
+
+// A hand-written EndpointSlice that attaches to its selectorless Service but leaves its port
+// unnamed gives the Service's named port no endpoints: the slice is the object to fix, found
+// from the client's refused connection, from its configuration when the address it quotes is
+// no Service's, and by the namespace scan alone. A database name setting (PGDATABASE) that a
+// loose mention repeats is not taken for the host.
+func TestSelectorlessSlicePortName(t *testing.T) {
+	cluster := func(portName string) func() []runtime.Object {
+		return func() []runtime.Object {
+			s := svcAt("reporting-pg", "10.96.0.35", nil, 5432)
+			s.Spec.Selector, s.Spec.Ports[0].Name = nil, "postgres"
+			ready := true
+			es := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "reporting-pg-1", Namespace: ns, Labels: map[string]string{discoveryv1.LabelServiceName: "reporting-pg"}},
+				AddressType: discoveryv1.AddressTypeIPv4, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.20.4.11"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+				Ports: []discoveryv1.EndpointPort{{Name: fx.Ptr(portName), Port: fx.Ptr(int32(5432))}}}
+			o := app("finance-reports", 1, withEnv("PGHOST", "reporting-pg", "PGPORT", "5432", "PGDATABASE", "reporting", "PGUSER", "finance_ro"), crashing)
+			return append(o, s, es, fx.Node("node-1"))
+		}
+	}
+	pgx := func(ip string) logBook {
+		return logBook{"finance-reports-": `time=2026-11-27T15:40:11.911Z level=INFO msg="connecting to reporting database" host=reporting-pg port=5432 database=reporting user=finance_ro` + "\n" +
+			"time=2026-11-27T15:40:12.301Z level=ERROR msg=\"connect to reporting database\" attempt=1 err=\"failed to connect to `user=finance_ro database=reporting`: " + ip + ":5432 (reporting-pg): dial error: dial tcp " + ip + ":5432: connect: connection refused\"\n"}
+	}
+	runDepCases(t, []depCase{
+		{name: "the client's refused connection to the Service's address", problem: "finance-reports keeps restarting",
+			objs: cluster(""), logs: pgx("10.96.0.35"),
+			rule: "service-no-endpoints", culprit: "EndpointSlice/reporting-pg-1", affected: []string{"Service/reporting-pg"},
+			terms: []string{"reporting-pg", `named "postgres"`}},
+		{name: "the address it quotes is no Service's", problem: "finance-reports keeps restarting",
+			objs: cluster(""), logs: pgx("10.96.143.20"),
+			rule: "service-no-endpoints", culprit: "EndpointSlice/reporting-pg-1", affected: []string{"Service/reporting-pg"},
+			terms: []string{"reporting-pg"}},
+	})
+	// Named as the Service names it, the slice serves the port.
+	e := engine(cluster("postgres")()...)
+	e.Logs = pgx("10.96.0.35").source()
+	c := drive(t, e, sessionFor("finance-reports keeps restarting"))
+	if c.RootCause.Culprit.Name == "reporting-pg-1" {
+		t.Errorf("blamed a slice whose port carries the Service port's name: %s", c.RootCause.Summary)
+	}
+}
