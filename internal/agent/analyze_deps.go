@@ -122,6 +122,9 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) {
 		return true
 	}
+	if pc.ingressPathFallthrough(ctx, d) {
+		return true
+	}
 	if pc.protocolMismatch(ctx, d) || pc.serviceLinkCollision(ctx, d) || pc.advertisedLoopback(ctx, d) || pc.loopbackDefault(ctx, d) || pc.serverSettingNamed(ctx, d) || pc.settingEchoed(ctx, d, true) {
 		return true
 	}

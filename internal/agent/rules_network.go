@@ -61,6 +61,11 @@ func init() {
 			{Description: "Point the Ingress at an existing Service, or create Service {service}", Command: "kubectl -n {ns} edit ingress {name}", Risk: RiskMedium},
 		},
 		Validation: []string{"kubectl -n {ns} describe ingress {name}  # backends resolve"}})
+	rule(Rule{ID: "ingress-path-type-mismatch", Category: "IngressPathTypeMismatch", Confidence: 84,
+		Title:      "an Ingress path rule with pathType Exact stops short of the paths it is meant for, so they fall through to another backend",
+		Signals:    "a server behind an Ingress logs 'not found' (404, no such file) for a request path; a rule of the same host for a prefix of that path, to another Service, has pathType Exact",
+		Actions:    []ActionTemplate{{Description: "Set pathType: Prefix on the rule for {path} (to Service {service})", Command: "kubectl -n {ns} edit ingress {name}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} describe ingress {name}  # the rule for {path} is Prefix"}})
 	rule(Rule{ID: "ingress-backend-port-mismatch", Category: "IngressBackendPortMismatch", Confidence: 80,
 		Title:      "the Ingress routes to a port the Service does not have",
 		Signals:    "backend.service.port not among the Service's ports",

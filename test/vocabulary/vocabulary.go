@@ -95,6 +95,7 @@ var Vocabulary = map[string][]string{
 	"networkpolicy-deny-ingress":    {"NetworkPolicy", "ingress"},
 	"networkpolicy-deny-egress":     {"NetworkPolicy", "egress"},
 	"ingress-backend-missing":       {"Ingress", "Service", "does not exist|not found"},
+	"ingress-path-type-mismatch":    {"Ingress", "pathType|Exact"},
 	"ingress-backend-port-mismatch": {"Ingress", "port"},
 	"ingress-class-missing":         {"IngressClass", "ingressClassName|default"},
 	"ingress-tls-secret-missing":    {"Ingress", "TLS", "Secret"},
