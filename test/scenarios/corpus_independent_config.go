@@ -19,7 +19,6 @@ package scenarios
 import (
 	"context"
 	"errors"
-	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -244,7 +243,7 @@ func independentConfigScenarios() []*Scenario {
 					},
 					func() error {
 						// The Job comes once the builders hold the quota, as in the incident.
-						if err := poll(ctx, 60*time.Second, func() error { return podsWith(builder, runningReady)(ctx, e) }); err != nil {
+						if err := poll(ctx, setupWait, func() error { return podsWith(builder, runningReady)(ctx, e) }); err != nil {
 							return err
 						}
 						_, err := e.Client.BatchV1().Jobs(e.Namespace).Create(ctx, job("integration-tests", 0, nil), metav1.CreateOptions{})

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -335,7 +334,7 @@ func rankingScenarios() []*Scenario {
 					},
 					func() error { return e.createDeployment(ctx, deployment("web", "nginx:1.27", 2, nil)) },
 					func() error {
-						return poll(ctx, 60*time.Second, func() error { return anyPodCount(ctx, e, "web", 2) })
+						return poll(ctx, setupWait, func() error { return anyPodCount(ctx, e, "web", 2) })
 					},
 					func() error {
 						_, err := e.Client.BatchV1().Jobs(e.Namespace).Create(ctx, job("nightly-report", 1, nil), metav1.CreateOptions{})

@@ -19,7 +19,6 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -108,7 +107,7 @@ func wave7bFirstScenarios() []*Scenario {
 					},
 					// The cache came up while OPA was still installed.
 					func() error {
-						return poll(ctx, 60*time.Second, func() error { return readyReplicas("storefront-cache", 1)(ctx, e) })
+						return poll(ctx, setupWait, func() error { return readyReplicas("storefront-cache", 1)(ctx, e) })
 					},
 					func() error { return e.createPodWebhook(ctx, "opa-validating-webhook", "opa") },
 					func() error {

@@ -381,6 +381,11 @@ func Table(results []Result) string {
 }
 
 // poll calls f until it returns nil or timeout passes, returning f's last error.
+// setupWait bounds a setup step that waits for one of its own objects (a Deployment Ready
+// before its webhook goes in): the suites deploy the whole corpus at once, and a minute was
+// not always enough for a pod to be scheduled and started then.
+const setupWait = 3 * time.Minute
+
 func poll(ctx context.Context, timeout time.Duration, f func() error) error {
 	return pollEvery(ctx, timeout, 200*time.Millisecond, f)
 }
