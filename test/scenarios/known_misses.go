@@ -23,22 +23,15 @@ package scenarios
 var knownMisses = map[string]string{
 	// Wave 12 (an outside writer: the dependency is the problem, and the platform around the app), measured
 	// 2026-11-28 04:57 UTC on 7e3a3d6 before any rule change: 3 of its 11 tune scenarios hit in every asserted variant.
-	"search-api-es-named-targetport":          "service-no-ready-endpoints on the consumer side; the Service elasticsearch whose named targetPort matches no container port name is not named, nor targetPort",
-	"catalog-ingress-502-numeric-targetport":  "target-less: no problem found (the Ingress answers 502); the Service catalog whose numeric targetPort no container listens on is not named",
-	"checkout-hpa-scale-target-renamed":       "hpa-target-missing on the HPA (right culprit) but the summary does not say scaleTargetRef",
-	"fluent-bit-output-plugin-typo":           "crash-loop on DaemonSet fluent-bit; the ConfigMap fluent-bit whose [OUTPUT] Name is a misspelt plugin is not named",
-	"inventory-sync-erp-cert-wrong-name":      "job-backoff-limit on the Job; the Secret erp-gateway-tls whose certificate does not name the host the client dials is not named",
-	"metabase-analytics-db-volume-released":   "targeted only (from Service metabase): the Released PersistentVolume behind the database's claim is not named; target-less hits",
-	"newsletter-smtp-relay-externalname-typo": "target-less: job-backoff-limit; the ExternalName Service smtp-relay whose externalName misspells cluster.local is not named",
-	"argocd-ssl-passthrough-not-enabled":      "no problem found; the ingress-nginx controller Deployment started without --enable-ssl-passthrough (the Ingress asks for it) is not named",
+	"fluent-bit-output-plugin-typo":         "crash-loop on DaemonSet fluent-bit; the ConfigMap fluent-bit whose [OUTPUT] Name is a misspelt plugin is not named",
+	"metabase-analytics-db-volume-released": "targeted only (from Service metabase): the Released PersistentVolume behind the database's claim is not named; target-less hits",
+	"argocd-ssl-passthrough-not-enabled":    "no problem found; the ingress-nginx controller Deployment started without --enable-ssl-passthrough (the Ingress asks for it) is not named",
 	// Wave 11a (an outside writer: the weekly failures, k8s debugging pages and runbooks) and wave 11b (an outside
 	// writer: clues in applications' own log text), measured 2026-11-28 00:40–00:55 UTC on 1868f0d before any rule change.
 	"legacy-portal-fastcgi-socket-missing": "readiness-probe-failing on Deployment legacy-portal; the ConfigMaps legacy-portal-nginx and legacy-portal-fpm, nginx's fastcgi_pass unix:/run/php/php-fpm.sock against php-fpm's listen = 127.0.0.1:9000, are not named",
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
 	"ledger-api-pg-hba-pod-network":          "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
 	"notify-api-redis-rdb-permission-denied": "targeted only: server-volume-unwritable on PersistentVolumeClaim data-notify-redis-0 (the catalogue's MISCONF entry), whose summary does not quote redis' own 'Permission denied'; target-less hits since the provider's own log is followed (cd934ac, tune run 22:45 UTC)",
-	"reports-db-pv-failed-after-reinstall":   "right culprit (pvc-no-matching-pv on the Failed PersistentVolume reports-db-pgdata) but the summary does not say its Delete reclaim policy failed (VolumeFailedDelete)",
-	"ksm-egress-baseline-blocks-apiserver":   "crash-loop on Deployment kube-state-metrics quoting 'dial tcp 10.96.0.1:443: i/o timeout'; the egress NetworkPolicy egress-baseline (DNS and TCP 443 only) is not named",
 	"billing-spring-profile-matches-no-file": "crash-loop on Deployment billing-service quoting 'Failed to configure a DataSource'; the profile mismatch (SPRING_PROFILES_ACTIVE=prod vs ConfigMap key application-production.yml) is not named",
 	// Wave 9c, last two, measured 2026-11-27 16:34 UTC on eafb5be.
 	// Wave 10a (an outside writer: public issues of widely used charts and operators, unused runbooks), measured 2026-11-27 21:58–21:59 UTC on 281bc15; the same seven miss on 8850bb2 (23:13 UTC).
