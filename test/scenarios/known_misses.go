@@ -54,9 +54,7 @@ var knownMisses = map[string]string{
 	"argocd-redis-secret-init-old-cli":        "secret-missing on Secret argocd-redis (right, CreateContainerConfigError); the hook Job argocd-redis-secret-init that completed printing only the 'argocd admin' usage (no redis-initial-password command in v2.10.9) is not named",
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be.
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be, again (all 16) at 16:52 UTC.
-	"finance-reports-endpointslice-port-name": "dependency-host-unknown on Deployment finance-reports: reads 'reporting' from env PGDATABASE as a missing Service; the EndpointSlice reporting-pg-1 whose port name '' does not match the Service port postgres is not named",
-	"reports-ingress-api-path-exact":          "config-file-missing on Deployment reports-ui ('mount the ConfigMap that holds daily'); the Ingress reports whose /api rule is pathType Exact is not named",
-	"outbox-relay-cronjob-forbid-hung-run":    "targeted hits (cronjob-concurrency-blocked, Forbid); target-less concludes no-problem-found, the CronJob skipping runs behind a hung Job is not seen",
+	"outbox-relay-cronjob-forbid-hung-run": "targeted hits (cronjob-concurrency-blocked, Forbid); target-less concludes no-problem-found, the CronJob skipping runs behind a hung Job is not seen",
 	// Wave 9b, second half, measured 2026-11-27 16:32 UTC on eafb5be.
 	"mysql-2-stale-claim-after-scale-up": "no-problem-found on Service mysql-read, targeted and target-less (measured 21:58 UTC after c1e4f0d; before it, pvc-storageclass-missing on StorageClass manual); mysql-2's 'Got fatal error 1236 ... Could not find first log file name' and the claim data-mysql-2 kept since the scale-down are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
