@@ -84,18 +84,9 @@ func (pc *podCheck) apiServerEgressBlocked(ctx context.Context, d *depCheck, h H
 	if err != nil || len(pols) == 0 {
 		return false
 	}
-	var isolating []*networkingv1.NetworkPolicy
-	for _, pol := range pols {
-		if pol.Namespace != "" && pol.Namespace != e.s.Namespace || !selectsPod(pol, pc.pod.Labels) || !isolates(pol, networkingv1.PolicyTypeEgress) {
-			continue
-		}
-		isolating = append(isolating, pol)
-		for _, r := range pol.Spec.Egress {
-			if portMatches(r.Ports, netPort{Number: apiServerPort, Protocol: corev1.ProtocolTCP}) && apiServerAdmitted(r.To) {
-				return false
-			}
-		}
-	}
+	isolating := egressBlockedUnless(pols, e.s.Namespace, pc.pod.Labels, func(r networkingv1.NetworkPolicyEgressRule) bool {
+		return portMatches(r.Ports, netPort{Number: apiServerPort, Protocol: corev1.ProtocolTCP}) && apiServerAdmitted(r.To)
+	})
 	if len(isolating) == 0 {
 		return false
 	}

@@ -106,6 +106,19 @@ func outsidePorts(h HostPort) []netPort {
 // on the port.
 func egressOutsideBlocked(pols []*networkingv1.NetworkPolicy, ns string, podLabels map[string]string, h HostPort) []*networkingv1.NetworkPolicy {
 	ip := net.ParseIP(h.Host)
+	return egressBlockedUnless(pols, ns, podLabels, func(r networkingv1.NetworkPolicyEgressRule) bool {
+		for _, port := range outsidePorts(h) {
+			if portMatches(r.Ports, port) && outsideAdmitted(r.To, ip) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// egressBlockedUnless returns the policies isolating the pod for egress when none of their
+// rules admits the call (admits says whether one does); nil when one does or none isolates.
+func egressBlockedUnless(pols []*networkingv1.NetworkPolicy, ns string, podLabels map[string]string, admits func(networkingv1.NetworkPolicyEgressRule) bool) []*networkingv1.NetworkPolicy {
 	var isolating []*networkingv1.NetworkPolicy
 	for _, pol := range pols {
 		if pol.Namespace != "" && pol.Namespace != ns || !selectsPod(pol, podLabels) || !isolates(pol, networkingv1.PolicyTypeEgress) {
@@ -113,10 +126,8 @@ func egressOutsideBlocked(pols []*networkingv1.NetworkPolicy, ns string, podLabe
 		}
 		isolating = append(isolating, pol)
 		for _, r := range pol.Spec.Egress {
-			for _, port := range outsidePorts(h) {
-				if portMatches(r.Ports, port) && outsideAdmitted(r.To, ip) {
-					return nil
-				}
+			if admits(r) {
+				return nil
 			}
 		}
 	}

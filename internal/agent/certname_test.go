@@ -17,12 +17,8 @@ limitations under the License.
 package agent_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"math/big"
 	"strings"
 	"testing"
@@ -38,17 +34,8 @@ import (
 // certFor is a self-signed, currently valid certificate for the DNS names given.
 func certFor(t *testing.T, names ...string) []byte {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
-		NotBefore: fx.Now.Add(-30 * 24 * time.Hour), NotAfter: fx.Now.Add(60 * 24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return selfSignedPEM(t, &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
+		NotBefore: fx.Now.Add(-30 * 24 * time.Hour), NotAfter: fx.Now.Add(60 * 24 * time.Hour)})
 }
 
 // "x509: certificate is valid for A, not B" is explained by the certificate the server

@@ -43,11 +43,16 @@ import (
 // certPEM is a self-signed certificate valid from notBefore to notAfter.
 func certPEM(t *testing.T, cn string, notBefore, notAfter time.Time) []byte {
 	t.Helper()
+	return selfSignedPEM(t, &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, NotBefore: notBefore, NotAfter: notAfter})
+}
+
+// selfSignedPEM signs tmpl with a new key of its own, PEM-encoded.
+func selfSignedPEM(t *testing.T, tmpl *x509.Certificate) []byte {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn}, NotBefore: notBefore, NotAfter: notAfter}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
