@@ -38,7 +38,8 @@ var (
 	askedToken = regexp.MustCompile(`(?i)\b(?:vhost|virtual host|database|bucket|topic|queue|index|keyspace|exchange|realm|tenant|stream|collection|namespace)\s+["'\x60]?([A-Za-z0-9_./-]{1,100}?)["'\x60]?\s+(?:not found|does not exist|doesn't exist|is not found|not exist|is unknown|unknown)`)
 	// An object of the namespace the text names, the way operators and clients write it:
 	// "secret additional-scrape-configs", `configmaps "app-config"`, "Secret ns/name".
-	objectToken = regexp.MustCompile(`(?i)\b(secret|configmap|config map)s?\s+["'\x60]?(?:[a-z0-9-]{1,63}/)?([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)["'\x60]?`)
+	contractionApostrophe = regexp.MustCompile(`([A-Za-z])'([A-Za-z])`)
+	objectToken           = regexp.MustCompile(`(?i)\b(secret|configmap|config map)s?\s+["'\x60]?(?:[a-z0-9-]{1,63}/)?([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)["'\x60]?`)
 )
 
 // maxTokens bounds the tokens read from one text.
@@ -67,7 +68,10 @@ func ErrorTokens(text string) []string {
 	for _, m := range askedToken.FindAllStringSubmatch(text, 2) {
 		add(m[1])
 	}
-	for _, m := range quotedToken.FindAllStringSubmatch(text, maxTokens) {
+	// An apostrophe inside a word ("doesn't", "plugin's") quotes nothing: read as a quote it
+	// pairs with the next real one and swallows the token that follows.
+	quoted := contractionApostrophe.ReplaceAllString(text, "$1\u2019$2")
+	for _, m := range quotedToken.FindAllStringSubmatch(quoted, maxTokens) {
 		for _, g := range m[1:] {
 			if g != "" {
 				add(g)

@@ -58,6 +58,14 @@ func TestQuotedTokenFollowedToItsConfiguration(t *testing.T) {
 				"level=error msg=\"Error reloading config\" err=\"bad matcher format: severity=~\\\"crit(ical|\\\"\"\nlevel=info msg=\"still serving the previous configuration\"\n"},
 			rule: "config-value-rejected", culprit: "ConfigMap/alertrouter-config", affected: []string{"Deployment/alertrouter"},
 			terms: []string{"router.yml", "alertrouter-config", "Error reloading config"}},
+		{name: "a crash-looping agent names a plugin of its mounted file that does not exist, in a sentence with a contraction", problem: "the log shipper pods never become ready",
+			objs: func() []runtime.Object {
+				o := app("shipper", 2, mountCMAs("cfg", "shipper-pipeline", "/etc/shipper"), crashing)
+				return append(o, cmWith("shipper-pipeline", "pipeline.conf", "[INPUT]\n    Name tail\n\n[OUTPUT]\n    Name lokki\n    Host loki-gateway\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"shipper-": "shipper v2.4 starting\n[info] input tail.0 initializing\n[error] section 'output' names a plugin that doesn't exist: 'lokki'\n[error] configuration contains errors, aborting\n"},
+			rule: "config-value-rejected", culprit: "ConfigMap/shipper-pipeline", affected: []string{"Deployment/shipper"},
+			terms: []string{"lokki", "pipeline.conf"}},
 		{name: "a Ready server's one error quoting a token its configuration does not hold is no finding", problem: "is the api healthy?",
 			objs: func() []runtime.Object {
 				o := app("api", 1, mountCMAs("cfg", "api-config", "/etc/api"), nil)
@@ -288,6 +296,9 @@ func TestErrorTokens(t *testing.T) {
 		{`parsing YAML file /etc/p.yml: "jobs-(a|b" is not a valid regex`, []string{"p.yml", "jobs-(a|b"}},
 		{`key app.yaml could not be found in secret extra`, []string{"app.yaml"}},
 		{`error: "true" is not "valid"`, []string{"valid"}},
+		// An apostrophe inside a word is no quote: it does not pair with the token's quote.
+		{`[config] section 'output' tried to instance a plugin name that doesn't exist: 'opensearh'`, []string{"output", "opensearh"}},
+		{`the exporter's type isn't registered: 'prometheusremotewrit'`, []string{"prometheusremotewrit"}},
 	}
 	for _, c := range cases {
 		got := agent.ErrorTokens(c.line)
@@ -299,6 +310,9 @@ func TestErrorTokens(t *testing.T) {
 		if contains(got, "true") {
 			t.Errorf("ErrorTokens(%q) = %v keeps a common word", c.line, got)
 		}
+	}
+	if got := agent.ErrorTokens(`section 'output' doesn't exist: 'x1y2z3'`); contains(got, "t exist:") {
+		t.Errorf("a contraction opened a quote: %v", got)
 	}
 	long := strings.Repeat(`"abcdef" `, 500)
 	if got := agent.ErrorTokens(long); len(got) > 8 {
