@@ -260,6 +260,8 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 			d.report(ctx, "config-value-missing", 0, near, fmt.Sprintf("%s: the setting %s is in none of its env entries, and %s %s, which it loads with envFrom, has no key %s.%s",
 				d.opening(), key, near.Kind, near.Name, key, nearNote), nil, []ObjectRef{near}, facts)
 			return true
+		case pc.settingInLoadedFile(ctx, d, key, facts):
+			return true
 		case len(envFromCMs) > 0:
 			m := envFromCMs[0]
 			ref := e.ref("ConfigMap", m.Name)

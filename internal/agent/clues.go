@@ -143,7 +143,7 @@ var (
 	// "alert" is a severity only as syslog writes it ([alert], ALERT, level=alert): as a
 	// word it names alerting rules ("alert: HighErrorRate").
 	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg)\b|level=(fatal|panic|alert)|"level":\s*"(fatal|panic)"|\[alert\]|^F\d{4} \d\d:\d\d:\d\d|(?-i:\bALERT\b)`)
-	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|^E\d{4} \d\d:\d\d:\d\d`)
+	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|refusing to|refuses to|denied|cannot|can't|unable|could not|couldn't)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|^E\d{4} \d\d:\d\d:\d\d`)
 	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
 
@@ -180,7 +180,10 @@ var (
 	// os.getenv("X") (Python), process.env.X (Node), os.Getenv("X") (Go), System.getenv("X")
 	// (Java), Environment.GetEnvironmentVariable("X") (.NET), getenv('X') (PHP, C).
 	codeEnvRef = regexp.MustCompile(`(?:\bENV(?:\.fetch)?[\[(]|os\.environ(?:\.get)?[\[(]|\b[Gg]etenv\(|GetEnvironmentVariable\(|process\.env\[)\s*['"]([A-Za-z_][A-Za-z0-9_]{1,80})['"]|\bprocess\.env\.([A-Za-z_][A-Za-z0-9_]{1,80})`)
-	capsKey    = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
+	// A setting the application judges by its value: "insecure SECRET_KEY", "a default
+	// JWT_SECRET was detected".
+	judgedKey = regexp.MustCompile(`(?i:\b(?:insecure|default|invalid|weak|placeholder|empty))\s+["'\x60]?([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80})\b`)
+	capsKey   = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
 
 	denialRe = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
 )
@@ -382,7 +385,7 @@ func (c *Clue) addEntities(line string) {
 			c.Paths = append(c.Paths, p)
 		}
 	}
-	for _, re := range []*regexp.Regexp{keyError, codeEnvRef, keyBefore, capsKey, keyAfter} {
+	for _, re := range []*regexp.Regexp{keyError, codeEnvRef, keyBefore, capsKey, judgedKey, keyAfter} {
 		for _, m := range re.FindAllStringSubmatch(line, 4) {
 			k := strings.Trim(m[1], ".-")
 			if k == "" && len(m) > 2 {
