@@ -169,8 +169,13 @@ func (pc *podCheck) missingSettings(ctx context.Context, d *depCheck) bool {
 	e := pc.e
 	wl := e.workloadOf(ctx, pc.pod)
 	for i, key := range d.clue.Keys {
-		if i >= 3 || !envName.MatchString(key) {
+		if i >= 3 {
 			continue
+		}
+		if !envName.MatchString(key) {
+			if key = pc.conventionalEnvName(ctx, d, key); key == "" {
+				continue
+			}
 		}
 		c := d.spec
 		defined, empty := false, false

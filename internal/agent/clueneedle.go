@@ -67,7 +67,21 @@ func hasNeedle(low, n string) bool {
 		return false
 	}
 	if strings.Trim(n, "0123456789") != "" {
-		return strings.Contains(low, n)
+		if !isLetter(n[0]) || !strings.Contains(n, " ") {
+			return strings.Contains(low, n)
+		}
+		// A phrase starts a word: "name resolution" is not in "hostname resolution".
+		for i := 0; i+len(n) <= len(low); {
+			j := strings.Index(low[i:], n)
+			if j < 0 {
+				return false
+			}
+			if j += i; j == 0 || !isLetter(low[j-1]) {
+				return true
+			}
+			i = j + 1
+		}
+		return false
 	}
 	for i := 0; i+len(n) <= len(low); {
 		j := strings.Index(low[i:], n)

@@ -73,7 +73,7 @@ var errFamilies = []struct {
 	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials"}},
 	{ErrSchema, []string{"relation \"", "no such table", "doesn't exist", "unknown column", "migration", "undefined table", "undefinedtable", "database schema", "schema version", "dirty database", "changesets check sum", "locate revision"}},
 	{ErrPermission, []string{"permission denied", "eacces", "operation not permitted", "read-only file system", "eperm", "accessdeniedexception"}},
-	{ErrConfig, []string{"unbound variable", "parameter null or not set", "no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "not specified", "failed to configure", "unable to configure", "could not configure", "config"}},
+	{ErrConfig, []string{"unbound variable", "parameter null or not set", "no such file or directory", "does not exist", "not found", "not set", "is required", "missing required", "missing", "keyerror", "undefined", "not defined", "must be set", "must be specified", "no value", "not provided", "setting provided", "not configured", "invalid configuration", "unknown flag", "unknown option", "unknown shorthand flag", "unrecognized option", "unrecognized arguments", "not specified", "failed to configure", "unable to configure", "could not configure", "config"}},
 }
 
 // Clue is what the text says went wrong.
@@ -183,7 +183,9 @@ var (
 	// A setting the application judges by its value: "insecure SECRET_KEY", "a default
 	// JWT_SECRET was detected".
 	judgedKey = regexp.MustCompile(`(?i:\b(?:insecure|default|invalid|weak|placeholder|empty))\s+["'\x60]?([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80})\b`)
-	capsKey   = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
+	// A setting named in words: "no hostname setting provided", "hostname is not configured".
+	wordKey = regexp.MustCompile(`(?i)\bno ([a-z][a-z0-9_.-]{2,40}) (?:setting|option|value|parameter) (?:was |is )?(?:provided|given|set|configured|specified)\b|\b([a-z][a-z0-9_.-]{2,40}) (?:setting |option )?(?:is|was) not (?:configured|provided|specified)\b`)
+	capsKey = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
 
 	denialRe = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
 )
@@ -385,7 +387,7 @@ func (c *Clue) addEntities(line string) {
 			c.Paths = append(c.Paths, p)
 		}
 	}
-	for _, re := range []*regexp.Regexp{keyError, codeEnvRef, keyBefore, capsKey, judgedKey, keyAfter} {
+	for _, re := range []*regexp.Regexp{keyError, codeEnvRef, keyBefore, capsKey, judgedKey, wordKey, keyAfter} {
 		for _, m := range re.FindAllStringSubmatch(line, 4) {
 			k := strings.Trim(m[1], ".-")
 			if k == "" && len(m) > 2 {
