@@ -247,7 +247,7 @@ func (pc *podCheck) rbacDenied(ctx context.Context, d *depCheck) bool {
 		return false
 	}
 	v := pc.e.judgeAccess(ctx, accessAsk{SA: sa, Verb: den.Verb, Resource: den.Resource, Group: den.Group})
-	if v == nil {
+	if v == nil || den.Inferred && !v.confirmed {
 		return false
 	}
 	d.evIDs = append(d.evIDs, v.evIDs...)
@@ -264,6 +264,8 @@ type accessVerdict struct {
 	summary  string
 	facts    map[string]string
 	evIDs    []string
+	// confirmed is a denial the SubjectAccessReview gave, not one assumed when it failed.
+	confirmed bool
 }
 
 // judgeAccess asks the authorizer and, when the permission is denied, finds the RBAC object
@@ -303,6 +305,7 @@ func (e *env) judgeAccess(ctx context.Context, a accessAsk) *accessVerdict {
 	}
 	v.evIDs = append(v.evIDs, e.evidence(fmt.Sprintf("SubjectAccessReview: may %s %s in %s? %s", user, a.what(), ns, verdict), Source{Kind: SourceQuery, Tool: "k8s_access_review", Query: user + " " + a.what()}, ""))
 	_, saErr := e.get(ctx, "ServiceAccount", a.SA)
+	v.confirmed = err == nil && !ans.Allowed
 	if err == nil && ans.Allowed {
 		v.rule, v.conf, v.culprit = "rbac-allowed", 60, sref
 		v.affected = []ObjectRef{sref}

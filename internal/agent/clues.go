@@ -124,6 +124,9 @@ func (h HostPort) String() string {
 type Denial struct {
 	Namespace, ServiceAccount, User string
 	Verb, Resource, Group, Scope    string
+	// Inferred is a denial read from a failure to sync an informer, not from a refusal:
+	// only a SubjectAccessReview that denies it makes it one.
+	Inferred bool
 }
 
 // Bounds of clue extraction.
@@ -418,6 +421,9 @@ func (c *Clue) addEntities(line string) {
 			}
 			c.Forbidden = d
 		}
+	}
+	if c.Forbidden == nil {
+		c.Forbidden = syncDenial(line)
 	}
 }
 
