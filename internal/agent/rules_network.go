@@ -170,7 +170,7 @@ func init() {
 	// --- Access ---
 	rule(Rule{ID: "rbac-forbidden", Category: "RBACForbidden", Confidence: 88,
 		Title:      "RBAC does not grant the subject the permission it needs",
-		Signals:    "a SubjectAccessReview for the subject; Roles, ClusterRoles and their bindings that almost match (verb, resource, API group, subject name, kind or namespace); 'forbidden' errors quoted by applications",
+		Signals:    "a SubjectAccessReview for the subject; Roles, ClusterRoles and their bindings that almost match (verb, resource, API group, subject name, kind or namespace); 'forbidden' errors quoted by applications; a controller's informer that never syncs ('failed to sync *v1.Ingress'), only when the review denies the list",
 		Actions:    []ActionTemplate{{Description: "Change {sourceResource} so it grants {verb} on {resource} to {subject}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}, {Description: "Or bind a role that allows it", Command: "kubectl -n {ns} create rolebinding {subjectName}-{verb}-{resourceSlug} --role={role} {bindFlag}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} auth can-i {verb} {resource} --as={user}  # yes"}})
 	rule(Rule{ID: "rbac-allowed", Category: "RBACAllowed", Confidence: 60,

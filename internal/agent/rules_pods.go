@@ -156,7 +156,7 @@ func init() {
 		Validation: []string{"kubectl get node {node}"}})
 	rule(Rule{ID: "config-value-missing", Category: "ConfigValueMissing", Confidence: 86,
 		Title:      "the application needs a setting its environment does not provide",
-		Signals:    "'X is not set' / missing key in the container's error line; the container's env, and the ConfigMaps and Secrets it loads with envFrom; without error text, an optional env or envFrom reference whose object or key does not exist, or an env value using $(NAME) defined only later in the env list",
+		Signals:    "'X is not set' / missing key in the container's error line (a setting named in words, 'no hostname setting provided', is the variable the prefix its other settings share makes of it: KC_HOSTNAME; an 'insecure SECRET_KEY' too); the container's env, the ConfigMaps and Secrets it loads with envFrom, and the mounted ConfigMap or Secret file its log says it loads; without error text, an optional env or envFrom reference whose object or key does not exist, or an env value using $(NAME) defined only later in the env list",
 		Actions:    []ActionTemplate{{Description: "Add {key} to {sourceResource}, then restart the workload (env is read at start)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "config-file-missing", Category: "ConfigFileMissing", Confidence: 86,
