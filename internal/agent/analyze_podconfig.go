@@ -112,6 +112,7 @@ func (pc *podCheck) configFinding(ctx context.Context, container string, r tools
 	wl := pc.e.workloadOf(ctx, pc.pod)
 	facts := map[string]string{"keys": orDefault(strings.Join(r.Keys, ","), "all keys"), "usedBy": strings.Join(r.UsedBy, "; ")}
 	var rule, summary string
+	var creator ObjectRef
 	pod, blocked := pc.owned(wl), pc.blockedBy(ctx, container)
 	if !r.Exists {
 		rule = strings.ToLower(r.Kind) + "-missing"
@@ -120,6 +121,10 @@ func (pc *podCheck) configFinding(ctx context.Context, container string, r tools
 		if near := closestName(r.Name, pc.namesOf(ctx, r.Kind)); near != "" {
 			summary += fmt.Sprintf(" %s %s exists: if the reference is a typo, fix it in %s %s instead of creating %s.", r.Kind, near, wl.Kind, wl.Name, r.Name)
 			facts["closest"] = near
+		}
+		if note, jref := pc.e.creatorJobNote(ctx, r.Kind, r.Name); note != "" {
+			summary += note
+			creator = jref
 		}
 	} else {
 		rule = strings.ToLower(r.Kind) + "-key-missing"
@@ -130,6 +135,9 @@ func (pc *podCheck) configFinding(ctx context.Context, container string, r tools
 	ev := pc.e.objEvidence(culprit, summary)
 	f := Finding{Rule: rule, Object: pc.ref, Culprit: culprit, Summary: summary, Evidence: append(append([]string{pc.statusEv}, evIDs...), ev),
 		Facts: pc.facts(ctx, container, facts), Affected: mergeRefs([]ObjectRef{pc.ref}, []ObjectRef{wl})}
+	if !creator.IsZero() {
+		f.Affected = mergeRefs(f.Affected, []ObjectRef{creator})
+	}
 	pc.e.find(f)
 }
 
