@@ -299,7 +299,12 @@ func (pc *podCheck) blameByClaim(ctx context.Context, k *knownError, provs []kno
 						}
 						size = q.String()
 					}
-					says := []string{fmt.Sprintf("%s, which stores its data on claim %s (%s) at %s: %s", h.lead, name, size, m.MountPath, classOf(k).claimSays)}
+					why := classOf(k).claimSays
+					if l := pc.e.storageLine(ctx, h.pod, c.Name); l != "" {
+						// The server's own words decide between a full and an unwritable volume.
+						why = "the server's own log says " + quoteLine(clipString(l, 160))
+					}
+					says := []string{fmt.Sprintf("%s, which stores its data on claim %s (%s) at %s: %s", h.lead, name, size, m.MountPath, why)}
 					says = append(says, settingsSaid(k.provider, h.settings)...)
 					ref := pc.e.ref("PersistentVolumeClaim", name)
 					return &knownFinding{culprit: ref, key: "storage", says: says, extra: h.extra}

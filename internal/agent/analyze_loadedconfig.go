@@ -148,3 +148,18 @@ func (pc *podCheck) settingInLoadedFile(ctx context.Context, d *depCheck, key st
 		d.opening(), key, f.path, f.key, f.ref.Kind, f.ref.Name, key), nil, []ObjectRef{f.ref}, facts)
 	return true
 }
+
+// storageLine is the last line of a server's log that says why it cannot write its data (no
+// space left, permission denied, a read-only file system), or "".
+func (e *env) storageLine(ctx context.Context, p *corev1.Pod, container string) string {
+	lines := textLines(e.logs(ctx, p.Name, container, false))
+	if len(lines) > maxLoadedLines {
+		lines = lines[len(lines)-maxLoadedLines:]
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if _, class := ScoreLine(lines[i]); class == ErrDisk || class == ErrPermission {
+			return tools.Sanitize(quoteWindow(lines[i], class), maxClueLine, true)
+		}
+	}
+	return ""
+}

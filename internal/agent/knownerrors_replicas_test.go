@@ -17,6 +17,7 @@ limitations under the License.
 package agent_test
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -68,6 +69,18 @@ func TestKnownErrorsReplicasAndVolumes(t *testing.T) {
 			terms: []string{"8Gi", "not writable", "stop-writes-on-bgsave-error"}},
 	}
 	runDepCases(t, cases)
+	// Asked about the client, the server's own log decides between a full and an unwritable
+	// volume, and is quoted.
+	e := engine(append(app("notifier", 2, withEnv("REDIS_HOST", "queue-redis"), nil),
+		append(serverOf("queue-redis", "bitnami/redis:7.2", 6379, withClaim("redis-data-queue-redis-0", "/bitnami/redis/data")), claimOf("redis-data-queue-redis-0", "8Gi"), fx.Node("node-1"))...)...)
+	e.Logs = logBook{"notifier-": repeat(`Error: MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk.`, 3),
+		"queue-redis-": "1:M 27 Nov 2026 14:29:41.001 * 100 changes in 300 seconds. Saving...\n2291:C 27 Nov 2026 14:29:47.121 # Failed opening the temp RDB file temp-2291.rdb (in server root dir /bitnami/redis/data) for saving: No space left on device\n1:M 27 Nov 2026 14:29:47.199 # Background saving error\n"}.source()
+	s := sessionFor("notifications are not queued")
+	s.Target = deploy("notifier")
+	rc := drive(t, e, s).RootCause
+	if rc.Rule != "server-volume-unwritable" || rc.Culprit.Name != "redis-data-queue-redis-0" || !strings.Contains(rc.Summary, "No space left on device") || !strings.Contains(rc.Summary, "server's own log") {
+		t.Errorf("got %s on %s without the server's own words: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
 	runSilentCases(t, []silentCase{
 		{name: "three brokers hold the default three copies", problem: "consumers never join their group", not: "server-limit-reached",
 			objs: func() []runtime.Object {
