@@ -122,6 +122,9 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) {
 		return true
 	}
+	if pc.identityRejected(ctx, d) {
+		return true
+	}
 	if pc.ingressPathFallthrough(ctx, d) {
 		return true
 	}

@@ -205,6 +205,7 @@ var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]{0,32}[A-Za-z]|\.\[[0-9;]{1,32
 // flattenLines strips terminal escapes and applies flattenJSON to every line (a copy; the
 // caller's slice is untouched).
 func flattenLines(lines []string) []string {
+	lines = joinContinuations(lines)
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		if strings.IndexByte(l, 0x1b) >= 0 || strings.Contains(l, ".[") {

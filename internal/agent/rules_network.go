@@ -139,7 +139,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get service {service}", verifyPods}})
 	rule(Rule{ID: "dependency-auth-failed", Category: "DependencyAuthFailed", Confidence: 80,
 		Title:      "the credentials the application sends are rejected",
-		Signals:    "authentication failures in the container's error line; the Secret its credentials come from",
+		Signals:    "authentication failures in the container's error line; the Secret its credentials come from; for a service that logs pods in by their ServiceAccount (Vault Kubernetes auth, IRSA, workload identity), the ServiceAccount the workload's pods run as",
 		Actions:    []ActionTemplate{{Description: "Put the right credentials in {sourceResource} (key {key}) and restart the workload", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "schema-not-migrated", Category: "SchemaNotMigrated", Confidence: 80,
