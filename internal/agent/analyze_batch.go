@@ -49,6 +49,7 @@ func analyzeJob(ctx context.Context, e *env, ref ObjectRef) error {
 	}
 	evIDs := []string{e.objEvidence(jref, "Job "+j.Name+": "+tools.Summarize(j, e.now).Status)}
 	e.createFailures(ctx, jref, wl, "")
+	e.subdomainService(ctx, jref, &j.Spec.Template, evIDs)
 	var failed *batchv1.JobCondition
 	for i := range j.Status.Conditions {
 		c := &j.Status.Conditions[i]

@@ -119,6 +119,11 @@ func init() {
 		Signals:    "spec.serviceName names no Service in the namespace; pods get no stable DNS names",
 		Actions:    []ActionTemplate{{Description: "Create the headless Service {service} (clusterIP: None) selecting the StatefulSet's pods; serviceName is immutable", Command: "kubectl -n {ns} create service clusterip {service} --clusterip=None", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get service {service}"}})
+	rule(Rule{ID: "pod-subdomain-service-missing", Category: "SubdomainServiceMissing", Confidence: 85,
+		Title:      "the pods' subdomain names no Service, so their host names do not resolve",
+		Signals:    "spec.template.spec.subdomain names no Service in the namespace (a headless Service selecting the pods may exist under another name); workers that find each other by <hostname>.<subdomain> fail to resolve",
+		Actions:    []ActionTemplate{{Description: "Create the headless Service {subdomain} selecting the pods, or set the subdomain to Service {service} (a Job's pod template is immutable: recreate it)", Command: "kubectl -n {ns} get {sourceResource} -o yaml", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get service {subdomain}"}})
 	rule(Rule{ID: "daemonset-no-nodes", Category: "DaemonSetNoNodes", Confidence: 82,
 		Title:      "the DaemonSet's node selector or affinity matches no node, so it runs nowhere",
 		Signals:    "status.desiredNumberScheduled 0 with a nodeSelector or node affinity; node labels",
