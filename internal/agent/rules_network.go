@@ -132,6 +132,11 @@ func init() {
 		Signals:    "a server setting quoted or echoed in the client's error line ('maxmemory', 'max_allowed_packet', [cluster.max_shards_per_node], 'ingestion rate' for ingestion_rate_mb, a pg_hba.conf file); that setting in a ConfigMap mounted by, or an env of, the backend pods of the Service the client is configured with",
 		Actions:    []ActionTemplate{{Description: "Raise or change {key} in {sourceResource}, then restart the server", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "agent-address-pod-ip", Category: "AgentAddressPodIP", Confidence: 85,
+		Title:      "the application reaches its node agent at its own pod IP (fieldRef status.podIP) instead of the node's (status.hostIP)",
+		Signals:    "refused or timed-out calls to an IP on a port no container of the pod serves, from a container whose env takes fieldRef status.podIP; the DaemonSet serving that port as a hostPort",
+		Actions:    []ActionTemplate{{Description: "Take {key} from fieldRef status.hostIP in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-port-mismatch", Category: "DependencyPortMismatch", Confidence: 85,
 		Title:      "the application calls a port its Service does not expose",
 		Signals:    "host:port in the container's error line, or in its env, arguments, ConfigMaps or mounted configuration files; the Service's ports",

@@ -45,7 +45,7 @@ func TestVocabularyCoversTheCatalogue(t *testing.T) {
 var auditedElsewhere = map[string]bool{
 	"dependency-host-unknown": true, "dependency-unreachable": true, "dependency-auth-failed": true, "dependency-port-mismatch": true, "pod-dns-misconfigured": true, "dependency-protocol-mismatch": true, "service-link-collision": true, "server-advertises-loopback": true, "dependency-default-address": true, "config-setting-named": true, "provider-setting-limit": true, "tls-material-invalid": true,
 	"dependency-connection-limit": true, "connection-pool-exhausted": true, "resource-env-unit-mismatch": true, "config-value-missing": true, "config-file-missing": true, "app-error-logged": true,
-	"networkpolicy-deny-egress": true, "schema-not-migrated": true, "certificate-expired": true, "certificate-name-mismatch": true, "ingress-path-type-mismatch": true, "volume-full": true,
+	"networkpolicy-deny-egress": true, "schema-not-migrated": true, "certificate-expired": true, "certificate-name-mismatch": true, "agent-address-pod-ip": true, "ingress-path-type-mismatch": true, "volume-full": true,
 	"single-writer-store-shared": true, "pooler-transaction-mode": true, "write-to-read-replica": true, "disk-watermark-read-only": true, "worker-pool-by-cpus": true, "topic-not-created": true,
 	"server-limit-reached": true, "client-connection-setting": true, "server-access-rule": true, "runtime-memory-setting": true, "request-timeout-setting": true, "process-os-limit": true, "server-volume-unwritable": true, "data-directory-setting": true,
 	// The scheduler's clauses followed to what a user changes (schedclauses_test.go).

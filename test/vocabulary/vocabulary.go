@@ -129,6 +129,7 @@ var Vocabulary = map[string][]string{
 	"tls-material-invalid":          {"certificate", "key|PEM"},
 	"certificate-name-mismatch":     {"certificate", "valid for|DNS names"},
 	"pod-subdomain-service-missing": {"subdomain", "Service"},
+	"agent-address-pod-ip":          {"status.podIP", "status.hostIP"},
 	"schema-not-migrated":           {"Job", "migration|schema"},
 	// Workloads and controllers.
 	"quota-exceeded":              {"ResourceQuota", "exceeded quota|quota", "FailedCreate|used"},
