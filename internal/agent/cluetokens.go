@@ -19,6 +19,7 @@ package agent
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Tokens an error quotes. An application that rejects a value usually repeats it: a quoted
@@ -38,6 +39,8 @@ var (
 	askedToken = regexp.MustCompile(`(?i)\b(?:vhost|virtual host|database|bucket|topic|queue|index|keyspace|exchange|realm|tenant|stream|collection|namespace)\s+["'\x60]?([A-Za-z0-9_./-]{1,100}?)["'\x60]?\s+(?:not found|does not exist|doesn't exist|is not found|not exist|is unknown|unknown)`)
 	// An object of the namespace the text names, the way operators and clients write it:
 	// "secret additional-scrape-configs", `configmaps "app-config"`, "Secret ns/name".
+	// A value an error shows in parentheses: "data center (eu-west) differs from (datacenter1)".
+	parenToken            = regexp.MustCompile(`\(([A-Za-z0-9][A-Za-z0-9_./-]{1,62}[A-Za-z0-9])\)`)
 	contractionApostrophe = regexp.MustCompile(`([A-Za-z])'([A-Za-z])`)
 	objectToken           = regexp.MustCompile(`(?i)\b(secret|configmap|config map)s?\s+["'\x60]?(?:[a-z0-9-]{1,63}/)?([a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)["'\x60]?`)
 )
@@ -83,6 +86,13 @@ func ErrorTokens(text string) []string {
 	}
 	for _, m := range keyToken.FindAllStringSubmatch(text, 2) {
 		add(m[1])
+	}
+	// Last, parenthesized values that look like values (a letter and a digit, dash, dot or
+	// underscore), not words: "(eu-west)", not "(deprecated)".
+	for _, m := range parenToken.FindAllStringSubmatch(text, 3) {
+		if strings.ContainsAny(m[1], "0123456789-_.") && strings.IndexFunc(m[1], unicode.IsLetter) >= 0 {
+			add(m[1])
+		}
 	}
 	return out
 }

@@ -66,6 +66,13 @@ func TestQuotedTokenFollowedToItsConfiguration(t *testing.T) {
 			logs: logBook{"shipper-": "shipper v2.4 starting\n[info] input tail.0 initializing\n[error] section 'output' names a plugin that doesn't exist: 'lokki'\n[error] configuration contains errors, aborting\n"},
 			rule: "config-value-rejected", culprit: "ConfigMap/shipper-pipeline", affected: []string{"Deployment/shipper"},
 			terms: []string{"lokki", "pipeline.conf"}},
+		{name: "a renamed setting shown in parentheses, given as a literal env value", problem: "the ring never forms after the change",
+			objs: func() []runtime.Object {
+				o := app("ring", 1, withEnv("RING_ZONE", "zone-b2"), crashing)
+				return append(o, fx.Node("node-1"))
+			},
+			logs: logBook{"ring-": "ERROR node refuses to join: configured zone (zone-b2) differs from the zone on disk (zone-a1)\n"},
+			rule: "config-value-rejected", culprit: "Deployment/ring", terms: []string{"zone-b2", "RING_ZONE"}},
 		{name: "a Ready server's one error quoting a token its configuration does not hold is no finding", problem: "is the api healthy?",
 			objs: func() []runtime.Object {
 				o := app("api", 1, mountCMAs("cfg", "api-config", "/etc/api"), nil)
@@ -299,6 +306,8 @@ func TestErrorTokens(t *testing.T) {
 		// An apostrophe inside a word is no quote: it does not pair with the token's quote.
 		{`[config] section 'output' tried to instance a plugin name that doesn't exist: 'opensearh'`, []string{"output", "opensearh"}},
 		{`the exporter's type isn't registered: 'prometheusremotewrit'`, []string{"prometheusremotewrit"}},
+		// A value shown in parentheses; a word in parentheses is none.
+		{`Cannot start node if snitch's data center (eu-west) differs from previous data center (datacenter1)`, []string{"eu-west", "datacenter1"}},
 	}
 	for _, c := range cases {
 		got := agent.ErrorTokens(c.line)
@@ -310,6 +319,9 @@ func TestErrorTokens(t *testing.T) {
 		if contains(got, "true") {
 			t.Errorf("ErrorTokens(%q) = %v keeps a common word", c.line, got)
 		}
+	}
+	if got := agent.ErrorTokens(`the option is ignored (deprecated) since 2.0`); contains(got, "deprecated") {
+		t.Errorf("a parenthesized word was taken for a value: %v", got)
 	}
 	if got := agent.ErrorTokens(`section 'output' doesn't exist: 'x1y2z3'`); contains(got, "t exist:") {
 		t.Errorf("a contraction opened a quote: %v", got)
