@@ -68,7 +68,7 @@ func (pc *podCheck) identityRejected(ctx context.Context, d *depCheck) bool {
 		fix = hint + fmt.Sprintf(" Or bind the role to ServiceAccount %s in namespace %s.", sa, e.s.Namespace)
 	}
 	d.evIDs = append(d.evIDs, e.objEvidence(wl, fmt.Sprintf("%s %s runs its pods as ServiceAccount %s", wl.Kind, wl.Name, sa)))
-	d.report(ctx, "dependency-auth-failed", 75, wl, fmt.Sprintf("%s: the service it logs in to rejects the pod's identity, not a password: pods of %s %s run as ServiceAccount %s, which the role on the other side (a Vault Kubernetes auth role, a cloud IAM role's trust policy) does not admit.%s",
+	d.report(ctx, "dependency-auth-failed", 75, wl, fmt.Sprintf("%s: the service it logs in to rejects the pod's identity (no password is involved). The pods of %s %s run as ServiceAccount %s, which the role on the other side (a Vault Kubernetes auth role, a cloud IAM role's trust policy) does not admit.%s",
 		d.opening(), wl.Kind, wl.Name, sa, fix), nil, extra,
 		map[string]string{"key": "spec.template.spec.serviceAccountName", "sourceResource": kubectlResource(wl), "serviceAccount": sa})
 	return true

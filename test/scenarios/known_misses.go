@@ -23,7 +23,6 @@ package scenarios
 var knownMisses = map[string]string{
 	// Wave 12 (an outside writer: the dependency is the problem, and the platform around the app), measured
 	// 2026-11-28 04:57 UTC on 7e3a3d6 before any rule change: 3 of its 11 tune scenarios hit in every asserted variant.
-	"fluent-bit-output-plugin-typo":         "crash-loop on DaemonSet fluent-bit; the ConfigMap fluent-bit whose [OUTPUT] Name is a misspelt plugin is not named",
 	"metabase-analytics-db-volume-released": "targeted only (from Service metabase): the Released PersistentVolume behind the database's claim is not named; target-less hits",
 	"argocd-ssl-passthrough-not-enabled":    "no problem found; the ingress-nginx controller Deployment started without --enable-ssl-passthrough (the Ingress asks for it) is not named",
 	// Wave 11a (an outside writer: the weekly failures, k8s debugging pages and runbooks) and wave 11b (an outside
@@ -31,27 +30,19 @@ var knownMisses = map[string]string{
 	"legacy-portal-fastcgi-socket-missing": "readiness-probe-failing on Deployment legacy-portal; the ConfigMaps legacy-portal-nginx and legacy-portal-fpm, nginx's fastcgi_pass unix:/run/php/php-fpm.sock against php-fpm's listen = 127.0.0.1:9000, are not named",
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
 	"ledger-api-pg-hba-pod-network":          "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
-	"notify-api-redis-rdb-permission-denied": "targeted only: server-volume-unwritable on PersistentVolumeClaim data-notify-redis-0 (the catalogue's MISCONF entry), whose summary does not quote redis' own 'Permission denied'; target-less hits since the provider's own log is followed (cd934ac, tune run 22:45 UTC)",
 	"billing-spring-profile-matches-no-file": "crash-loop on Deployment billing-service quoting 'Failed to configure a DataSource'; the profile mismatch (SPRING_PROFILES_ACTIVE=prod vs ConfigMap key application-production.yml) is not named",
 	// Wave 9c, last two, measured 2026-11-27 16:34 UTC on eafb5be.
 	// Wave 10a (an outside writer: public issues of widely used charts and operators, unused runbooks), measured 2026-11-27 21:58–21:59 UTC on 281bc15; the same seven miss on 8850bb2 (23:13 UTC).
 	"grafana-loki-stack-second-default":      "crash-loop on Deployment kube-prometheus-stack-grafana quoting 'Failed to provision data sources ... Only one datasource per organization can be marked as default'; the ConfigMap loki-loki-stack (the sidecar-loaded second datasource with isDefault: true) is not named",
 	"thanos-sidecar-external-labels-missing": "targeted: app-error-logged on Deployment thanos-query (endpoint update refused); target-less: crash-loop on StatefulSet prometheus-server (since rules11b; before it, config-file-missing reading the Go stack frame .../asm_amd64.s as a missing file); the ConfigMap prometheus-server whose prometheus.yml has no global.external_labels is not named",
-	"cassandra-dc-renamed-snitch-mismatch":   "since 8850bb2: crash-loop on StatefulSet cassandra (right object) without CASSANDRA_DC; on 281bc15: crash-loop on Deployment catalog-service quoting Spring's 'Exception encountered during context initialization'; the crash-looping StatefulSet cassandra ('snitch's data center (eu-west) differs from previous data center (datacenter1)', CASSANDRA_DC) is not named",
-	"superset-3-default-secret-key":          "crash-loop on Deployment superset quoting gunicorn's 'Reason: Worker failed to boot.'; 'Refusing to start due to insecure SECRET_KEY' and the Secret superset-config (superset_config.py sets no SECRET_KEY) are not named",
-	"billing-vault-agent-sa-not-authorized":  "since 8850bb2: service-no-ready-endpoints on Service billing-api, Deployment billing-api not affected; on 281bc15: right culprit (readiness-probe-failing on Deployment billing-api) but the summary quotes only '[ERROR] agent.auth.handler: error authenticating:', not Vault's 'service account name not authorized' nor the ServiceAccount billing the pods now run as",
-	"sso-keycloak-start-without-hostname":    "crash-loop on Deployment keycloak (since rules11b; before it, dependency-host-unknown on ConfigMap keycloak-env reading KC_DB_URL_DATABASE=keycloak as a host); that Keycloak runs 'start' (production mode) without KC_HOSTNAME is not said",
 	"apisix-etcd-policy-blocks-peer-port":    "readiness-probe-failing on Deployment apisix (since rules11b; before it, config-file-missing reading the etcd key /apisix/routes as a missing file); etcd's 'no leader', the members' i/o timeouts on peer port 2380 and the NetworkPolicy apisix-etcd admitting only 2379 are not named",
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
 	// Wave 9a (public issues of widely deployed charts and operators, an outside writer), measured 2026-11-27 16:04–16:11 UTC on eafb5be.
-	"external-dns-role-extensions-ingresses":  "crash-loop on Deployment external-dns quoting 'failed to sync *v1.Ingress: context deadline exceeded'; the ClusterRole external-dns that grants ingresses only in the extensions API group (not networking.k8s.io) is not named",
-	"notification-redis-misconf-disk-full":    "app-error-logged on Deployment notification-worker quoting the MISCONF reply; the full claim redis-data-notifications-redis-master-0 and Redis's 'No space left on device' are not named",
 	"invoices-db-wal-archive-fills-volume":    "crash-loop on StatefulSet invoices-db quoting the pg_wal 'No space left on device' PANIC (targeted and target-less, again at 21:58 UTC after c1e4f0d); the failing wal-g archive command and its Secret invoices-db-walg are not named",
 	"acme-solver-blocked-by-namespace-policy": "ingress-tls-secret-missing on Secret shop-example-com-tls (a symptom); cert-manager's 'propagation check failed ... 504' and the NetworkPolicy allow-cert-manager that admits only cert-manager pods to the solver's port 8089 are not named (measured 16:27 UTC)",
-	"argocd-redis-secret-init-old-cli":        "secret-missing on Secret argocd-redis (right, CreateContainerConfigError); the hook Job argocd-redis-secret-init that completed printing only the 'argocd admin' usage (no redis-initial-password command in v2.10.9) is not named",
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be.
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be, again (all 16) at 16:52 UTC.
 	"outbox-relay-cronjob-forbid-hung-run": "targeted hits (cronjob-concurrency-blocked, Forbid); target-less concludes no-problem-found, the CronJob skipping runs behind a hung Job is not seen",
@@ -59,6 +50,4 @@ var knownMisses = map[string]string{
 	"mysql-2-stale-claim-after-scale-up": "no-problem-found on Service mysql-read, targeted and target-less (measured 21:58 UTC after c1e4f0d; before it, pvc-storageclass-missing on StorageClass manual); mysql-2's 'Got fatal error 1236 ... Could not find first log file name' and the claim data-mysql-2 kept since the scale-down are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
 	// Wave 10b (k8s-docs configuration pages, an outside writer), measured 2026-11-27 21:38 and 22:25 UTC on 281bc15; the same five miss on 8850bb2 (23:13 UTC).
-	"checkout-ddtrace-agent-host-pod-ip":    "blames Service checkout-pg (dependency-unreachable) for the tracer's refused posts to 10.244.1.23:8126; never says DD_AGENT_HOST is the pod's own IP (fieldRef status.podIP) instead of the node's",
-	"resnet-indexed-job-subdomain-mismatch": "job-failed on Job resnet-train quoting the DistNetworkError; does not see that subdomain resnet-train-workers has no headless Service of that name (the Service is resnet-train)",
 }
