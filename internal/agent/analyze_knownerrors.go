@@ -23,6 +23,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // The one mechanism behind the catalogue of well-known errors (knownerrors.go): a container
@@ -95,7 +96,46 @@ func (pc *podCheck) knownProviders(ctx context.Context, d *depCheck) []knownProv
 		wl := pc.e.workloadOf(ctx, p)
 		out = append(out, knownProvider{svc: s, pod: p, wl: wl, settings: pc.e.knownSettings(ctx, p, p.Spec.Containers[0], wl)})
 	}
+	// The servers the error itself names, when the settings naming them cannot be read (a
+	// connection URL in a Secret): never the client's own Service.
+	for _, s := range pc.namedServices(ctx, d) {
+		if p := pc.backendOf(ctx, s); p != nil && len(p.Spec.Containers) > 0 && len(out) < 3 && !containsProvider(out, s) {
+			wl := pc.e.workloadOf(ctx, p)
+			out = append(out, knownProvider{svc: s, pod: p, wl: wl, settings: pc.e.knownSettings(ctx, p, p.Spec.Containers[0], wl)})
+		}
+	}
 	return out
+}
+
+// namedServices are the Services of the namespace the clue names as hosts (not loosely),
+// other than those selecting the client itself.
+func (pc *podCheck) namedServices(ctx context.Context, d *depCheck) []*corev1.Service {
+	svcs, err := listOnce[*corev1.Service](ctx, pc.e, "Service", maxServiceList)
+	if err != nil {
+		return nil
+	}
+	var out []*corev1.Service
+	for _, h := range d.clue.Hosts {
+		name, _, scope := classifyHost(h.Host, pc.e.s.Namespace)
+		if h.Weak || scope != hostInNamespace {
+			continue
+		}
+		for _, s := range svcs {
+			if s.Name == name && len(s.Spec.Selector) > 0 && !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pc.pod.Labels)) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func containsProvider(l []knownProvider, s *corev1.Service) bool {
+	for _, p := range l {
+		if p.svc == s {
+			return true
+		}
+	}
+	return false
 }
 
 // knownFinding is what explainKnown has gathered for one entry.

@@ -157,6 +157,7 @@ var (
 	urlHost      = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
 	lookupHost   = regexp.MustCompile(`(?:lookup|unknownhostexception:|could not translate host name|bad address|can't resolve|cannot resolve|unable to resolve|failed to resolve) ["']?([a-z0-9][a-z0-9.-]{0,252})`)
 	dialHost     = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
+	pgxAddr      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:(\d{1,5}) \(([a-z][a-z0-9.-]{0,252})\)`)
 	// Envoy and Istio name the upstream cluster "outbound|PORT|subset|HOST".
 	envoyCluster = regexp.MustCompile(`outbound\|(\d{1,5})\|[a-z0-9-]{0,63}\|([a-z0-9][a-z0-9.-]{0,252})`)
 	// Java writes an address as name/ip:port.
@@ -362,6 +363,10 @@ func (c *Clue) addEntities(line string) {
 		c.Hosts = append(c.Hosts, HostPort{Host: h, Port: port, Weak: weak})
 	}
 	for _, m := range envoyCluster.FindAllStringSubmatch(low, 2) {
+		addHost(m[2], m[1], false)
+	}
+	// pgx names the server it dialed after its address: "10.96.212.40:5432 (ledger-db)".
+	for _, m := range pgxAddr.FindAllStringSubmatch(low, 2) {
 		addHost(m[2], m[1], false)
 	}
 	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, javaAddr, dialHost, urlHost, lookupHost, ipPortRe, ip6PortRe, hostPortRe, keywordHost, phraseHost} {

@@ -66,7 +66,7 @@ func TestSettingEchoedByTheError(t *testing.T) {
 				return append(o, sec, svcAt("payouts-pg", "10.96.7.7", map[string]string{"app": "payouts-pg"}, 5432), fx.Node("node-1"))
 			},
 			logs: logBook{"payouts-": "ts=2026-11-27T10:00:00Z level=error msg=\"ping failed\" err=\"failed to connect to `user=payouts database=payouts`: 10.96.7.7:5432 (payouts-pg): server error: FATAL: no pg_hba.conf entry for host \\\"172.20.3.9\\\", user \\\"payouts\\\", database \\\"payouts\\\", SSL off (SQLSTATE 28000)\"\n", "payouts-pg-": "LOG: ready\n"},
-			rule: "provider-setting-limit", culprit: "ConfigMap/payouts-pg-conf", affected: []string{"Service/payouts-pg"},
+			rule: "server-access-rule", culprit: "ConfigMap/payouts-pg-conf", affected: []string{"Service/payouts-pg"},
 			terms: []string{"pg_hba.conf", "10.0.0.0/8"}},
 		{name: "a metrics store refuses pushes over its own per-user series limit, spelt in other words", problem: "metrics are missing",
 			objs: func() []runtime.Object {
