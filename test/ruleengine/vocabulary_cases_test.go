@@ -97,7 +97,7 @@ func vocabCases() []vocabCase {
 				return []runtime.Object{j, fx.FailedJobPod(j, "0-abcde", 1), svc, fx.Node("node-1")}
 			}},
 		{name: "indexed Job workers under a subdomain no Service is named for, asked without a target", problem: "the training job failed on every worker",
-			rule: "pod-subdomain-service-missing",
+			rule:     "pod-subdomain-service-missing",
 			contains: []string{"subdomain train-workers", "train-0.train-workers", "Headless Service train selects these pods"},
 			objs: func() []runtime.Object {
 				j := fx.Job(ns, "train", "pytorch/pytorch:2.4.0")
