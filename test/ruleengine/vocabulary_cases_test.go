@@ -436,6 +436,22 @@ func vocabCases() []vocabCase {
 				cj.Status.LastScheduleTime = fx.Ptr(fx.Ago(3 * time.Hour))
 				return []runtime.Object{cj, j, fx.Node("node-1")}
 			}},
+		{name: "cronjob blocked by Forbid, found without a target while nothing failed or was missed yet", problem: "the nightly outbox relay stopped running", rule: "cronjob-concurrency-blocked",
+			contains: []string{"Forbid", "report-100"},
+			objs: func() []runtime.Object {
+				cj := fx.CronJob(ns, "report", "*/5 * * * *")
+				cj.UID = fx.UID("CronJob", "report")
+				cj.CreationTimestamp = fx.Ago(48 * time.Hour)
+				cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
+				j := fx.Job(ns, "report-100", "busybox:1.36")
+				j.CreationTimestamp = fx.Ago(3 * time.Hour)
+				j.Status.StartTime = fx.Ptr(fx.Ago(3 * time.Hour))
+				j.Status.Active = 1
+				j.OwnerReferences = []metav1.OwnerReference{fx.OwnerRef("CronJob", "batch/v1", cj)}
+				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Name: "report-100", Namespace: ns}}
+				cj.Status.LastScheduleTime = fx.Ptr(fx.Ago(2 * time.Minute))
+				return []runtime.Object{cj, j, fx.Node("node-1")}
+			}},
 		{name: "service whose pods are not ready", target: &agent.Target{Kind: "Service", Name: "web"}, problem: quiet, rule: "service-no-ready-endpoints",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) { fx.SetNotReady(p) })
