@@ -87,27 +87,11 @@ func vocabCases() []vocabCase {
 		{name: "indexed Job workers under a subdomain no Service is named for", problem: "the training job failed on every worker",
 			target: &agent.Target{Kind: "Job", Name: "train"}, rule: "pod-subdomain-service-missing",
 			contains: []string{"subdomain train-workers", "train-0.train-workers", "Headless Service train selects these pods"},
-			objs: func() []runtime.Object {
-				j := fx.Job(ns, "train", "pytorch/pytorch:2.4.0")
-				j.Spec.Template.Spec.Subdomain = "train-workers"
-				j.Status.Failed = 4
-				j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "Job has failed indexes"}}
-				svc := fx.Service(ns, "train", map[string]string{"job-name": "train"}, intstr.FromInt32(29500))
-				svc.Spec.ClusterIP = corev1.ClusterIPNone
-				return []runtime.Object{j, fx.FailedJobPod(j, "0-abcde", 1), svc, fx.Node("node-1")}
-			}},
+			objs: subdomainJob},
 		{name: "indexed Job workers under a subdomain no Service is named for, asked without a target", problem: "the training job failed on every worker",
 			rule:     "pod-subdomain-service-missing",
 			contains: []string{"subdomain train-workers", "train-0.train-workers", "Headless Service train selects these pods"},
-			objs: func() []runtime.Object {
-				j := fx.Job(ns, "train", "pytorch/pytorch:2.4.0")
-				j.Spec.Template.Spec.Subdomain = "train-workers"
-				j.Status.Failed = 4
-				j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "Job has failed indexes"}}
-				svc := fx.Service(ns, "train", map[string]string{"job-name": "train"}, intstr.FromInt32(29500))
-				svc.Spec.ClusterIP = corev1.ClusterIPNone
-				return []runtime.Object{j, fx.FailedJobPod(j, "0-abcde", 1), svc, fx.Node("node-1")}
-			}},
+			objs: subdomainJob},
 		{name: "configmap key missing", problem: quiet, rule: "configmap-key-missing", contains: []string{"SMTP_PORT"},
 			objs: func() []runtime.Object {
 				d, _, o := webApp(1, func(p *corev1.Pod) {
@@ -459,4 +443,16 @@ func vocabCases() []vocabCase {
 				return append(o, svc)
 			}},
 	}
+}
+
+// subdomainJob is an Indexed Job whose pods' subdomain names no Service, beside the headless
+// Service that selects them under another name.
+func subdomainJob() []runtime.Object {
+	j := fx.Job(ns, "train", "pytorch/pytorch:2.4.0")
+	j.Spec.Template.Spec.Subdomain = "train-workers"
+	j.Status.Failed = 4
+	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "Job has failed indexes"}}
+	svc := fx.Service(ns, "train", map[string]string{"job-name": "train"}, intstr.FromInt32(29500))
+	svc.Spec.ClusterIP = corev1.ClusterIPNone
+	return []runtime.Object{j, fx.FailedJobPod(j, "0-abcde", 1), svc, fx.Node("node-1")}
 }
