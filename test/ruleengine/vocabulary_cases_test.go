@@ -87,11 +87,11 @@ func vocabCases() []vocabCase {
 		{name: "indexed Job workers under a subdomain no Service is named for", problem: "the training job failed on every worker",
 			target: &agent.Target{Kind: "Job", Name: "train"}, rule: "pod-subdomain-service-missing",
 			contains: []string{"subdomain train-workers", "train-0.train-workers", "Headless Service train selects these pods"},
-			objs: subdomainJob},
+			objs:     subdomainJob},
 		{name: "indexed Job workers under a subdomain no Service is named for, asked without a target", problem: "the training job failed on every worker",
 			rule:     "pod-subdomain-service-missing",
 			contains: []string{"subdomain train-workers", "train-0.train-workers", "Headless Service train selects these pods"},
-			objs: subdomainJob},
+			objs:     subdomainJob},
 		{name: "configmap key missing", problem: quiet, rule: "configmap-key-missing", contains: []string{"SMTP_PORT"},
 			objs: func() []runtime.Object {
 				d, _, o := webApp(1, func(p *corev1.Pod) {
