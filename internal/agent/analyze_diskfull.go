@@ -147,8 +147,12 @@ func (pc *podCheck) reportFull(ctx context.Context, d *depCheck, m *corev1.Volum
 			}
 		}
 		facts["claim"], facts["size"], facts["sourceResource"] = ref.Name, size, kubectlResource(ref)
-		d.report(ctx, "volume-full", 0, ref, fmt.Sprintf("%s: the file system at %s is PersistentVolumeClaim %s (%s), and it is full%s. Expand the claim (if its StorageClass allows volume expansion) or free space on it.",
-			d.opening(), m.MountPath, ref.Name, size, why), nil, []ObjectRef{ref}, facts)
+		cause, extra := pc.walArchiveCause(ctx, d)
+		if cause != "" {
+			cause += "."
+		}
+		d.report(ctx, "volume-full", 0, ref, fmt.Sprintf("%s: the file system at %s is PersistentVolumeClaim %s (%s), and it is full%s.%s Expand the claim (if its StorageClass allows volume expansion) or free space on it.",
+			d.opening(), m.MountPath, ref.Name, size, why, cause), nil, append([]ObjectRef{ref}, extra...), facts)
 		return true
 	case vol.EmptyDir != nil:
 		limit := "no sizeLimit"
