@@ -40,7 +40,7 @@ var (
 // duplicateDefaults reports two or more ConfigMaps of the namespace that each mark an entry
 // as the default, when the error says only one may.
 func (pc *podCheck) duplicateDefaults(ctx context.Context, d *depCheck) bool {
-	if !onlyOneDefault.MatchString(d.clue.Line) && !pc.logSays(d.cs.Name, onlyOneDefault) {
+	if !onlyOneDefault.MatchString(d.clue.Line) && pc.lastLogMatch(d.cs.Name, onlyOneDefault) == "" {
 		return false
 	}
 	e := pc.e
@@ -86,19 +86,4 @@ func (pc *podCheck) duplicateDefaults(ctx context.Context, d *depCheck) bool {
 		d.opening(), len(found), newest.flag, strings.Join(parts, ", "), newest.cm.Name, newest.flag, newest.key), nil, extra,
 		map[string]string{"key": newest.key, "token": newest.flag, "sourceResource": kubectlResource(culprit)})
 	return true
-}
-
-// logSays reports a line of the container's log tail (the last maxLoadedLines) that re
-// matches: a long line's quoted window may leave out the words that matter.
-func (pc *podCheck) logSays(container string, re *regexp.Regexp) bool {
-	lines := pc.lines[container]
-	if len(lines) > maxLoadedLines {
-		lines = lines[len(lines)-maxLoadedLines:]
-	}
-	for _, l := range lines {
-		if re.MatchString(clipBytes(l, maxClueLineLen)) {
-			return true
-		}
-	}
-	return false
 }

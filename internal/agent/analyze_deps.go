@@ -122,7 +122,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) {
 		return true
 	}
-	if pc.identityRejected(ctx, d) || pc.agentOnPodIP(ctx, d) || pc.peerPolicyBlocked(ctx, d) || pc.duplicateDefaults(ctx, d) || pc.socketMismatch(ctx, d) {
+	if pc.identityRejected(ctx, d) || pc.agentOnPodIP(ctx, d) || pc.peerPolicyBlocked(ctx, d) || pc.duplicateDefaults(ctx, d) || pc.socketMismatch(ctx, d) || pc.absentSetting(ctx, d) {
 		return true
 	}
 	if pc.ingressPathFallthrough(ctx, d) {
