@@ -217,6 +217,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			}
 		case hostInNamespace:
 			if s := byName[name]; s != nil {
+				if h.Weak && pc.selectsSelf(s) {
+					continue // "Unable to connect to Metabase postgres DB": the app names itself
+				}
 				return pc.walkProvider(ctx, d, s, h)
 			}
 			// A name no Service has is blamed on a lookup failure, on a connection error naming

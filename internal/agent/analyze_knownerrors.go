@@ -23,7 +23,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // The one mechanism behind the catalogue of well-known errors (knownerrors.go): a container
@@ -121,7 +120,7 @@ func (pc *podCheck) namedServices(ctx context.Context, d *depCheck) []*corev1.Se
 			continue
 		}
 		for _, s := range svcs {
-			if s.Name == name && len(s.Spec.Selector) > 0 && !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pc.pod.Labels)) {
+			if s.Name == name && len(s.Spec.Selector) > 0 && !pc.selectsSelf(s) {
 				out = append(out, s)
 			}
 		}

@@ -97,9 +97,7 @@ func (pc *podCheck) mayBePeer(ctx context.Context, host string) bool {
 	if err != nil {
 		return false
 	}
-	selectsMe := func(s *corev1.Service) bool {
-		return len(s.Spec.Selector) > 0 && labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pc.pod.Labels))
-	}
+	selectsMe := pc.selectsSelf
 	if net.ParseIP(host) != nil {
 		for _, s := range svcs {
 			if s.Spec.ClusterIP == host {
@@ -125,4 +123,9 @@ func (pc *podCheck) mayBePeer(ctx context.Context, host string) bool {
 		}
 	}
 	return false
+}
+
+// selectsSelf reports a Service that selects the pod under examination itself.
+func (pc *podCheck) selectsSelf(s *corev1.Service) bool {
+	return len(s.Spec.Selector) > 0 && labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pc.pod.Labels))
 }
