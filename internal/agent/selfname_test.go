@@ -25,18 +25,27 @@ import (
 )
 
 // An application that names itself in its error ("Unable to connect to Reports postgres
-// DB") does not depend on its own Service: the database it is configured with is walked.
+// DB") does not depend on its own Service: the database it calls is walked, also when the
+// session asks about the application alone.
 func TestAppNamingItselfIsNoDependency(t *testing.T) {
+	objs := func() []runtime.Object {
+		o := app("reports", 1, withEnv("DB_HOST", "reports-db", "DB_PORT", "5432"), crashing)
+		o = append(o, app("reports-postgres", 1, nil, nil)...)
+		return append(o, svcAt("reports", "10.96.0.81", map[string]string{"app": "reports"}, 80),
+			svcAt("reports-db", "10.96.0.82", map[string]string{"app": "postgres"}, 5432), fx.Node("node-1"))
+	}
+	logs := logBook{"reports-": "2026-11-28 03:58:14,744 ERROR reports.core :: Reports Initialization FAILED\nclojure.lang.ExceptionInfo: Unable to connect to Reports postgres DB. {}\n" +
+		"Caused by: org.postgresql.util.PSQLException: Connection to reports-db:5432 refused. Check that the hostname and port are correct.\nCaused by: java.net.ConnectException: Connection refused\n"}
 	runDepCases(t, []depCase{
-		{name: "the client's own Service is loosely named; its configured database has no endpoints", problem: "reports is down",
-			objs: func() []runtime.Object {
-				o := app("reports", 1, withEnv("DB_HOST", "reports-db", "DB_PORT", "5432"), crashing)
-				o = append(o, app("reports-postgres", 1, nil, nil)...)
-				return append(o, svcAt("reports", "10.96.0.81", map[string]string{"app": "reports"}, 80),
-					svcAt("reports-db", "10.96.0.82", map[string]string{"app": "postgres"}, 5432), fx.Node("node-1"))
-			},
-			logs: logBook{"reports-": "INFO starting reports\nERROR Unable to connect to reports postgres DB\nCaused by: java.net.ConnectException: Connection refused\n"},
-			rule: "service-selector-mismatch", culprit: "Service/reports-db", affected: []string{"Deployment/reports"},
+		{name: "the client's own Service is loosely named; the database it calls has no endpoints", problem: "reports is down",
+			objs: objs, logs: logs, rule: "service-selector-mismatch", culprit: "Service/reports-db", affected: []string{"Deployment/reports"},
 			terms: []string{"reports-db"}},
 	})
+	e := engine(objs()...)
+	e.Logs = logs.source()
+	s := sessionFor("reports is down")
+	s.Target = deploy("reports")
+	if rc := drive(t, e, s).RootCause; rc.Culprit.Name != "reports-db" {
+		t.Errorf("asked about reports, got %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
 }
