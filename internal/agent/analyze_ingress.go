@@ -40,6 +40,7 @@ func analyzeIngress(ctx context.Context, e *env, ref ObjectRef) error {
 	statusEv := e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)
 	e.ingressTLS(ctx, ing, statusEv)
 	e.ingressClass(ctx, ing, statusEv)
+	e.ingressAnnotationsIgnored(ctx, ing, statusEv)
 	for i, be := range tools.IngressBackends(ing) {
 		if i >= 20 {
 			break

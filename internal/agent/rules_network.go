@@ -44,6 +44,11 @@ func init() {
 		Signals:    "spec.ingressClassName (or the kubernetes.io/ingress.class annotation) naming no IngressClass",
 		Actions:    []ActionTemplate{{Description: "Name an existing IngressClass ({classes}) in the Ingress, or create class {class} for the controller meant to serve it", Command: "kubectl -n {ns} edit ingress {ingress}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get ingress {ingress}  # ADDRESS is set"}})
+	rule(Rule{ID: "ingress-annotation-ignored", Category: "IngressAnnotationIgnored", Confidence: 82,
+		Title:      "the Ingress asks for a feature its ingress-nginx controller is not started for",
+		Signals:    "nginx.ingress.kubernetes.io/ssl-passthrough without --enable-ssl-passthrough in the controller's arguments; snippet annotations without allow-snippet-annotations: \"true\" in the controller's ConfigMap",
+		Actions:    []ActionTemplate{{Description: "Enable {flag} in {sourceResource}, or drop {annotation} from the Ingress", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get {sourceResource} -o yaml | grep -- {flag}"}})
 	rule(Rule{ID: "service-target-port-mismatch", Category: "ServiceTargetPortMismatch", Confidence: 82,
 		Title:      "the Service's targetPort is not a port the pods expose",
 		Signals:    "spec.ports[].targetPort not among the containers' ports (by number or name)",

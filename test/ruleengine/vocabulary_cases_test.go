@@ -92,6 +92,18 @@ func vocabCases() []vocabCase {
 			rule:     "pod-subdomain-service-missing",
 			contains: []string{"subdomain train-workers", "train-0.train-workers", "Headless Service train selects these pods"},
 			objs:     subdomainJob},
+		{name: "ssl-passthrough asked of a controller started without it", problem: "the site ends in a redirect loop",
+			target: &agent.Target{Kind: "Ingress", Name: "argocd"}, rule: "ingress-annotation-ignored",
+			contains: []string{"--enable-ssl-passthrough", "Deployment ingress-nginx-controller"},
+			objs: func() []runtime.Object {
+				return nginxIngress(map[string]string{"nginx.ingress.kubernetes.io/ssl-passthrough": "true"})
+			}},
+		{name: "a snippet annotation under the controller's default allow-snippet-annotations", problem: "the header rule on the shop does nothing",
+			target: &agent.Target{Kind: "Ingress", Name: "argocd"}, rule: "ingress-annotation-ignored",
+			contains: []string{"allow-snippet-annotations", "configuration-snippet", "ConfigMap ingress-nginx-controller"},
+			objs: func() []runtime.Object {
+				return nginxIngress(map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "more_set_headers \"X-Frame-Options: DENY\";"})
+			}},
 		{name: "configmap key missing", problem: quiet, rule: "configmap-key-missing", contains: []string{"SMTP_PORT"},
 			objs: func() []runtime.Object {
 				d, _, o := webApp(1, func(p *corev1.Pod) {
@@ -455,4 +467,18 @@ func subdomainJob() []runtime.Object {
 	svc := fx.Service(ns, "train", map[string]string{"job-name": "train"}, intstr.FromInt32(29500))
 	svc.Spec.ClusterIP = corev1.ClusterIPNone
 	return []runtime.Object{j, fx.FailedJobPod(j, "0-abcde", 1), svc, fx.Node("node-1")}
+}
+
+// nginxIngress is an Ingress with annotations, its ready backend, and an ingress-nginx
+// controller Deployment started with neither --enable-ssl-passthrough nor snippets allowed.
+func nginxIngress(annotations map[string]string) []runtime.Object {
+	ing := ingress("argocd", "web", 80)
+	ing.Annotations = annotations
+	_, _, o := webApp(1, nil)
+	svc := fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http"))
+	ctrl := fx.Deployment(ns, "ingress-nginx-controller", 1, "registry.k8s.io/ingress-nginx/controller:v1.11.3")
+	ctrl.Spec.Template.Spec.Containers[0].Args = []string{"/nginx-ingress-controller", "--configmap=$(POD_NAMESPACE)/ingress-nginx-controller", "--ingress-class=nginx"}
+	cm := fx.ConfigMap(ns, "ingress-nginx-controller")
+	cm.Data["use-forwarded-headers"] = "true"
+	return append(o, ing, svc, ctrl, cm)
 }

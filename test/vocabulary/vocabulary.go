@@ -130,6 +130,7 @@ var Vocabulary = map[string][]string{
 	"certificate-name-mismatch":     {"certificate", "valid for|DNS names"},
 	"pod-subdomain-service-missing": {"subdomain", "Service"},
 	"agent-address-pod-ip":          {"status.podIP", "status.hostIP"},
+	"ingress-annotation-ignored":    {"annotation", "controller"},
 	"schema-not-migrated":           {"Job", "migration|schema"},
 	// Workloads and controllers.
 	"quota-exceeded":              {"ResourceQuota", "exceeded quota|quota", "FailedCreate|used"},
