@@ -275,6 +275,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		ingEv := e.objEvidence(iref, "Ingress "+ing.Name+": "+tools.Summarize(ing, e.now).Status)
 		e.ingressTLS(ctx, ing, ingEv)
 		e.ingressClass(ctx, ing, ingEv)
+		e.ingressAnnotationsIgnored(ctx, ing, ingEv)
 		if len(e.res.Findings) > n {
 			continue
 		}

@@ -145,4 +145,6 @@ var sqlErrors = []knownError{
 }
 
 // hbaLine is the rest of a pg_hba.conf line after its type: database, user, address, method.
-const hbaLine = `^\S+\s+\S+\s+\S+\s+\S+`
+// Loopback addresses (127.x, ::1) admit no pod, so those lines are left out: they would fill
+// the summary before the line that matters.
+const hbaLine = `^\S+\s+\S+\s+(?:(?:1(?:[01]\d?|2[0-689]?|[3-9]\d?)?|[02-9]\d{0,2})\.\S+|[A-Za-z]\S*|[0-9a-fA-F]{1,4}:\S*)\s+\S+`

@@ -41,7 +41,7 @@ func TestKnownErrorServerNamedByTheErrorItself(t *testing.T) {
 					s.Containers[0].Args = []string{"-c", "hba_file=/etc/pg/pg_hba.conf"}
 					mountCMAs("cfg", "orders-pg-conf", "/etc/pg")(s)
 				}, nil)...)
-				return append(o, cmWith("orders-pg-conf", "pg_hba.conf", "local all all trust\nhost all all 192.168.0.0/16 scram-sha-256\n"),
+				return append(o, cmWith("orders-pg-conf", "pg_hba.conf", "# TYPE DATABASE USER ADDRESS METHOD\nlocal all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\nhost replication all 127.0.0.1/32 trust\nhost all all 192.168.0.0/16 scram-sha-256\n"),
 					fx.Secret(ns, "orders-api-db", "DATABASE_URL"),
 					svcAt("orders-pg", "10.96.0.71", map[string]string{"app": "orders-pg"}, 5432), svcAt("orders-api", "10.96.0.72", map[string]string{"app": "orders-api"}, 80), fx.Node("node-1"))
 			},

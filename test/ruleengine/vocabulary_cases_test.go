@@ -98,6 +98,11 @@ func vocabCases() []vocabCase {
 			objs: func() []runtime.Object {
 				return nginxIngress(map[string]string{"nginx.ingress.kubernetes.io/ssl-passthrough": "true"})
 			}},
+		{name: "ssl-passthrough asked of a controller started without it, found without a target", problem: "the site ends in a redirect loop",
+			rule: "ingress-annotation-ignored", contains: []string{"--enable-ssl-passthrough"},
+			objs: func() []runtime.Object {
+				return nginxIngress(map[string]string{"nginx.ingress.kubernetes.io/ssl-passthrough": "true"})
+			}},
 		{name: "a snippet annotation under the controller's default allow-snippet-annotations", problem: "the header rule on the shop does nothing",
 			target: &agent.Target{Kind: "Ingress", Name: "argocd"}, rule: "ingress-annotation-ignored",
 			contains: []string{"allow-snippet-annotations", "configuration-snippet", "ConfigMap ingress-nginx-controller"},
