@@ -114,7 +114,7 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		symptom := fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind in its last %d", max(clue.Repeats, clue.KnownRepeats), len(lr.Lines))
 		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], clue: clue, symptom: symptom, evIDs: evIDs}
 		if once {
-			if pc.reportNamedConfigFile(ctx, d) || pc.tokenInConfig(ctx, d) {
+			if pc.knownText(ctx, d) || pc.reportNamedConfigFile(ctx, d) || pc.tokenInConfig(ctx, d) {
 				return true
 			}
 			continue

@@ -87,6 +87,14 @@ func TestKnownErrorsSQL(t *testing.T) {
 			logs: logBook{"billing-service-": "***************************\nAPPLICATION FAILED TO START\n***************************\n\nDescription:\n\nFailed to configure a DataSource: 'url' attribute is not specified and no embedded datasource could be configured.\n\nReason: Failed to determine a suitable driver class\n"},
 			rule: "client-connection-setting", culprit: "Deployment/billing-service", affected: []string{"ConfigMap/billing-config"},
 			terms: []string{"SPRING_PROFILES_ACTIVE = prod", "application-production.yml", "no application-prod.yml"}},
+		{name: "a Ready Spring service logged the missing datasource once: the well-known error still explains it", problem: "billing-service answers 500",
+			objs: func() []runtime.Object {
+				o := app("billing-service", 1, all(withEnv("SPRING_PROFILES_ACTIVE", "prod"), mountAt("billing-config", "/config")), nil)
+				return append(o, cmWith("billing-config", "application-production.yml", "spring:\n  datasource:\n    url: jdbc:postgresql://pg:5432/billing\n"), fx.Node("node-1"))
+			},
+			logs: logBook{"billing-service-": "INFO Started BillingApplication in 4.2 seconds\nERROR Failed to configure a DataSource: 'url' attribute is not specified and no embedded datasource could be configured.\nINFO Tomcat started on port 8080\n"},
+			rule: "client-connection-setting", culprit: "Deployment/billing-service", affected: []string{"ConfigMap/billing-config"},
+			terms: []string{"SPRING_PROFILES_ACTIVE = prod", "no application-prod.yml"}},
 		{name: "statement_timeout in the server's postgresql.conf", problem: "the nightly export fails",
 			objs: func() []runtime.Object {
 				o := app("exporter", 1, withEnv("DATABASE_URL", "postgres://export@analytics-db:5432/dw"), crashing)
