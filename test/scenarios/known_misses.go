@@ -23,29 +23,20 @@ package scenarios
 var knownMisses = map[string]string{
 	// Wave 12 (an outside writer: the dependency is the problem, and the platform around the app), measured
 	// 2026-11-28 04:57 UTC on 7e3a3d6 before any rule change: 3 of its 11 tune scenarios hit in every asserted variant.
-	"metabase-analytics-db-volume-released": "targeted only (from Service metabase): the Released PersistentVolume behind the database's claim is not named; target-less hits",
-	"argocd-ssl-passthrough-not-enabled":    "no problem found; the ingress-nginx controller Deployment started without --enable-ssl-passthrough (the Ingress asks for it) is not named",
 	// Wave 11a (an outside writer: the weekly failures, k8s debugging pages and runbooks) and wave 11b (an outside
 	// writer: clues in applications' own log text), measured 2026-11-28 00:40–00:55 UTC on 1868f0d before any rule change.
-	"legacy-portal-fastcgi-socket-missing": "readiness-probe-failing on Deployment legacy-portal; the ConfigMaps legacy-portal-nginx and legacy-portal-fpm, nginx's fastcgi_pass unix:/run/php/php-fpm.sock against php-fpm's listen = 127.0.0.1:9000, are not named",
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
-	"ledger-api-pg-hba-pod-network":          "dependency-unreachable on Service ledger-api quoting pgx's 'no pg_hba.conf entry for host \"10.244.2.41\"'; the ConfigMap ledger-db-config whose pg_hba.conf only allows 172.16.0.0/12 is not named",
-	"billing-spring-profile-matches-no-file": "crash-loop on Deployment billing-service quoting 'Failed to configure a DataSource'; the profile mismatch (SPRING_PROFILES_ACTIVE=prod vs ConfigMap key application-production.yml) is not named",
 	// Wave 9c, last two, measured 2026-11-27 16:34 UTC on eafb5be.
 	// Wave 10a (an outside writer: public issues of widely used charts and operators, unused runbooks), measured 2026-11-27 21:58–21:59 UTC on 281bc15; the same seven miss on 8850bb2 (23:13 UTC).
-	"grafana-loki-stack-second-default":      "crash-loop on Deployment kube-prometheus-stack-grafana quoting 'Failed to provision data sources ... Only one datasource per organization can be marked as default'; the ConfigMap loki-loki-stack (the sidecar-loaded second datasource with isDefault: true) is not named",
-	"thanos-sidecar-external-labels-missing": "targeted: app-error-logged on Deployment thanos-query (endpoint update refused); target-less: crash-loop on StatefulSet prometheus-server (since rules11b; before it, config-file-missing reading the Go stack frame .../asm_amd64.s as a missing file); the ConfigMap prometheus-server whose prometheus.yml has no global.external_labels is not named",
-	"apisix-etcd-policy-blocks-peer-port":    "readiness-probe-failing on Deployment apisix (since rules11b; before it, config-file-missing reading the etcd key /apisix/routes as a missing file); etcd's 'no leader', the members' i/o timeouts on peer port 2380 and the NetworkPolicy apisix-etcd admitting only 2379 are not named",
+	"thanos-sidecar-external-labels-missing": "targeted only (from Deployment thanos-query): app-error-logged on thanos-query, whose refused endpoints are static pod IPs of the log; target-less hits since dd68bea (the sidecar's 'no external labels configured' names the ConfigMap key prometheus.yml)",
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
 	// Wave 8c (an outside writer's last batch of the day), measured 2026-11-27 13:50–14:00 UTC, again on main d4c50d6 at 14:29 UTC.
 	// Wave 9a (public issues of widely deployed charts and operators, an outside writer), measured 2026-11-27 16:04–16:11 UTC on eafb5be.
-	"invoices-db-wal-archive-fills-volume":    "crash-loop on StatefulSet invoices-db quoting the pg_wal 'No space left on device' PANIC (targeted and target-less, again at 21:58 UTC after c1e4f0d); the failing wal-g archive command and its Secret invoices-db-walg are not named",
 	"acme-solver-blocked-by-namespace-policy": "ingress-tls-secret-missing on Secret shop-example-com-tls (a symptom); cert-manager's 'propagation check failed ... 504' and the NetworkPolicy allow-cert-manager that admits only cert-manager pods to the solver's port 8089 are not named (measured 16:27 UTC)",
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be.
 	// Wave 9b (an outside writer's fresh batch), measured 2026-11-27 16:04–16:05 UTC on eafb5be, again (all 16) at 16:52 UTC.
-	"outbox-relay-cronjob-forbid-hung-run": "targeted hits (cronjob-concurrency-blocked, Forbid); target-less concludes no-problem-found, the CronJob skipping runs behind a hung Job is not seen",
 	// Wave 9b, second half, measured 2026-11-27 16:32 UTC on eafb5be.
 	"mysql-2-stale-claim-after-scale-up": "no-problem-found on Service mysql-read, targeted and target-less (measured 21:58 UTC after c1e4f0d; before it, pvc-storageclass-missing on StorageClass manual); mysql-2's 'Got fatal error 1236 ... Could not find first log file name' and the claim data-mysql-2 kept since the scale-down are not named",
 	// Wave 7a (an outside writer's scenarios), first e2e run 2026-11-27 10:12–10:25 UTC.
