@@ -45,12 +45,17 @@ const (
 )
 
 var (
-	bareValue = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
+	bareValue       = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$`)
+	discoveryPrefix = regexp.MustCompile(`(^|,)\s*(?:dnssrvnoa|dnssrv|dns)\+`)
+	srvLabels       = regexp.MustCompile(`(^|,)(?:_[a-z0-9-]{1,63}\.){1,2}`)
 )
 
 // hostsInValue reads the hosts a configuration value names: URLs, host:port, or a bare name.
 func hostsInValue(v string) ([]HostPort, bool) {
 	low := strings.ToLower(strings.TrimSpace(clipBytes(v, 4096)))
+	// Thanos, Cortex, Mimir and Loki resolve "dns+host:port" and SRV records
+	// ("dnssrv+_grpc._tcp.svc"): the name after the prefix and the SRV labels is the host.
+	low = srvLabels.ReplaceAllString(discoveryPrefix.ReplaceAllString(low, "$1"), "$1")
 	var out []HostPort
 	seen := map[string]bool{}
 	add := func(h, port string) {

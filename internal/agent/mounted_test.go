@@ -68,6 +68,23 @@ func TestHostsInValueConnectionStrings(t *testing.T) {
 	}
 }
 
+// Service-discovery address forms (Thanos, Cortex, Loki) name their host after the prefix and
+// the SRV labels.
+func TestHostsInDiscoveryAddresses(t *testing.T) {
+	for v, want := range map[string]string{
+		"dnssrv+_grpc._tcp.prometheus-thanos-discovery": "prometheus-thanos-discovery",
+		"dns+store-gateway:10901":                       "store-gateway:10901",
+		"dnssrvnoa+_grpc._tcp.ingester-headless":        "ingester-headless",
+	} {
+		if hs, _ := hostsInValue(v); len(hs) == 0 || hs[0].String() != want {
+			t.Errorf("hostsInValue(%q) = %v, want %s", v, hs, want)
+		}
+	}
+	if hs, _ := hostsInValue("dns+a:1,dns+b:2"); len(hs) != 2 || hs[1].String() != "b:2" {
+		t.Errorf("a list of discovery addresses gave %v", hs)
+	}
+}
+
 func TestNameStem(t *testing.T) {
 	cases := []struct {
 		a, b string

@@ -28,7 +28,6 @@ var knownMisses = map[string]string{
 	// Wave 9c (an outside writer: unused runbooks, data-store client issues), measured 2026-11-27 16:02–16:06 UTC on eafb5be.
 	// Wave 9c, last two, measured 2026-11-27 16:34 UTC on eafb5be.
 	// Wave 10a (an outside writer: public issues of widely used charts and operators, unused runbooks), measured 2026-11-27 21:58–21:59 UTC on 281bc15; the same seven miss on 8850bb2 (23:13 UTC).
-	"thanos-sidecar-external-labels-missing": "targeted only (from Deployment thanos-query): app-error-logged on thanos-query, whose refused endpoints are static pod IPs of the log; target-less hits since dd68bea (the sidecar's 'no external labels configured' names the ConfigMap key prometheus.yml)",
 	// Wave 8a (an outside writer's scenarios), measured 2026-11-27 12:54–13:05 UTC.
 	// Wave 8b (GitHub issues and write-ups, an outside writer), first e2e run 2026-11-27 12:53 UTC.
 	// Wave 8b, second half, first e2e run 2026-11-27 13:10 UTC.
