@@ -82,12 +82,11 @@ func (pc *podCheck) absentSetting(ctx context.Context, d *depCheck) bool {
 	}
 	words := strings.Fields(strings.ToLower(m[1]))
 	server := strings.ToLower(m[2])
-	spellings := []string{strings.Join(words, "_"), strings.Join(words, "-"), words[0]}
 	camel := words[0]
 	for _, w := range words[1:] {
 		camel += strings.ToUpper(w[:1]) + w[1:]
 	}
-	spellings[2] = camel
+	spellings := []string{strings.Join(words, "_"), strings.Join(words, "-"), camel}
 	for _, c := range d.containersFirst() {
 		if server != "" && !strings.Contains(strings.ToLower(c.Image), server) {
 			continue
@@ -114,10 +113,7 @@ func (pc *podCheck) absentSetting(ctx context.Context, d *depCheck) bool {
 
 // lastLogMatch is the last line of the container's log tail that re matches, or "".
 func (pc *podCheck) lastLogMatch(container string, re *regexp.Regexp) string {
-	lines := pc.lines[container]
-	if len(lines) > maxLoadedLines {
-		lines = lines[len(lines)-maxLoadedLines:]
-	}
+	lines := pc.logTail(container)
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := clipBytes(lines[i], maxClueLineLen); re.MatchString(l) {
 			return l

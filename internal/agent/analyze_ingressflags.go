@@ -43,21 +43,22 @@ func (e *env) ingressNginxController(ctx context.Context) (ObjectRef, *corev1.Co
 	isController := func(c *corev1.Container) bool {
 		return strings.Contains(c.Image, "ingress-nginx/controller") || strings.Contains(strings.Join(commandLine(*c), " "), "/nginx-ingress-controller")
 	}
+	var owners []ObjectRef
+	var templates []*corev1.PodTemplateSpec
 	if ds, err := listOnce[*appsv1.Deployment](ctx, e, "Deployment", scanMaxObjects); err == nil {
 		for _, d := range ds {
-			for i := range d.Spec.Template.Spec.Containers {
-				if c := &d.Spec.Template.Spec.Containers[i]; isController(c) {
-					return e.ref("Deployment", d.Name), c
-				}
-			}
+			owners, templates = append(owners, e.ref("Deployment", d.Name)), append(templates, &d.Spec.Template)
 		}
 	}
 	if ds, err := listOnce[*appsv1.DaemonSet](ctx, e, "DaemonSet", scanMaxObjects); err == nil {
 		for _, d := range ds {
-			for i := range d.Spec.Template.Spec.Containers {
-				if c := &d.Spec.Template.Spec.Containers[i]; isController(c) {
-					return e.ref("DaemonSet", d.Name), c
-				}
+			owners, templates = append(owners, e.ref("DaemonSet", d.Name)), append(templates, &d.Spec.Template)
+		}
+	}
+	for i, t := range templates {
+		for j := range t.Spec.Containers {
+			if c := &t.Spec.Containers[j]; isController(c) {
+				return owners[i], c
 			}
 		}
 	}

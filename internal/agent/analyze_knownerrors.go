@@ -176,8 +176,10 @@ func (pc *podCheck) explainKnown(ctx context.Context, d *depCheck, k *knownError
 	if f == nil || f.culprit.IsZero() {
 		return false
 	}
-	if n, ref := pc.profileFilesNote(ctx, d); n != "" && k.software == "Spring Boot" {
-		f.says, f.extra = append([]string{n}, f.says...), append(f.extra, ref)
+	if k.software == "Spring Boot" {
+		if n, ref := pc.profileFilesNote(ctx, d); n != "" {
+			f.says, f.extra = append([]string{n}, f.says...), append(f.extra, ref)
+		}
 	}
 	if len(k.reasons) > 0 && f.key != "" && cls.blame == blameSetting && !strings.Contains(strings.Join(f.says, " "), "memory limit") {
 		f.says = append(f.says, pc.resourceNumbers(ctx, f.key)...)

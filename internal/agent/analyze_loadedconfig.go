@@ -47,10 +47,7 @@ type loadedFile struct {
 // loadedConfigFile finds the first mounted ConfigMap or Secret key the container's log
 // names, by its path or by its bare file name.
 func (pc *podCheck) loadedConfigFile(ctx context.Context, d *depCheck) *loadedFile {
-	lines := pc.lines[d.cs.Name]
-	if len(lines) > maxLoadedLines {
-		lines = lines[len(lines)-maxLoadedLines:]
-	}
+	lines := pc.logTail(d.cs.Name)
 	mounted := pc.mountedKeys(ctx, d.spec)
 	if len(mounted) == 0 {
 		return nil
@@ -152,14 +149,23 @@ func (pc *podCheck) settingInLoadedFile(ctx context.Context, d *depCheck, key st
 // storageLine is the last line of a server's log that says why it cannot write its data (no
 // space left, permission denied, a read-only file system), or "".
 func (e *env) storageLine(ctx context.Context, p *corev1.Pod, container string) string {
-	lines := textLines(e.logs(ctx, p.Name, container, false))
-	if len(lines) > maxLoadedLines {
-		lines = lines[len(lines)-maxLoadedLines:]
-	}
+	lines := lastN(textLines(e.logs(ctx, p.Name, container, false)), maxLoadedLines)
 	for i := len(lines) - 1; i >= 0; i-- {
 		if _, class := ScoreLine(lines[i]); class == ErrDisk || class == ErrPermission {
 			return tools.Sanitize(quoteWindow(lines[i], class), maxClueLine, true)
 		}
 	}
 	return ""
+}
+
+// logTail is the last maxLoadedLines lines of the container's log the pod check read.
+func (pc *podCheck) logTail(container string) []string {
+	return lastN(pc.lines[container], maxLoadedLines)
+}
+
+func lastN(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
 }

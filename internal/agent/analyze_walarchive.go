@@ -43,10 +43,7 @@ var (
 // says archiving failed: the archiver's error line, and the Secrets with object-store
 // credentials the container loads.
 func (pc *podCheck) walArchiveCause(ctx context.Context, d *depCheck) (string, []ObjectRef) {
-	lines := pc.lines[d.cs.Name]
-	if len(lines) > maxLoadedLines {
-		lines = lines[len(lines)-maxLoadedLines:]
-	}
+	lines := pc.logTail(d.cs.Name)
 	failed, upload := false, ""
 	for _, l := range lines {
 		l = clipBytes(l, maxClueLineLen)
