@@ -77,6 +77,8 @@ func All() []*Scenario {
 	out = append(out, wave11aScenarios()...)
 	out = append(out, wave11bScenarios()...)
 	out = append(out, wave12Scenarios()...)
+	out = append(out, wave13aScenarios()...)
+	out = append(out, wave13bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
