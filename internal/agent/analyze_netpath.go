@@ -85,11 +85,41 @@ func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.S
 		return true
 	}
 	peer := netPeer{Labels: provider.Labels, Namespace: e.s.Namespace, IP: provider.Status.PodIP}
-	return pc.egressBlocked(ctx, d, h, &struct {
+	if pc.egressBlocked(ctx, d, h, &struct {
 		peer netPeer
 		port netPort
 		svc  string
-	}{peer, port, svc.Name})
+	}{peer, port, svc.Name}) {
+		return true
+	}
+	if d.clue.Class != ErrTimeout {
+		return false
+	}
+	// Dropped packets (a timeout) to ready pods, and the only rule admitting the client asks
+	// its namespace for a label the session cannot see: that label is the likely gap.
+	if pol, sel := undecidedAdmission(pols, e.s.Namespace, provider.Labels, networkingv1.PolicyTypeIngress, consumer, port); pol != nil {
+		return pc.reportUndecided(ctx, d, pol, sel, "admits ingress", svc.Name, port)
+	}
+	if pol, sel := undecidedAdmission(pols, e.s.Namespace, pc.pod.Labels, networkingv1.PolicyTypeEgress, peer, port); pol != nil {
+		return pc.reportUndecided(ctx, d, pol, sel, "allows egress of pod "+pc.pod.Name, svc.Name, port)
+	}
+	return false
+}
+
+// reportUndecided blames a policy whose only admitting rule needs a namespace label: a peer
+// that sets namespaceSelector and podSelector together matches pods that satisfy both, and
+// the client's timeout says its namespace does not carry the label.
+func (pc *podCheck) reportUndecided(ctx context.Context, d *depCheck, pol *networkingv1.NetworkPolicy, sel, verb, svc string, port netPort) bool {
+	e := pc.e
+	nref := e.ref("NetworkPolicy", pol.Name)
+	d.evIDs = append(d.evIDs, e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status))
+	rule, dirWord := "networkpolicy-deny-ingress", "from"
+	if !strings.HasPrefix(verb, "admits") {
+		rule, dirWord = "networkpolicy-deny-egress", "to"
+	}
+	d.report(ctx, rule, 72, nref, fmt.Sprintf("%s: Service %s has ready pods, yet the connection times out. NetworkPolicy %s %s on port %s only %s namespaces matching namespaceSelector %s: in one peer, namespaceSelector and podSelector must both match, and the timeout says namespace %s does not carry that label. Label the namespace, or make the namespaceSelector and the podSelector two separate peers if either was meant to be enough.",
+		d.opening(), svc, pol.Name, verb, portString(port), dirWord, sel, e.s.Namespace), nil, []ObjectRef{nref, e.ref("Service", svc)}, map[string]string{"name": pol.Name})
+	return true
 }
 
 func portString(p netPort) string {

@@ -225,6 +225,20 @@ func TestConsumersAndTextClues(t *testing.T) {
 			logs: logBook{"web-": "ERROR request to api:80 failed: dial tcp 10.96.0.20:80: i/o timeout\n"},
 			rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-from-frontend", affected: []string{"Deployment/web", "Service/api"},
 			terms: []string{"api-from-frontend", "app=web"}},
+		{name: "a peer with namespaceSelector and podSelector together needs both: a timeout blames the namespace label", problem: "web times out",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, crashing)
+				o = append(o, app("api", 1, nil, nil)...)
+				pol := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "api-clients", Namespace: ns},
+					Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: apiLabels}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+						Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{
+							NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "shop"}},
+							PodSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}}}
+				return append(o, svcAt("api", "10.96.0.20", apiLabels, 80), pol, fx.Node("node-1"))
+			},
+			logs: logBook{"web-": "ERROR request to api:80 failed: dial tcp 10.96.0.20:80: i/o timeout\n"},
+			rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-clients", affected: []string{"Deployment/web", "Service/api"},
+			terms: []string{"namespaceSelector team=shop", "both match"}},
 		{name: "egress NetworkPolicy on the consumer blocks DNS", problem: "payments cannot reach the card processor",
 			objs: func() []runtime.Object {
 				o := app("web", 1, nil, crashing)

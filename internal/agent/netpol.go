@@ -41,6 +41,9 @@ type netPeer struct {
 	// Namespaces (that would show every tenant's labels), so they usually are not: then only
 	// the kubernetes.io/metadata.name label the API server sets is certain.
 	NamespaceLabels map[string]string
+	// Strict counts a namespaceSelector that asks for a label the session cannot see as not
+	// matching (the default counts it as matching, so no policy is blamed on a guess).
+	Strict bool
 }
 
 // kubeSystemDNS is the cluster DNS as a peer: kube-system carries the API server's name label
@@ -127,7 +130,7 @@ func namespaceMatches(s *metav1.LabelSelector, peer netPeer) bool {
 	reqs, _ := sel.Requirements()
 	for _, r := range reqs {
 		// The name label decides its own requirements; any other label's cannot be decided.
-		if r.Key() == corev1.LabelMetadataName && !r.Matches(name) {
+		if r.Key() == corev1.LabelMetadataName && !r.Matches(name) || peer.Strict && r.Key() != corev1.LabelMetadataName {
 			return false
 		}
 	}
@@ -252,4 +255,42 @@ func dnsNearMiss(pol *networkingv1.NetworkPolicy, ns string) string {
 		}
 	}
 	return ""
+}
+
+// undecidedAdmission finds, for traffic policyVerdict allows, the policy whose admission rests
+// only on a namespaceSelector label the session cannot see: evaluated strictly, the traffic
+// is dropped, and every rule that would admit it needs that label. It returns the policy and
+// the selector ("" when the verdict does not hinge on such a label).
+func undecidedAdmission(pols []*networkingv1.NetworkPolicy, ns string, podLabels map[string]string, dir networkingv1.PolicyType, peer netPeer, port netPort) (*networkingv1.NetworkPolicy, string) {
+	strict := peer
+	strict.Strict = true
+	ok, isolating := policyVerdict(pols, ns, podLabels, dir, strict, port)
+	if ok || len(isolating) == 0 {
+		return nil, ""
+	}
+	for _, pol := range isolating {
+		rules := pol.Spec.Ingress
+		var peersOf func(i int) []networkingv1.NetworkPolicyPeer
+		var portsOf func(i int) []networkingv1.NetworkPolicyPort
+		n := len(rules)
+		peersOf = func(i int) []networkingv1.NetworkPolicyPeer { return rules[i].From }
+		portsOf = func(i int) []networkingv1.NetworkPolicyPort { return rules[i].Ports }
+		if dir == networkingv1.PolicyTypeEgress {
+			eg := pol.Spec.Egress
+			n = len(eg)
+			peersOf = func(i int) []networkingv1.NetworkPolicyPeer { return eg[i].To }
+			portsOf = func(i int) []networkingv1.NetworkPolicyPort { return eg[i].Ports }
+		}
+		for i := 0; i < n; i++ {
+			if !portMatches(portsOf(i), port) {
+				continue
+			}
+			for _, p := range peersOf(i) {
+				if p.NamespaceSelector != nil && peerMatches(p, ns, peer) && !peerMatches(p, ns, strict) {
+					return pol, metav1.FormatLabelSelector(p.NamespaceSelector)
+				}
+			}
+		}
+	}
+	return nil, ""
 }
