@@ -89,7 +89,9 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		summary := fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node has enough free %s for its requests (%s%s).%s%s Scheduler: %s",
 			p.Name, strings.Join(v.Resources, "/"), requestsString(req), largest, pc.freeSaid(ctx, p, v.Resources), initSaid(&p.Spec, v.Resources), short)
 		culprit := wl
-		if by, why, ok := pc.preemptor(ctx, p); ok && by.Key() != wl.Key() {
+		if by, why, ok := pc.limitRangeDefault(ctx, p, v.Resources); ok {
+			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
+		} else if by, why, ok := pc.preemptor(ctx, p); ok && by.Key() != wl.Key() {
 			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why
 		} else if by, why, ok := pc.overheadTaker(ctx, p, v.Resources); ok {
 			culprit, summary = by, strings.TrimRight(summary, ". ")+"."+why

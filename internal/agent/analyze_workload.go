@@ -217,9 +217,10 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 	case "limitrange-violation":
 		lrName := "<limitrange>"
 		if lrs, _, err := listAs[*corev1.LimitRange](ctx, e, "LimitRange", tools.ListOptions{Max: 20}); err == nil && len(lrs) > 0 {
-			lrName = lrs[0].Name
+			lr := limitRangeBounding(lrs, cf.Detail)
+			lrName = lr.Name
 			lref := e.ref("LimitRange", lrName)
-			evIDs = append(evIDs, e.objEvidence(lref, "LimitRange "+lrName+": "+tools.Summarize(lrs[0], e.now).Status))
+			evIDs = append(evIDs, e.objEvidence(lref, "LimitRange "+lrName+": "+tools.Summarize(lr, e.now).Status))
 			// The LimitRange is the other place to fix: raise its bound (or ratio) or change the pods.
 			extra = append(extra, lref)
 		}

@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -135,6 +136,24 @@ func TestInsufficientRoomTakenBy(t *testing.T) {
 			},
 			culprit: func(s roomSpelling) string { return "Deployment/" + s.app },
 			terms:   func(s roomSpelling) []string { return []string{"cpu=3"} }},
+		{name: "a LimitRange's default request, not the workload, asks for more than a node has",
+			objs: func(s roomSpelling) []runtime.Object {
+				o := pendingOn(s, resources("100m", "24Gi"), memMsg(s))
+				for _, x := range o {
+					if p, ok := x.(*corev1.Pod); ok {
+						p.Annotations = map[string]string{"kubernetes.io/limit-ranger": "LimitRanger plugin set: memory request for container app; memory limit for container app"}
+					}
+				}
+				storage := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "claims", Namespace: ns}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+					Type: corev1.LimitTypePersistentVolumeClaim, Max: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("24Gi")}}}}}
+				defaults := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: s.other + "-defaults", Namespace: ns}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+					Type: corev1.LimitTypeContainer, DefaultRequest: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("24Gi")}}}}}
+				return append(append(o, storage, defaults), poolNodes(s)...)
+			},
+			culprit: func(s roomSpelling) string { return "LimitRange/" + s.other + "-defaults" },
+			terms: func(s roomSpelling) []string {
+				return []string{"defaultRequest memory=24Gi", "not in the pod template"}
+			}},
 		{name: "the pod asks more than any node has",
 			objs: func(s roomSpelling) []runtime.Object {
 				o := pendingOn(s, resources("16", "1Gi"), cpuMsg(s))

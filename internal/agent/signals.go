@@ -248,7 +248,7 @@ var (
 	saNotFound          = regexp.MustCompile(`serviceaccount "([^"]{1,253})" not found`)
 	webhookDenied       = regexp.MustCompile(`admission webhook "([^"]{1,253})" denied the request`)
 	webhookFailing      = regexp.MustCompile(`failed calling webhook "([^"]{1,253})"`)
-	limitRangeMsg       = regexp.MustCompile(`(maximum|minimum) [a-z-]+ usage per (Container|Pod) is [^,\]]+(?:, but (?:request|limit) is [^,\]]+)?|limit to request ratio[^,\]]*`)
+	limitRangeMsg       = regexp.MustCompile(`(maximum|minimum) [a-z-]+ usage per (Container|Pod|PersistentVolumeClaim) is [^,\]]+(?:, but (?:request|limit) is [^,\]]+)?|limit to request ratio[^,\]]*`)
 	runtimeClassMissing = regexp.MustCompile(`RuntimeClass "([^"]{1,253})" not found`)
 	priorityMiss        = regexp.MustCompile(`no PriorityClass with name ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?) was found`)
 )

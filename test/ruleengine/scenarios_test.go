@@ -264,6 +264,14 @@ func scenarios() []scenario {
 				return append(o, lr, fx.Event(ns, "ReplicaSet", rs.Name, "Warning", "FailedCreate",
 					`Error creating: pods "`+rs.Name+`-ab12c" is forbidden: maximum cpu usage per Container is 500m, but limit is 2`, 9, time.Minute))
 			}},
+		{name: "a claim over the LimitRange bound names the LimitRange that sets it", target: deploy("web"), rule: "limitrange-violation", culprit: "Deployment/web", contains: []string{"LimitRange storage-limits", "per PersistentVolumeClaim is 50Gi"},
+			objs: func() []runtime.Object {
+				_, rs, o := webApp(0, nil)
+				cpu := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "container-limits", Namespace: ns}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer, Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}}
+				st := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "storage-limits", Namespace: ns}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypePersistentVolumeClaim, Max: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("50Gi")}}}}}
+				return append(o, cpu, st, fx.Event(ns, "ReplicaSet", rs.Name, "Warning", "FailedCreate",
+					`Error creating: persistentvolumeclaims "data-web-0" is forbidden: maximum storage usage per PersistentVolumeClaim is 50Gi, but request is 200Gi`, 9, time.Minute))
+			}},
 		{name: "service account missing", target: deploy("web"), rule: "serviceaccount-missing", culprit: "ServiceAccount/web-sa",
 			objs: func() []runtime.Object {
 				_, rs, o := webApp(0, nil)

@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// annLimitRanger is the annotation the LimitRanger admission plugin writes on a pod whose
+// requests or limits it filled in from a LimitRange's defaults ("LimitRanger plugin set:
+// memory request for container app; memory limit for container app").
+const annLimitRanger = "kubernetes.io/limit-ranger"
+
+// limitRangeDefault reports a LimitRange whose default request (or default limit, which
+// becomes the request when none is given) put a resource no node can fit into a pod whose
+// own spec asked for none: the namespace's default, not the workload, is what to change.
+func (pc *podCheck) limitRangeDefault(ctx context.Context, p *corev1.Pod, resources []string) (ObjectRef, string, bool) {
+	ann := p.Annotations[annLimitRanger]
+	if ann == "" {
+		return ObjectRef{}, "", false
+	}
+	lrs, _, err := listAs[*corev1.LimitRange](ctx, pc.e, "LimitRange", tools.ListOptions{Max: 20})
+	if err != nil {
+		return ObjectRef{}, "", false
+	}
+	for _, res := range resources {
+		name := corev1.ResourceName(res)
+		for _, c := range p.Spec.Containers {
+			if !strings.Contains(ann, res+" request for container "+c.Name) {
+				continue
+			}
+			got, ok := c.Resources.Requests[name]
+			if !ok {
+				continue
+			}
+			for _, lr := range lrs {
+				for _, it := range lr.Spec.Limits {
+					if it.Type != corev1.LimitTypeContainer {
+						continue
+					}
+					def, field := it.DefaultRequest[name], "defaultRequest"
+					if _, set := it.DefaultRequest[name]; !set {
+						def, field = it.Default[name], "default"
+					}
+					if def.IsZero() || def.Cmp(got) != 0 {
+						continue
+					}
+					why := fmt.Sprintf(" The %s request %s is not in the pod template: LimitRange %s sets %s %s=%s for every container that asks for none (the LimitRanger admission plugin wrote it into container %s, annotation %s: %q), so each such pod of the namespace asks for more than a node can give. Lower the LimitRange's %s, or give the workload its own requests.",
+						res, got.String(), lr.Name, field, res, def.String(), c.Name, annLimitRanger, tools.Sanitize(ann, 200, true), field)
+					return pc.e.ref("LimitRange", lr.Name), why, true
+				}
+			}
+		}
+	}
+	return ObjectRef{}, "", false
+}
+
+// limitRangeBounding picks, among the namespace's LimitRanges, the one that sets the bound a
+// LimitRanger rejection quotes ("maximum storage usage per PersistentVolumeClaim is 50Gi"):
+// same type, same resource, max or min; the first one when none says so.
+func limitRangeBounding(lrs []*corev1.LimitRange, detail string) *corev1.LimitRange {
+	if len(lrs) == 0 {
+		return nil
+	}
+	m := limitRangeBound.FindStringSubmatch(detail)
+	if m == nil {
+		return lrs[0]
+	}
+	typ, res := corev1.LimitType(m[3]), corev1.ResourceName(m[2])
+	for _, lr := range lrs {
+		for _, it := range lr.Spec.Limits {
+			if it.Type != typ {
+				continue
+			}
+			bounds := it.Max
+			if m[1] == "minimum" {
+				bounds = it.Min
+			}
+			if q, ok := bounds[res]; ok && strings.HasPrefix(strings.TrimSpace(m[4]), q.String()) {
+				return lr
+			}
+		}
+	}
+	return lrs[0]
+}
+
+var limitRangeBound = regexp.MustCompile(`(maximum|minimum) ([a-z-]+) usage per (Container|Pod|PersistentVolumeClaim) is ([^,\]]+)`)
