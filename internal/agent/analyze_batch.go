@@ -203,6 +203,12 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 		// The failed pod's finding names the deeper cause and explains this one.
 		follow = []ObjectRef{followed}
 		affected = append(affected, followed)
+	} else if len(failedPods) == 0 {
+		if refs, why := jobTemplateBlockers(ctx, e, j); len(refs) > 0 {
+			summary = strings.TrimSuffix(summary, ".") + "." + why + "."
+			follow = append(follow, refs...)
+			affected = append(affected, refs...)
+		}
 	}
 	e.find(Finding{Rule: rule, Object: jref, Culprit: wl, Affected: affected, Follow: follow, Evidence: evIDs, Facts: facts, Summary: summary})
 	return nil

@@ -491,3 +491,50 @@ func TestFailingJobFollowsItsProvider(t *testing.T) {
 		}
 	}
 }
+
+// A Job whose deadline ran out while its pods waited for what the template mounts names
+// that object (the Job controller deleted the pods, so no failed pod tells it).
+func TestJobDeadlineWhilePodsWaited(t *testing.T) {
+	for _, tc := range []struct {
+		name, claim, class string
+		configMap          string
+		culprit            string
+		terms              []string
+	}{
+		{name: "claim of a missing StorageClass", claim: "reindex-tmp", class: "fast-encrypted", culprit: "PersistentVolumeClaim/reindex-tmp", terms: []string{"fast-encrypted", "reindex-tmp"}},
+		{name: "missing ConfigMap volume", configMap: "export-settings", culprit: "ConfigMap/export-settings", terms: []string{"export-settings"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := fx.Job(ns, "nightly", "registry.example/tools:5")
+			j.Spec.ActiveDeadlineSeconds = fx.Ptr(int64(600))
+			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline"}}
+			objs := []runtime.Object{j, fx.Node("node-1")}
+			if tc.claim != "" {
+				j.Spec.Template.Spec.Volumes = append(j.Spec.Template.Spec.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: tc.claim}}})
+				objs = append(objs, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: tc.claim, Namespace: ns},
+					Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: fx.Ptr(tc.class), AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}},
+					Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}})
+			}
+			if tc.configMap != "" {
+				j.Spec.Template.Spec.Volumes = append(j.Spec.Template.Spec.Volumes, corev1.Volume{Name: "settings", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: tc.configMap}}}})
+			}
+			e := agent.NewRuleEngine(fake.NewClientset(objs...))
+			e.Now = func() time.Time { return fx.Now }
+			c := drive(t, e, agent.Session{ID: "t", Problem: "the nightly job failed: active longer than specified deadline", Namespace: ns, Target: &agent.Target{Kind: "Job", Name: "nightly"}})
+			rc := c.RootCause
+			t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
+			var aff []string
+			for _, r := range rc.AffectedObjects {
+				aff = append(aff, r.Kind+"/"+r.Name)
+			}
+			if !contains(aff, tc.culprit) {
+				t.Errorf("affectedObjects %v lack %s", aff, tc.culprit)
+			}
+			for _, term := range tc.terms {
+				if !strings.Contains(rc.Summary, term) {
+					t.Errorf("summary lacks %q", term)
+				}
+			}
+		})
+	}
+}
