@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubage/kubage/internal/agent"
 	"github.com/kubage/kubage/test/scenarios"
 )
 
@@ -176,6 +177,7 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 			for _, v := range []scenarios.Variant{scenarios.Targeted, scenarios.TargetLess} {
 				if r := rs[v]; !r.Hit() {
 					misses = append(misses, fmt.Sprintf("%s: %s (got %s on %s: %q)", v, r.Miss, r.Rule, r.Culprit, r.Summary))
+					GinkgoWriter.Printf("%s %s trace:\n%s", s.Name, v, traceDigest(r.Trace))
 				}
 			}
 			if r := rs[scenarios.NoLogs]; !r.Hit() {
@@ -224,3 +226,29 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 		}, SpecTimeout(scenarios.FailureTimeout+3*time.Minute))
 	}
 })
+
+// traceDigest is a tune-split miss's session in a few lines per round: what each task looked
+// at and what it found, so a miss can be read without rerunning it.
+func traceDigest(tr agent.Trace) string {
+	var b strings.Builder
+	for _, it := range tr.Iterations {
+		for i, r := range it.Results {
+			desc := ""
+			if i < len(it.Tasks) {
+				desc = it.Tasks[i].Description
+			}
+			fmt.Fprintf(&b, "  round %d task %q: %d finding(s), examined %d, %s\n", it.Iteration, clip(desc, 120), len(r.Findings), len(r.Examined), clip(r.Summary, 160))
+			for _, f := range r.Findings {
+				fmt.Fprintf(&b, "    %s (%d) on %s/%s: %s\n", f.Rule, f.Confidence, f.Culprit.Kind, f.Culprit.Name, clip(f.Summary, 300))
+			}
+		}
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
