@@ -405,55 +405,6 @@ func mountFor(c corev1.Container, p *corev1.Pod, file string) (*corev1.VolumeMou
 	return nil, nil
 }
 
-// credentials handles rejected credentials: the Secret the container takes them from.
-func (pc *podCheck) credentials(ctx context.Context, d *depCheck) bool {
-	e := pc.e
-	type cred struct{ name, key, via string }
-	var best *cred
-	score := -1
-	for _, ev := range d.spec.Env {
-		if ev.ValueFrom != nil && ev.ValueFrom.SecretKeyRef != nil {
-			s := 1
-			if secretLike(ev.Name) || secretLike(ev.ValueFrom.SecretKeyRef.Key) {
-				s = 3
-			}
-			if s > score {
-				best, score = &cred{ev.ValueFrom.SecretKeyRef.Name, ev.ValueFrom.SecretKeyRef.Key, "env " + ev.Name}, s
-			}
-		}
-	}
-	for _, ef := range d.spec.EnvFrom {
-		if ef.SecretRef != nil && score < 2 {
-			best, score = &cred{ef.SecretRef.Name, "", "envFrom"}, 2
-		}
-	}
-	for _, v := range pc.pod.Spec.Volumes {
-		if v.Secret != nil && score < 1 {
-			best, score = &cred{v.Secret.SecretName, "", "volume " + v.Name}, 1
-		}
-	}
-	wl := e.workloadOf(ctx, pc.pod)
-	target := ""
-	if len(d.clue.Hosts) > 0 {
-		target = " by " + d.clue.Hosts[0].String()
-	}
-	if best == nil {
-		if s, user := pc.credentialSetting(ctx, d, wl); s != nil {
-			d.report(ctx, "dependency-auth-failed", 0, s.ref, fmt.Sprintf("%s: its credentials are rejected%s; it takes none from a Secret, and logs in as user %s, which %s gives it. Fix the user and password there (or the server's users for it), then restart %s %s.",
-				d.opening(), target, user, s.say(), wl.Kind, wl.Name), nil, []ObjectRef{s.ref}, map[string]string{"key": s.name, "sourceResource": kubectlResource(s.ref)})
-			return true
-		}
-		d.report(ctx, "dependency-auth-failed", 60, wl, fmt.Sprintf("%s: its credentials are rejected%s, and it takes none from a Secret; check the credentials configured in %s %s.", d.opening(), target, wl.Kind, wl.Name),
-			nil, nil, map[string]string{"sourceResource": kubectlResource(wl)})
-		return true
-	}
-	ref := e.ref("Secret", best.name)
-	key := orDefault(best.key, "its keys")
-	d.report(ctx, "dependency-auth-failed", 0, ref, fmt.Sprintf("%s: its credentials are rejected%s; it reads them from Secret %s (%s, %s), which holds a wrong or stale value. Update the Secret (or the server's side) and restart %s %s.",
-		d.opening(), target, best.name, key, best.via, wl.Kind, wl.Name), nil, []ObjectRef{ref}, map[string]string{"secret": best.name, "key": key, "sourceResource": kubectlResource(ref)})
-	return true
-}
-
 // schemaJob handles database schema errors: a migration Job that did not complete explains them.
 func (pc *podCheck) schemaJob(ctx context.Context, d *depCheck) bool {
 	e := pc.e

@@ -53,7 +53,7 @@ const (
 var (
 	// fileSetting is a "key = value", "key: value" or "key value" line of a configuration
 	// file (ini, redis.conf, YAML leaves, Java properties, HCL), section headers aside.
-	fileSetting = regexp.MustCompile(`(?m)^[ \t]*["']?([A-Za-z_][\w.-]{0,100})["']?[ \t]*(?:[:=][ \t]*|[ \t]+)([^\n#;]{0,200})`)
+	fileSetting = regexp.MustCompile(`(?m)^[ \t]*(?:-[ \t]+)?["']?([A-Za-z_][\w.-]{0,100})["']?[ \t]*(?:[:=][ \t]*|[ \t]+)([^\n#;]{0,200})`)
 	// flagSetting is "--name=value", "--name value", "-c 4" or "-Xmx4g" on a command line.
 	flagSetting = regexp.MustCompile(`^(--?[A-Za-z][\w.-]{0,80})(?:=(.{0,200}))?$`)
 	flagKey     = regexp.MustCompile(`^[A-Za-z][\w.-]{0,80}$`)
