@@ -137,7 +137,9 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 			if pc.probeFailure(ctx, cs, spec, true) {
 				return nil
 			}
-			if cs.RestartCount >= 3 {
+			// Three restarts make a loop; fewer count when the last exit left an error in its
+			// termination message (the process said why it stopped, seconds ago).
+			if cs.RestartCount >= 3 || last.Message != "" && ExtractClues(strings.Split(last.Message, "\n")).IsError() {
 				pc.crash(ctx, cs, spec, "crash-loop", 65)
 			}
 		}
