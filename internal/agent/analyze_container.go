@@ -138,8 +138,8 @@ func (pc *podCheck) container(ctx context.Context, cs corev1.ContainerStatus, sp
 				return nil
 			}
 			// Three restarts make a loop; fewer count when the last exit left an error in its
-			// termination message (the process said why it stopped, seconds ago).
-			if cs.RestartCount >= 3 || last.Message != "" && ExtractClues(strings.Split(last.Message, "\n")).IsError() {
+			// termination message or log (the process said why it stopped, seconds ago).
+			if cs.RestartCount >= 3 || pc.exitedWithError(ctx, cs, last) {
 				pc.crash(ctx, cs, spec, "crash-loop", 65)
 			}
 		}
@@ -441,4 +441,19 @@ func (pc *podCheck) pullSecretSource(ctx context.Context, secret string) (string
 // allStatuses is the pod's init container statuses followed by its container statuses (a new slice).
 func allStatuses(p *corev1.Pod) []corev1.ContainerStatus {
 	return append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+}
+
+// exitedWithError reports a container whose last exit left an error in its termination
+// message, or in the log of the run that exited (the current run's when the previous one
+// cannot be read).
+func (pc *podCheck) exitedWithError(ctx context.Context, cs corev1.ContainerStatus, last *corev1.ContainerStateTerminated) bool {
+	if last.Message != "" && ExtractClues(strings.Split(last.Message, "\n")).IsError() {
+		return true
+	}
+	for _, previous := range []bool{true, false} {
+		if lr := pc.e.logs(ctx, pc.pod.Name, cs.Name, previous); len(lr.Lines) > 0 {
+			return ExtractClues(textLines(lr)).IsError()
+		}
+	}
+	return false
 }

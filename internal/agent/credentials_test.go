@@ -136,3 +136,30 @@ func TestRestartedReadyPodWithDenial(t *testing.T) {
 		}
 	}
 }
+
+// A Ready pod restarted twice with no termination message is read by its log: an error there
+// makes it a crash loop between restarts, followed like any other.
+func TestRestartedReadyPodWithLoggedError(t *testing.T) {
+	objs := app("reviews", 1, func(s *corev1.PodSpec) {
+		s.Volumes = append(s.Volumes, corev1.Volume{Name: "mongo-tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "reviews-mongo-tls"}}})
+		s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "mongo-tls", MountPath: "/etc/ssl/mongo", ReadOnly: true})
+		s.Containers[0].Env = append(s.Containers[0].Env, corev1.EnvVar{Name: "MONGO_TLS_CA_FILE", Value: "/etc/ssl/mongo/ca.pem"})
+	}, func(p *corev1.Pod) {
+		fx.CrashLoop(p, 1, "Error", 2)
+		cs := &p.Status.ContainerStatuses[0]
+		cs.LastTerminationState.Terminated.FinishedAt = fx.Ago(10 * time.Second)
+		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(5 * time.Second)}}
+		cs.Ready, cs.Started = true, fx.Ptr(true)
+		for i := range p.Status.Conditions {
+			p.Status.Conditions[i].Status, p.Status.Conditions[i].Reason, p.Status.Conditions[i].Message = corev1.ConditionTrue, "", ""
+		}
+	})
+	objs = append(objs, fx.Secret(ns, "reviews-mongo-tls", "ca.crt", "tls.crt", "tls.key"), fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"reviews-": "Server listening on :3000\nError: ENOENT: no such file or directory, open '/etc/ssl/mongo/ca.pem'\n    at Object.openSync (node:fs:573:18)\n"}.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "reviews keeps restarting", Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: "reviews"}}).RootCause
+	if !strings.Contains(rc.Summary, "ca.pem") || rc.Rule == "workload-pods-unhealthy" {
+		t.Errorf("got %s on %v: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
+}
