@@ -39,6 +39,9 @@ func (pc *podCheck) connectionLimit(ctx context.Context, d *depCheck) bool {
 		return pc.connectionPool(ctx, d) || pc.invalidConfigFiles(ctx, d)
 	}
 	wl := pc.e.workloadOf(ctx, pc.pod)
+	if pc.e.inProvider && pc.serverLimit(ctx, d, wl) {
+		return true
+	}
 	replicas := int64(1)
 	if wl.Kind == "Deployment" {
 		if dep, err := getAs[*appsv1.Deployment](ctx, pc.e, "Deployment", wl.Name); err == nil && dep.Spec.Replicas != nil {
@@ -64,4 +67,24 @@ func (pc *podCheck) connectionLimit(ctx context.Context, d *depCheck) bool {
 	d.report(ctx, "dependency-connection-limit", 0, wl, fmt.Sprintf("%s: the server it connects to has reached its connection limit and refuses new clients; %s. Lower the pool size or the replicas, or raise the server's limit (max_connections).",
 		d.opening(), budget), nil, nil, facts)
 	return true
+}
+
+// serverLimitSetting is a server's own cap on client connections (MongoDB
+// maxIncomingConnections, PostgreSQL/MySQL max_connections, Redis maxclients, PgBouncer
+// max_client_conn, HAProxy maxconn).
+var serverLimitSetting = regexp.MustCompile(`(?i)^(--?)?(max[_.-]?(incoming[_.-]?)?conn(ection)?s|maxclients|max[_.-]?client[_.-]?conn(ection)?s?|max[_.-]?user[_.-]?conn(ection)?s|maxconn|conn(ection)?[_.-]?limit)$`)
+
+// serverLimit reports, for a server whose own log says it refuses clients at its connection
+// limit, the setting that sets that limit in its configuration (a mounted file, its env or
+// its arguments): that is the number to raise, or the clients' pools to lower against.
+func (pc *podCheck) serverLimit(ctx context.Context, d *depCheck, wl ObjectRef) bool {
+	for _, s := range pc.e.configSettings(ctx, pc.pod, d.spec, wl) {
+		if s.secret || !serverLimitSetting.MatchString(s.name) {
+			continue
+		}
+		d.report(ctx, "dependency-connection-limit", 0, s.ref, fmt.Sprintf("%s: the server refuses new clients at its own connection limit, %s. Raise it there (and restart %s %s), or lower the clients' replicas and connection pools to fit under it.",
+			d.opening(), s.say(), wl.Kind, wl.Name), nil, []ObjectRef{s.ref, wl}, map[string]string{"key": s.name, "sourceResource": kubectlResource(s.ref)})
+		return true
+	}
+	return false
 }

@@ -58,6 +58,8 @@ var errFamilies = []struct {
 	needles []string
 }{
 	{ErrForbidden, []string{"is forbidden: user", "cannot list resource", "cannot get resource", "cannot watch resource", "cannot create resource", "cannot update resource", "cannot patch resource", "cannot delete resource"}},
+	// A server at its connection limit refuses the connection and says why: the limit wins.
+	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
 	{ErrDNS, []string{"server misbehaving", "no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname", "host not found", "unknown mysql server host",
 		"bad address '", "can't resolve", "cannot resolve", "unable to resolve", "failed to resolve", "name does not resolve", "no address associated with hostname", "dns resolution failed"}},
 	{ErrRefused, []string{"can't connect to mysql server on", "connection_failure", "upstream_reset_before_response_started{connection", "connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
@@ -65,10 +67,9 @@ var errFamilies = []struct {
 	{ErrPool, []string{"could not obtain a connection from the pool", "all pooled connections were in use", "connection is not available, request timed out", "queuepool limit of size", "timeout acquiring a connection", "pool is probably full",
 		"connection pool exhausted", "pool exhausted", "connection from the pool", "connection from the connection pool", "connectionacquiretimeout", "timeout waiting for idle object", "waiting for a connection from the pool", "pool timeout"}},
 	{ErrTimeout, []string{"code = deadlineexceeded", "upstream request timeout", "i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
-	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "broker may not be available", "connection reset by peer"}},
+	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "broker may not be available", "connection reset by peer", "connection reset", "connection closed by server", "server closed the connection unexpectedly", "lost connection to mysql server"}},
 	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
 	{ErrFiles, []string{"too many open files", "emfile"}},
-	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
 	{ErrMemory, []string{"could not reserve enough space", "out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
 	{ErrAuth, []string{"code = unauthenticated", "access_refused", "login was refused", "authentication failed", "password authentication failed", "access denied for user", "invalid credentials", "401 unauthorized", "unauthorized", "invalid api key", "invalid password", "login failed", "wrongpass", "noauth", "auth failed", "bad credentials",
 		"sqlstate 28000", "sqlstate 28p01", "invalidaccesskeyid", "signaturedoesnotmatch", "invalidclienttokenid", "security token included in the request is invalid", "invalid username or password"}},

@@ -24,6 +24,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -113,10 +114,38 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 			},
 			rule: "app-error-logged", culprit: "StatefulSet/ledger", affected: []string{"Service/ledger", "Deployment/checkout"},
 			terms: []string{"deadlock detected"}},
+		{name: "a server refusing clients at its own connection limit names the limit in its mounted config", problem: "the catalog is down",
+			objs: func() []runtime.Object {
+				o := app("catalog-api", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "MONGO_URL", Value: "mongodb://catalog-db:27017/catalog"}}
+				}, crashing)
+				st := store("catalog-db", "mongo:7.0.14", "/data/db", 999, true, "10.96.0.44", 27017)
+				for _, x := range st[:2] {
+					var spec *corev1.PodSpec
+					switch v := x.(type) {
+					case *appsv1.StatefulSet:
+						spec = &v.Spec.Template.Spec
+					case *corev1.Pod:
+						spec = &v.Spec
+					}
+					spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "catalog-db-conf"}}}})
+					spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: "/etc/mongo"})
+					spec.Containers[0].Args = []string{"--config", "/etc/mongo/mongod.conf"}
+				}
+				conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "catalog-db-conf", Namespace: ns}, Data: map[string]string{
+					"mongod.conf": "storage:\n  dbPath: /data/db\nnet:\n  bindIpAll: true\n  port: 27017\n  maxIncomingConnections: 40\n"}}
+				return append(append(o, st...), conf, fx.ConfigMap(ns, "catalog-api-flags", "FEATURES"), fx.Node("node-1"))
+			},
+			logs: logBook{
+				"catalog-api-": "ERROR catalog.db: MongoDB not reachable after 30s\n",
+				"catalog-db-": strings.Repeat(`{"t":{"$date":"2026-01-01T10:00:00.000+00:00"},"s":"I","c":"NETWORK","id":22942,"ctx":"listener","msg":"Connection refused because there are too many open connections","attr":{"remote":"10.244.1.52:51514","connectionCount":41}}`+"\n", 3),
+			},
+			rule: "dependency-connection-limit", culprit: "ConfigMap/catalog-db-conf", affected: []string{"StatefulSet/catalog-db"},
+			terms: []string{"maxIncomingConnections = 40", "too many open connections"}},
 	}
 	runDepCases(t, cases)
 	// A session that targets the consumer reaches the same cause.
-	for i, consumer := range []string{"alerts-api", "report-builder", "catalog-web", "checkout"} {
+	for i, consumer := range []string{"alerts-api", "report-builder", "catalog-web", "checkout", "catalog-api"} {
 		tc := cases[i]
 		t.Run("targeted/"+tc.name, func(t *testing.T) {
 			e := agent.NewRuleEngine(fake.NewClientset(tc.objs()...))
