@@ -138,7 +138,7 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 			},
 			logs: logBook{
 				"catalog-api-": "ERROR catalog.db: MongoDB not reachable after 30s\n",
-				"catalog-db-": strings.Repeat(`{"t":{"$date":"2026-01-01T10:00:00.000+00:00"},"s":"I","c":"NETWORK","id":22942,"ctx":"listener","msg":"Connection refused because there are too many open connections","attr":{"remote":"10.244.1.52:51514","connectionCount":41}}`+"\n", 3),
+				"catalog-db-":  strings.Repeat(`{"t":{"$date":"2026-01-01T10:00:00.000+00:00"},"s":"I","c":"NETWORK","id":22942,"ctx":"listener","msg":"Connection refused because there are too many open connections","attr":{"remote":"10.244.1.52:51514","connectionCount":41}}`+"\n", 3),
 			},
 			rule: "dependency-connection-limit", culprit: "ConfigMap/catalog-db-conf", affected: []string{"StatefulSet/catalog-db"},
 			terms: []string{"maxIncomingConnections = 40", "too many open connections"}},
