@@ -163,12 +163,19 @@ func (pc *podCheck) settingEchoed(ctx context.Context, d *depCheck, strong bool)
 	}
 	e := pc.e
 	var best *echoed
+	urls := errorURLs.FindAllString(d.clue.Line, 4)
 	consider := func(l []configSetting, svc string) {
 		for _, s := range l {
 			if s.secret {
 				continue
 			}
-			if n := echoScore(s.name, words, compounds); n > 0 && (!strong || n >= 10) && (best == nil || n > best.score) {
+			n := echoScore(s.name, words, compounds)
+			if svc == "" && urlPrefixed(s.value, urls) {
+				// The URL the error quotes starts with this setting's value: the request was
+				// built from it (an issuer, a base URL with a path the server does not serve).
+				n = 20
+			}
+			if n > 0 && (!strong || n >= 10) && (best == nil || n > best.score) {
 				best = &echoed{s: s, score: n, svc: svc}
 			}
 		}
@@ -211,11 +218,14 @@ func (pc *podCheck) settingEchoed(ctx context.Context, d *depCheck, strong bool)
 // its error line names by name or cluster IP (a DSN kept in a Secret is never read, but the
 // driver's error says "10.96.212.40:5432 (ledger-db)").
 func (pc *podCheck) echoServices(ctx context.Context, d *depCheck) []*corev1.Service {
-	out := pc.configuredServices(ctx, d)
+	configured := pc.configuredServices(ctx, d)
 	svcs, err := listOnce[*corev1.Service](ctx, pc.e, "Service", maxServiceList)
 	if err != nil {
-		return out
+		return configured
 	}
+	// An error that names the server it talked to (a URL, host:port) is about that server:
+	// the other servers the client is configured for are not read for its words.
+	var out []*corev1.Service
 	for _, h := range d.clue.Hosts {
 		name, _, scope := classifyHost(h.Host, pc.e.s.Namespace)
 		for _, s := range svcs {
@@ -225,5 +235,30 @@ func (pc *podCheck) echoServices(ctx context.Context, d *depCheck) []*corev1.Ser
 			}
 		}
 	}
+	if len(out) == 0 {
+		return configured
+	}
 	return out
+}
+
+// errorURLs are the http(s) URLs an error line quotes.
+var errorURLs = regexp.MustCompile(`https?://[^\s"'<>\\]{3,300}`)
+
+// urlPrefixed reports a setting value that is an http(s) URL with a path, of which one of the
+// error's URLs is the same URL or a longer one.
+func urlPrefixed(value string, urls []string) bool {
+	v := strings.TrimRight(strings.ToLower(value), "/")
+	if !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+		return false
+	}
+	if rest := v[strings.Index(v, "://")+3:]; !strings.Contains(rest, "/") {
+		return false // a bare host says nothing the connection checks do not
+	}
+	for _, u := range urls {
+		u = strings.ToLower(u)
+		if u == v || strings.HasPrefix(u, v+"/") {
+			return true
+		}
+	}
+	return false
 }
