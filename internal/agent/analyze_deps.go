@@ -430,7 +430,9 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 	}
 	// The provider is Ready and the path open: what it logs may say why it fails its clients.
 	var pl providerLog
-	if networkClass(d.clue.Class) && d.via == "" || pc.providerWord(ctx, d, ready) != "" {
+	// A configured provider (via) is read too: it is blamed only when its own error leads
+	// to a cause of its own (providerOwnError), never for being merely named.
+	if networkClass(d.clue.Class) || pc.providerWord(ctx, d, ready) != "" {
 		if pl = pc.readProvider(ctx, ready); pc.providerOwnError(ctx, d, sref, head, pl, facts) {
 			return true
 		}

@@ -91,7 +91,9 @@ func (pc *podCheck) providerOwnError(ctx context.Context, d *depCheck, sref Obje
 		symptom: fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind", max(pl.clue.Repeats, 1))}
 	n := len(e.res.Findings)
 	e.inProvider = true
-	followed := pcp.followText(ctx, dp)
+	// Its own words first; then a setting of its own configuration it names ("Got a packet
+	// bigger than 'max_allowed_packet' bytes" in the server's log is the server's setting).
+	followed := pcp.followText(ctx, dp) || pcp.settingEchoed(ctx, dp, false)
 	e.inProvider = false
 	if !followed || len(e.res.Findings) == n {
 		e.res.Findings = e.res.Findings[:n]

@@ -142,10 +142,37 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 			},
 			rule: "dependency-connection-limit", culprit: "ConfigMap/catalog-db-conf", affected: []string{"StatefulSet/catalog-db"},
 			terms: []string{"maxIncomingConnections = 40", "too many open connections"}},
+		{name: "a Job whose connection is reset, and the database logs why: its own max_allowed_packet", problem: "the product import failed",
+			objs: func() []runtime.Object {
+				o := app("importer", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "SPRING_DATASOURCE_URL", Value: "jdbc:mysql://shop-mysql:3306/shop?rewriteBatchedStatements=true"}}
+				}, crashing)
+				st := store("shop-mysql", "mysql:8.0.39", "/var/lib/mysql", 999, true, "10.96.0.45", 3306)
+				for _, x := range st[:2] {
+					var spec *corev1.PodSpec
+					switch v := x.(type) {
+					case *appsv1.StatefulSet:
+						spec = &v.Spec.Template.Spec
+					case *corev1.Pod:
+						spec = &v.Spec
+					}
+					spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "shop-mysql-conf"}}}})
+					spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: "/etc/mysql/conf.d"})
+				}
+				conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-mysql-conf", Namespace: ns}, Data: map[string]string{
+					"custom.cnf": "[mysqld]\nmax_connections = 300\nmax_allowed_packet = 1M\ninnodb_buffer_pool_size = 512M\n"}}
+				return append(append(o, st...), conf, fx.Node("node-1"))
+			},
+			logs: logBook{
+				"importer-": "INFO batch 1/38: 500 products\nERROR batch 1/38 failed, rolling back\norg.springframework.dao.DataAccessResourceFailureException: Communications link failure\nCaused by: java.net.SocketException: Connection reset\n\tat java.base/sun.nio.ch.NioSocketImpl.implRead(NioSocketImpl.java:328)\n",
+				"shop-mysql-": "2026-11-28T15:41:13.110390Z 0 [System] [MY-010931] [Server] /usr/sbin/mysqld: ready for connections.\n" + strings.Repeat("2026-11-28T16:00:10.009871Z 48 [Note] [MY-010914] [Server] Aborted connection 48 to db: 'shop' user: 'shop' host: '10.244.2.31' (Got a packet bigger than 'max_allowed_packet' bytes).\n", 3),
+			},
+			rule: "config-setting-named", culprit: "ConfigMap/shop-mysql-conf", affected: []string{"StatefulSet/shop-mysql"},
+			terms: []string{"max_allowed_packet", "1M"}},
 	}
 	runDepCases(t, cases)
 	// A session that targets the consumer reaches the same cause.
-	for i, consumer := range []string{"alerts-api", "report-builder", "catalog-web", "checkout", "catalog-api"} {
+	for i, consumer := range []string{"alerts-api", "report-builder", "catalog-web", "checkout", "catalog-api", "importer"} {
 		tc := cases[i]
 		t.Run("targeted/"+tc.name, func(t *testing.T) {
 			e := agent.NewRuleEngine(fake.NewClientset(tc.objs()...))
