@@ -164,7 +164,7 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 				return append(append(o, st...), conf, fx.Node("node-1"))
 			},
 			logs: logBook{
-				"importer-": "INFO batch 1/38: 500 products\nERROR batch 1/38 failed, rolling back\norg.springframework.dao.DataAccessResourceFailureException: Communications link failure\nCaused by: java.net.SocketException: Connection reset\n\tat java.base/sun.nio.ch.NioSocketImpl.implRead(NioSocketImpl.java:328)\n",
+				"importer-":   "INFO batch 1/38: 500 products\nERROR batch 1/38 failed, rolling back\norg.springframework.dao.DataAccessResourceFailureException: Communications link failure\nCaused by: java.net.SocketException: Connection reset\n\tat java.base/sun.nio.ch.NioSocketImpl.implRead(NioSocketImpl.java:328)\n",
 				"shop-mysql-": "2026-11-28T15:41:13.110390Z 0 [System] [MY-010931] [Server] /usr/sbin/mysqld: ready for connections.\n" + strings.Repeat("2026-11-28T16:00:10.009871Z 48 [Note] [MY-010914] [Server] Aborted connection 48 to db: 'shop' user: 'shop' host: '10.244.2.31' (Got a packet bigger than 'max_allowed_packet' bytes).\n", 3),
 			},
 			rule: "config-setting-named", culprit: "ConfigMap/shop-mysql-conf", affected: []string{"StatefulSet/shop-mysql"},
