@@ -21,7 +21,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Wave 13b: multi-hop faults written blind by an outside hand from the Kubernetes docs and the
@@ -39,7 +38,6 @@ const (
 	w13bSrcNetPolPort   = "k8s-docs/concepts/services-networking/network-policies.md (ports are the pod's ports, not the Service's)"
 	w13bSrcLeaseRBAC    = "k8s-docs/tasks/configure-pod-container/configure-service-account.md; https://github.com/kubernetes/client-go/blob/master/tools/leaderelection (a leader renews its Lease with update)"
 	w13bSrcBindingNS    = "https://kubernetes.io/docs/reference/access-authn-authz/rbac/ (RoleBinding subjects: a ServiceAccount subject names its namespace)"
-	w13bSrcMisScheduled = "runbooks/kubernetes/KubeDaemonSetMisScheduled.md; k8s-docs/concepts/workloads/controllers/daemonset.md"
 )
 
 func wave13bScenarios() []*Scenario {
@@ -57,7 +55,6 @@ func wave13bFirstScenarios() []*Scenario {
 	checkout := w8bLabels("checkout-web", "shop")
 	pricing := w8bLabels("pricing", "shop")
 	sweeper := w8cLabels("app.kubernetes.io/name", "image-sweeper", "app.kubernetes.io/part-of", "platform-tools")
-	npd := w8cLabels("app.kubernetes.io/name", "node-problem-detector", "app.kubernetes.io/instance", "npd")
 	return []*Scenario{
 		{
 			// The namespace's object-count quota allows four pods; ledger-api and ledger-web
@@ -173,13 +170,13 @@ func wave13bFirstScenarios() []*Scenario {
 		},
 		{
 			// The values file was copied from the production cluster and pins the database to
-			// eu-central-1a; the local volume waits in zone-a, the claim waits for a consumer,
+			// eu-central-2a; the local volume waits in zone-a, the claim waits for a consumer,
 			// and the consumer can be placed nowhere.
-			Name: "tsdb-claim-pending-zone-affinity", Covers: "PVC data-tsdb-0 stays Pending with 'waiting for first consumer to be created before binding' although an Available local volume of its class exists in zone-a; the real cause is tsdb-0 being unschedulable: StatefulSet tsdb requires topology.kubernetes.io/zone In [eu-central-1a], a zone no node has",
+			Name: "tsdb-claim-pending-zone-affinity", Covers: "PVC data-tsdb-0 stays Pending with 'waiting for first consumer to be created before binding' although an Available local volume of its class exists in zone-a; the real cause is tsdb-0 being unschedulable: StatefulSet tsdb requires topology.kubernetes.io/zone In [eu-central-2a], a zone no node has",
 			Source: w13bSrcWFFC, Class: ClassRanking, Hops: 2,
 			Problem: "the volume claim data-tsdb-0 has been Pending for 40 minutes although a matching local volume is Available, so the metrics database never started",
 			Target:  target("PersistentVolumeClaim", "data-tsdb-0"),
-			Want:    Want{Culprit: Ref{Kind: "StatefulSet", Name: "tsdb"}, Terms: []string{"eu-central-1a"}},
+			Want:    Want{Culprit: Ref{Kind: "StatefulSet", Name: "tsdb"}, Terms: []string{"eu-central-2a"}},
 			Setup: func(ctx context.Context, e *Env) error {
 				class := e.ClusterName("tsdb-local")
 				return steps(
@@ -190,7 +187,7 @@ func wave13bFirstScenarios() []*Scenario {
 					func() error {
 						st := w8bStatefulSet("tsdb", "timescale/timescaledb-ha:pg16.4-ts2.17.2", "tsdb-headless", 1, tsdb, nil, "postgres", 5432)
 						w8bEnv(&st.Spec.Template, "POSTGRES_DB", "metrics", "PGDATA", "/home/postgres/pgdata/data", "TIMESCALEDB_TELEMETRY", "off")
-						w13bZoneAffinity(&st.Spec.Template, "eu-central-1a")
+						w13bZoneAffinity(&st.Spec.Template, "eu-central-2a")
 						w13bClaimTemplate(st, "data", class, "100Gi", "/home/postgres/pgdata")
 						return e.createStatefulSet(ctx, st)
 					},
@@ -308,42 +305,6 @@ func wave13bFirstScenarios() []*Scenario {
 				)
 			},
 			Wait: w11aJobFailed("cert-expiry-check-29410080", "BackoffLimitExceeded"),
-		},
-		{
-			// The ingress team tainted the edge node for its controller; the node-problem-detector
-			// pod already there keeps running, counted as misscheduled, and would not come back.
-			Name: "npd-daemonset-misscheduled-edge-taint", Covers: "KubeDaemonSetMisScheduled: one node-problem-detector pod runs where it should not: node edge-b got the NoSchedule taint node-role.example.com/ingress=true for the ingress controller, and DaemonSet node-problem-detector does not tolerate it",
-			Source: w13bSrcMisScheduled, Class: ClassMechanism, Hops: 1,
-			Problem: "KubeDaemonSetMisScheduled: 1 Pods of a node-agent DaemonSet are running where they are not supposed to run, since the ingress team set up their dedicated edge node",
-			Target:  target("DaemonSet", "node-problem-detector"),
-			Want:    Want{Culprit: Ref{Kind: "DaemonSet", Name: "node-problem-detector"}, Also: []Ref{{Kind: "Node", Name: "edge-b", Cluster: true}}, Terms: []string{"node-role.example.com/ingress"}},
-			Setup: func(ctx context.Context, e *Env) error {
-				return steps(
-					func() error { _, err := e.w10bNode(ctx, "edge-a", nil); return err },
-					func() error { _, err := e.w10bNode(ctx, "edge-b", nil); return err },
-					func() error {
-						t := template("node-problem-detector", "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20", nil)
-						t.Labels = npd
-						port(&t, "metrics", 20257)
-						w10aMain(&t, "node-problem-detector", "--logtostderr", "--config.system-log-monitor=/config/kernel-monitor.json")
-						e.pin(&t)
-						_, err := e.Client.AppsV1().DaemonSets(e.Namespace).Create(ctx, w10bDaemonSet("node-problem-detector", npd, t), metav1.CreateOptions{})
-						return wrap("DaemonSet", "node-problem-detector", err)
-					},
-					func() error {
-						d := w8bDeployment("ingress-nginx-controller", "registry.k8s.io/ingress-nginx/controller:v1.11.3", 1,
-							w8cLabels("app.kubernetes.io/name", "ingress-nginx", "app.kubernetes.io/component", "controller"), nil, "http", 80)
-						e.pin(&d.Spec.Template)
-						d.Spec.Template.Spec.NodeSelector["kubernetes.io/hostname"] = e.ClusterName("edge-b")
-						d.Spec.Template.Spec.Tolerations = append(d.Spec.Template.Spec.Tolerations,
-							corev1.Toleration{Key: "node-role.example.com/ingress", Operator: corev1.TolerationOpEqual, Value: "true", Effect: corev1.TaintEffectNoSchedule})
-						return e.createDeployment(ctx, d)
-					},
-				)
-			},
-			Wait: w13bOnce("tainted", w13bDaemonSet("node-problem-detector", 2, 0), func(ctx context.Context, e *Env) error {
-				return e.w13bTaint(ctx, e.ClusterName("edge-b"), corev1.Taint{Key: "node-role.example.com/ingress", Value: "true", Effect: corev1.TaintEffectNoSchedule})
-			}, w13bDaemonSet("node-problem-detector", 1, 1)),
 		},
 	}
 }

@@ -34,22 +34,6 @@ import (
 // Builders for wave 13b: node taints added after pods run, LimitRanges, pre-created local
 // volumes with a zone, and the wait steps of the scenarios whose failure shows in stages.
 
-// w13bTaint adds taint t to node (kubectl taint), keeping the taints it has.
-func (e *Env) w13bTaint(ctx context.Context, node string, t corev1.Taint) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n, err := e.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if hasTaint(n, t.Key) {
-			return nil
-		}
-		n.Spec.Taints = append(n.Spec.Taints, t)
-		_, err = e.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		return err
-	})
-}
-
 // w13bLimitRange creates LimitRange name with items.
 func (e *Env) w13bLimitRange(ctx context.Context, name string, items ...corev1.LimitRangeItem) error {
 	_, err := e.Client.CoreV1().LimitRanges(e.Namespace).Create(ctx, &corev1.LimitRange{
@@ -168,21 +152,6 @@ func w13bPodsAtLeast(n int) func(context.Context, *Env) error {
 		}
 		if live < n {
 			return fmt.Errorf("%d of %d pods", live, n)
-		}
-		return nil
-	}
-}
-
-// w13bDaemonSet succeeds once DaemonSet name has at least ready pods ready and misscheduled
-// pods running where they should not.
-func w13bDaemonSet(name string, ready, misscheduled int32) func(context.Context, *Env) error {
-	return func(ctx context.Context, e *Env) error {
-		ds, err := e.Client.AppsV1().DaemonSets(e.Namespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if ds.Status.NumberReady < ready || ds.Status.NumberMisscheduled < misscheduled {
-			return fmt.Errorf("daemonset %s: %d ready, %d misscheduled", name, ds.Status.NumberReady, ds.Status.NumberMisscheduled)
 		}
 		return nil
 	}
