@@ -79,6 +79,8 @@ func All() []*Scenario {
 	out = append(out, wave12Scenarios()...)
 	out = append(out, wave13aScenarios()...)
 	out = append(out, wave13bScenarios()...)
+	out = append(out, wave14aScenarios()...)
+	out = append(out, wave14bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
