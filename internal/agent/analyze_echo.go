@@ -166,11 +166,13 @@ func (pc *podCheck) settingEchoed(ctx context.Context, d *depCheck, strong bool)
 	urls := errorURLs.FindAllString(d.clue.Line, 4)
 	consider := func(l []configSetting, svc string) {
 		for _, s := range l {
-			if s.secret {
+			n := echoScore(s.name, words, compounds)
+			if s.secret && n < 10 {
+				// A Secret's key is named only when the error spells it whole: its value is
+				// never read, so nothing else ties it to the error.
 				continue
 			}
-			n := echoScore(s.name, words, compounds)
-			if svc == "" && urlPrefixed(s.value, urls) {
+			if !s.secret && svc == "" && urlPrefixed(s.value, urls) {
 				// The URL the error quotes starts with this setting's value: the request was
 				// built from it (an issuer, a base URL with a path the server does not serve).
 				n = 20

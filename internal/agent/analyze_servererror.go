@@ -89,6 +89,11 @@ func (pc *podCheck) serverErrorFrom(ctx context.Context, d *depCheck, head strin
 		return false
 	}
 	e := pc.e
+	// The server's reply names one of its own settings ("maximum payload exceeded" and
+	// max_payload in its config): that setting, not the server as a whole.
+	if pc.settingEchoed(ctx, d, false) {
+		return true
+	}
 	wl := e.workloadOf(ctx, ready[0])
 	said, conf := "", 60
 	if pl.pod != nil {

@@ -43,20 +43,21 @@ var (
 // maxJoined bounds the continuation lines joined into one entry.
 const maxJoined = 40
 
-// joinContinuations joins hclog's multi-line values into their entry's line.
+// joinContinuations joins hclog's multi-line values, and indented details under a header
+// that ends with a colon, into their entry's line.
 func joinContinuations(lines []string) []string {
 	var out []string
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		// A value block starts with "key=" alone on an indented line, or directly with "| ".
-		if len(out) == 0 || !startsValueBlock(lines, i) {
+		if len(out) == 0 || !startsValueBlock(lines, i) && !continuesColon(out[len(out)-1], l) {
 			out = append(out, l)
 			continue
 		}
 		var b strings.Builder
 		b.WriteString(strings.TrimRight(out[len(out)-1], " "))
 		n := 0
-		for ; i < len(lines) && n < maxJoined && isIndented(lines[i]); i, n = i+1, n+1 {
+		for ; i < len(lines) && n < maxJoined && isIndented(lines[i]) && !stackFrame.MatchString(lines[i]); i, n = i+1, n+1 {
 			part := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), "|"))
 			if part != "" && b.Len() < maxClueLineLen {
 				b.WriteByte(' ')
@@ -67,6 +68,13 @@ func joinContinuations(lines []string) []string {
 		out[len(out)-1] = clipBytes(b.String(), maxClueLineLen)
 	}
 	return out
+}
+
+// continuesColon reports an indented line under a header that ends with a colon
+// ("invalid configuration:" then "  cookie_secret must be 16, 24, or 32 bytes"): the details
+// belong to the header's entry. Stack frames are never joined.
+func continuesColon(prev, l string) bool {
+	return strings.HasSuffix(strings.TrimSpace(prev), ":") && isIndented(l) && strings.TrimSpace(l) != "" && !stackFrame.MatchString(l)
 }
 
 // startsValueBlock reports an hclog value block at line i: "key=" alone followed by a "| "

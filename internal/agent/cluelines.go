@@ -40,7 +40,7 @@ var (
 	// (Microsoft.Extensions.Logging's console format: "fail: Category[id]").
 	entryHeader = regexp.MustCompile(`^(fail|crit|error|warn|info|dbug|trce):\s`)
 	// strongConfig words state a missing setting on their own, without an error marker.
-	strongConfig = regexp.MustCompile(`(?i)required key|unbound variable|parameter null or not set|missing value|is not set|must be set|missing required|no such file or directory|keyerror|is required but|not defined in (the )?environment|flag provided but not defined|unknown (flag|option|shorthand flag)|unrecognized (option|arguments)`)
+	strongConfig = regexp.MustCompile(`(?i)required key|unbound variable|parameter null or not set|missing value|is not set|must be set|missing required|no such file or directory|keyerror|is required but|not defined in (the )?environment|flag provided but not defined|unknown (flag|option|shorthand flag)|unrecognized (option|arguments)|invalid configuration:\s*\S`)
 )
 
 // contextScores adjusts scores (and classes) of lines by their neighbours, in place.

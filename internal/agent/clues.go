@@ -61,13 +61,13 @@ var errFamilies = []struct {
 	// A server at its connection limit refuses the connection and says why: the limit wins.
 	{ErrLimit, []string{"too many connections", "too many clients", "remaining connection slots are reserved", "max_connections", "connection limit exceeded", "too many open connections"}},
 	{ErrDNS, []string{"server misbehaving", "no such host", "server was not found", "eai_again", "could not resolve", "name or service not known", "enotfound", "unknown host", "temporary failure in name resolution", "could not translate host name", "nxdomain", "unknownhostexception", "name resolution", "nodename nor servname", "host not found", "unknown mysql server host",
-		"bad address '", "can't resolve", "cannot resolve", "unable to resolve", "failed to resolve", "name does not resolve", "no address associated with hostname", "dns resolution failed"}},
+		"bad address '", "can't resolve", "cannot resolve", "unable to resolve", "failed to resolve", "name does not resolve", "no address associated with hostname", "dns resolution failed", "dns lookup failed"}},
 	{ErrRefused, []string{"can't connect to mysql server on", "connection_failure", "upstream_reset_before_response_started{connection", "connection refused", "econnrefused", "connect: connection reset", "actively refused"}},
 	{ErrTLS, []string{"certificate_verify_failed", "pkix path building failed", "unable to find valid certification path", "self signed certificate", "self-signed certificate", "x509:", "certificate has expired", "certificate is not yet valid", "unknown authority", "certificate verify failed", "tls: bad certificate", "ssl handshake", "certificate is valid for", "key values mismatch", "private key does not match", "failed to load certificate", "unable to load certificate", "no pem data"}},
 	{ErrPool, []string{"could not obtain a connection from the pool", "all pooled connections were in use", "connection is not available, request timed out", "queuepool limit of size", "timeout acquiring a connection", "pool is probably full",
 		"connection pool exhausted", "pool exhausted", "connection from the pool", "connection from the connection pool", "connectionacquiretimeout", "timeout waiting for idle object", "waiting for a connection from the pool", "pool timeout"}},
 	{ErrTimeout, []string{"code = deadlineexceeded", "upstream request timeout", "i/o timeout", "context deadline exceeded", "timed out", "etimedout", "deadline exceeded", "timeout expired", "connection timeout", "no route to host"}},
-	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "broker may not be available", "connection reset by peer", "connection reset", "connection closed by server", "server closed the connection unexpectedly", "lost connection to mysql server"}},
+	{ErrUnavail, []string{"code = unavailable", "503", "service unavailable", "502 bad gateway", "bad gateway", "upstream connect error", "no healthy upstream", "upstream unavailable", "broker may not be available", "connection reset by peer", "connection reset", "connection closed by server", "server closed the connection unexpectedly", "lost connection to mysql server", "cannot connect to server", "could not connect to server"}},
 	{ErrDisk, []string{"no space left on device", "enospc", "disk quota exceeded", "disk full"}},
 	{ErrFiles, []string{"too many open files", "emfile"}},
 	{ErrMemory, []string{"could not reserve enough space", "out of memory", "outofmemoryerror", "cannot allocate memory", "oomkilled", "memory limit exceeded", "heap out of memory"}},
@@ -157,7 +157,7 @@ var (
 	// conninfo and option lists: host=db port=5432, --host db --port 5432, host: db, port: 5432
 	hostThenPort = regexp.MustCompile(`\bhost(?:name)?["']?\s*[=: ]\s*["']?([a-z0-9][a-z0-9.-]{0,252})["']?[,;]?\s+(?:--)?port["']?\s*[=: ]\s*["']?(\d{1,5})\b`)
 	urlHost      = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
-	lookupHost   = regexp.MustCompile(`(?:lookup|unknownhostexception:|could not translate host name|bad address|can't resolve|cannot resolve|unable to resolve|failed to resolve) ["']?([a-z0-9][a-z0-9.-]{0,252})`)
+	lookupHost   = regexp.MustCompile(`(?:lookup failed:?|lookup|unknownhostexception:|could not translate host name|bad address|can't resolve|cannot resolve|unable to resolve|failed to resolve) ["']?([a-z0-9][a-z0-9.-]{0,252})`)
 	dialHost     = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
 	pgxAddr      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:(\d{1,5}) \(([a-z][a-z0-9.-]{0,252})\)`)
 	// Envoy and Istio name the upstream cluster "outbound|PORT|subset|HOST".
@@ -267,6 +267,11 @@ func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 	}
 	if exitingWords.MatchString(line) {
 		score--
+	}
+	if strings.HasSuffix(strings.TrimSpace(line), ":") && score > 2 {
+		// A header whose details follow on lines of their own ("invalid configuration:"):
+		// a line that carries the details says more.
+		score -= 2
 	}
 	return score, class
 }
