@@ -288,6 +288,17 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 			return nil
 		}
 	}
+	// A starting deadline under the controller's 10-second sync can skip every run as missed
+	// (the CronJob docs warn of it): a run due well past that and not started is that.
+	if sd := cj.Spec.StartingDeadlineSeconds; sd != nil && *sd < 10 {
+		if due, ok := sched.Prev(now.Add(-20 * time.Second)); ok && cj.CreationTimestamp.Time.Before(due) && (cj.Status.LastScheduleTime == nil || cj.Status.LastScheduleTime.Time.Before(due)) {
+			facts["detail"] = fmt.Sprintf("startingDeadlineSeconds %d", *sd)
+			e.find(Finding{Rule: "cronjob-missed-schedules", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+				Summary: fmt.Sprintf("CronJob %s started no Job for the run its schedule %q made due at %s: its startingDeadlineSeconds is %d, shorter than the 10 s the CronJob controller may take to see a run is due, so the run counts as missed and is skipped. Raise startingDeadlineSeconds (to at least the time a late run is still useful) or unset it.",
+					cj.Name, cj.Spec.Schedule, due.Format(time.RFC3339), *sd)})
+			return nil
+		}
+	}
 	// Judge against the last run that was due at least `slack` ago, so a run that is
 	// merely starting is not called missed.
 	const slack = 3 * time.Minute

@@ -369,6 +369,9 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 			last := &pc.e.res.Findings[len(pc.e.res.Findings)-1]
 			last.Affected = mergeRefs(last.Affected, []ObjectRef{sa})
 		}
+	case pullRateLimited(msg):
+		pc.find(ctx, "image-pull-error", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry rate-limits its pulls (HTTP 429, toomanyrequests: the pull rate limit of anonymous or free accounts is reached). Pull with credentials (imagePullSecrets of an account with a higher limit) or from a mirror or cache of the image: %s",
+			p.Name, spec.Image, cs.State.Waiting.Reason, short), ObjectRef{}, evIDs, facts)
 	case class == PullAuth:
 		facts["pullSecret"] = firstPullSecret(p)
 		summary := fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry refused the credentials (imagePullSecrets %s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(facts["pullSecret"], "none"), short)
@@ -383,6 +386,7 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 			}
 		}
 		pc.find(ctx, "image-pull-auth", cs.Name, summary, ObjectRef{}, evIDs, facts)
+		pc.addPullSecrets()
 	case class == PullNotFound:
 		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the image or tag does not exist: %s", p.Name, spec.Image, cs.State.Waiting.Reason, short), ObjectRef{}, evIDs, facts)
 	case class == PullAmbiguous && len(p.Spec.ImagePullSecrets) == 0:
@@ -390,6 +394,7 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 	case class == PullAmbiguous:
 		facts["pullSecret"] = firstPullSecret(p)
 		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): access denied with imagePullSecrets %s: %s", p.Name, spec.Image, cs.State.Waiting.Reason, facts["pullSecret"], short), ObjectRef{}, evIDs, facts)
+		pc.addPullSecrets()
 	default:
 		pc.find(ctx, "image-pull-error", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(short, "no further detail from the kubelet")), ObjectRef{}, evIDs, facts)
 	}
@@ -456,4 +461,27 @@ func (pc *podCheck) exitedWithError(ctx context.Context, cs corev1.ContainerStat
 		}
 	}
 	return false
+}
+
+// addPullSecrets names the pod's pull Secrets among the last finding's affected objects: the
+// credentials the registry refused are fixed there (their contents are never read).
+func (pc *podCheck) addPullSecrets() {
+	if len(pc.e.res.Findings) == 0 {
+		return
+	}
+	var refs []ObjectRef
+	for i, s := range pc.pod.Spec.ImagePullSecrets {
+		if i < 3 && s.Name != "" {
+			refs = append(refs, pc.e.ref("Secret", s.Name))
+		}
+	}
+	last := &pc.e.res.Findings[len(pc.e.res.Findings)-1]
+	last.Affected = mergeRefs(last.Affected, refs)
+}
+
+// pullRateLimited reports a registry's rate limit in a pull error (Docker Hub's 429
+// toomanyrequests).
+func pullRateLimited(msg string) bool {
+	low := strings.ToLower(msg)
+	return strings.Contains(low, "toomanyrequests") || strings.Contains(low, "429 too many requests") || strings.Contains(low, "pull rate limit")
 }

@@ -163,3 +163,38 @@ func TestRestartedReadyPodWithLoggedError(t *testing.T) {
 		t.Errorf("got %s on %v: %s", rc.Rule, rc.Culprit, rc.Summary)
 	}
 }
+
+// A registry that refuses the pull Secret's credentials names that Secret; one that rate-limits
+// pulls says so.
+func TestImagePullCredentialsAndRateLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg, rule, term, affected string
+		secret                          bool
+	}{
+		{name: "refused credentials name the pull Secret", secret: true, rule: "image-pull-auth", term: "imagePullSecrets harbor-pull", affected: "Secret/harbor-pull",
+			msg: `Failed to pull image "harbor.corp.example/pay/api:3.8.0": failed to resolve reference: pull access denied, repository does not exist or may require authorization: authorization failed: 401 Unauthorized: unauthorized: unauthorized to access repository`},
+		{name: "Docker Hub's rate limit", rule: "image-pull-error", term: "rate-limits",
+			msg: `Failed to pull image "docker.io/library/nginx:1.27.2": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/nginx/manifests/sha256:2840: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := app("api", 1, func(s *corev1.PodSpec) {
+				if tc.secret {
+					s.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "harbor-pull"}}
+				}
+			}, func(p *corev1.Pod) { fx.Waiting(p, "ErrImagePull", tc.msg) })
+			if tc.secret {
+				objs = append(objs, fx.Secret(ns, "harbor-pull", ".dockerconfigjson"))
+			}
+			e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
+			e.Now = func() time.Time { return fx.Now }
+			rc := drive(t, e, agent.Session{ID: "t", Problem: "api pods do not start", Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: "api"}}).RootCause
+			var aff []string
+			for _, r := range rc.AffectedObjects {
+				aff = append(aff, r.Kind+"/"+r.Name)
+			}
+			if rc.Rule != tc.rule || !strings.Contains(rc.Summary, tc.term) || tc.affected != "" && !contains(aff, tc.affected) {
+				t.Errorf("got %s %v: %s", rc.Rule, aff, rc.Summary)
+			}
+		})
+	}
+}

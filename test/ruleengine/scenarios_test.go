@@ -300,6 +300,14 @@ func scenarios() []scenario {
 				cj.Status.LastScheduleTime = &last
 				return []runtime.Object{cj}
 			}},
+		{name: "cronjob starting deadline under the controller's sync", target: &agent.Target{Kind: "CronJob", Name: "report"}, rule: "cronjob-missed-schedules", culprit: "CronJob/report",
+			contains: []string{"startingDeadlineSeconds is 5"},
+			objs: func() []runtime.Object {
+				cj := fx.CronJob(ns, "report", "* * * * *")
+				cj.Spec.StartingDeadlineSeconds = fx.Ptr(int64(5))
+				cj.CreationTimestamp = fx.Ago(150 * time.Second)
+				return []runtime.Object{cj}
+			}},
 		{name: "hpa without metrics", target: &agent.Target{Kind: "hpa", Name: "web"}, rule: "hpa-metrics-unavailable", culprit: "HorizontalPodAutoscaler/web",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, nil)
