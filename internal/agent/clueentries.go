@@ -175,11 +175,16 @@ func headers(lines []string, scores []int, classes []ErrClass) {
 // raised from the cause of an earlier traceback).
 func tracebacks(lines []string, scores []int, classes []ErrClass) {
 	in, caused := false, false
+	header := 0 // the score of the line a traceback hangs under (logger.exception's message)
 	for i, l := range lines {
 		l = clipBytes(l, maxClueLineLen)
 		switch {
 		case pyTraceback.MatchString(l):
 			in = true
+			header = 0
+			if i > 0 && scores[i-1] > 0 {
+				header = scores[i-1]
+			}
 			scores[i], classes[i] = -6, ErrNone
 		case pyChain.MatchString(l):
 			// "The above exception was the direct cause": the traceback that follows is a
@@ -196,6 +201,12 @@ func tracebacks(lines []string, scores []int, classes []ErrClass) {
 			}
 			if s, c := scoreLine(l, true); s+bonus > scores[i] || wrapped {
 				scores[i], classes[i] = max(1, s+bonus), c
+				if !wrapped && header > 0 && scores[i] <= header {
+					// The exception is what the message above the traceback is about: it
+					// names the cause ("MasterNotFoundError: No master found for 'x'" under
+					// "GET /ready 503: store unavailable").
+					scores[i] = header + 1
+				}
 				if c == ErrNone {
 					classes[i] = ErrGeneric
 				}
