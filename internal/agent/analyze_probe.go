@@ -88,6 +88,7 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		}
 		summary += probeTimeout(probe, g.Message, lr.Lines)
 		summary += probeCPU(probe, g.Message, spec)
+		summary += probeScheme(probe, msg, spec)
 		if unread != "" {
 			summary += " Its log cannot be read" + strings.TrimPrefix(unread, ", and its log cannot be read") + ": this is read from the pod's events and spec."
 		}
@@ -217,4 +218,30 @@ func probeTimeout(p *corev1.Probe, msg string, lines []string) string {
 		s += fmt.Sprintf(", but the application's log shows answers taking up to %s", slowest.Round(time.Millisecond))
 	}
 	return s + ": raise timeoutSeconds above the endpoint's real latency, or make the health endpoint cheaper."
+}
+
+// probeScheme says when an HTTP probe sends plain HTTP to a port the container serves TLS on
+// (named https/tls/ssl, or 443/8443) and fails with 400: a TLS listener answers a plain
+// request with "400 Bad Request: the plain HTTP request was sent to HTTPS port".
+func probeScheme(p *corev1.Probe, msg string, c corev1.Container) string {
+	if p == nil || p.HTTPGet == nil || p.HTTPGet.Scheme == corev1.URISchemeHTTPS {
+		return ""
+	}
+	low := strings.ToLower(msg)
+	if !strings.Contains(low, "statuscode: 400") && !strings.Contains(low, "http request to an https server") && !strings.Contains(low, "sent to https port") {
+		return ""
+	}
+	port := p.HTTPGet.Port
+	name, number := port.StrVal, port.IntVal
+	for _, cp := range c.Ports {
+		if name != "" && cp.Name == name || name == "" && cp.ContainerPort == number {
+			name, number = cp.Name, cp.ContainerPort
+		}
+	}
+	low = strings.ToLower(name)
+	if !strings.Contains(low, "https") && !strings.Contains(low, "tls") && !strings.Contains(low, "ssl") && number != 443 && number != 8443 {
+		return ""
+	}
+	return fmt.Sprintf(" The probe sends plain HTTP (scheme %s) to port %s, which serves TLS: a TLS listener answers a plain request with 400. Set the probe's scheme to HTTPS (the kubelet does not verify the certificate).",
+		orDefault(string(p.HTTPGet.Scheme), "HTTP, the default"), portString(netPort{Name: name, Number: number}))
 }

@@ -212,6 +212,15 @@ func scenarios() []scenario {
 				})
 				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 120, time.Minute))
 			}},
+		{name: "readiness probe sends plain HTTP to the TLS port", target: deploy("web"), rule: "readiness-probe-failing", culprit: "Deployment/web", contains: []string{"400", "scheme to HTTPS", "8443 (https)"},
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "https", ContainerPort: 8443}}
+					p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("https")}}}
+					fx.SetNotReady(p)
+				})
+				return append(o, fx.Event(ns, "Pod", podName(0), "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 400", 30, time.Minute))
+			}},
 		{name: "liveness probe failing", target: deploy("web"), rule: "liveness-probe-failing", culprit: "Deployment/web",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) { fx.CrashLoop(p, 137, "Error", 5) })
