@@ -21,8 +21,10 @@ import (
 	"fmt"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubage/kubage/internal/tools"
 )
@@ -67,6 +69,47 @@ func analyzeIngress(ctx context.Context, e *env, ref ObjectRef) error {
 			continue
 		}
 		e.followUp(sref)
+	}
+	// The controller serving the Ingress says in its own log what it cannot do for it (an
+	// auth-url it cannot resolve, an upstream it cannot reach): one of its pods is read next.
+	if p := e.ingressControllerPod(ctx); p != nil {
+		e.followUp(e.ref("Pod", p.Name))
+	}
+	return nil
+}
+
+// ingressControllerPod is a Ready pod of the namespace's ingress-nginx controller, if any.
+func (e *env) ingressControllerPod(ctx context.Context) *corev1.Pod {
+	ctrl, c := e.ingressNginxController(ctx)
+	if c == nil {
+		return nil
+	}
+	var sel *metav1.LabelSelector
+	switch ctrl.Kind {
+	case "Deployment":
+		if d, err := getAs[*appsv1.Deployment](ctx, e, "Deployment", ctrl.Name); err == nil {
+			sel = d.Spec.Selector
+		}
+	case "DaemonSet":
+		if d, err := getAs[*appsv1.DaemonSet](ctx, e, "DaemonSet", ctrl.Name); err == nil {
+			sel = d.Spec.Selector
+		}
+	}
+	if sel == nil {
+		return nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || s.Empty() {
+		return nil
+	}
+	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: s.String(), Max: 20})
+	if err != nil {
+		return nil
+	}
+	for _, p := range pods {
+		if isReady(p) {
+			return p
+		}
 	}
 	return nil
 }

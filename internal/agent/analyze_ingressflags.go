@@ -24,6 +24,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // Some ingress-nginx annotations do nothing unless the controller is started for them:
@@ -126,4 +128,22 @@ func hasFlag(args []string, flag string) bool {
 		}
 	}
 	return false
+}
+
+// ingressAnnotationValue finds a value in the annotations of the namespace's Ingresses: an
+// ingress controller is configured per Ingress by them (auth-url, a canary's or a mirror's
+// target), so an address it cannot reach may be written there.
+func (pc *podCheck) ingressAnnotationValue(ctx context.Context, needle string) *valueSource {
+	ings, err := listOnce[*networkingv1.Ingress](ctx, pc.e, "Ingress", maxServiceList)
+	if err != nil {
+		return nil
+	}
+	for _, ing := range ings {
+		for _, k := range sortedKeys(ing.Annotations) {
+			if v := ing.Annotations[k]; containsToken(v, needle) {
+				return &valueSource{ref: pc.e.ref("Ingress", ing.Name), key: k, value: tools.Sanitize(v, 200, true), where: fmt.Sprintf("annotation %s of Ingress %s", k, ing.Name)}
+			}
+		}
+	}
+	return nil
 }

@@ -128,7 +128,7 @@ func (pc *podCheck) findValue(ctx context.Context, d *depCheck, needle string) *
 			}
 		}
 	}
-	return nil
+	return pc.ingressAnnotationValue(ctx, needle)
 }
 
 // containsToken finds needle in s as a whole host-like token (not inside a longer name).

@@ -158,8 +158,10 @@ var (
 	hostThenPort = regexp.MustCompile(`\bhost(?:name)?["']?\s*[=: ]\s*["']?([a-z0-9][a-z0-9.-]{0,252})["']?[,;]?\s+(?:--)?port["']?\s*[=: ]\s*["']?(\d{1,5})\b`)
 	urlHost      = regexp.MustCompile(`\b[a-z][a-z0-9+.-]{1,15}://(?:[^@/\s"']{1,200}@)?([a-z0-9][a-z0-9.-]{0,252})(?::(\d{1,5}))?`)
 	lookupHost   = regexp.MustCompile(`(?:lookup failed:?|lookup|unknownhostexception:|could not translate host name|bad address|can't resolve|cannot resolve|unable to resolve|failed to resolve) ["']?([a-z0-9][a-z0-9.-]{0,252})`)
-	dialHost     = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
-	pgxAddr      = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:(\d{1,5}) \(([a-z][a-z0-9.-]{0,252})\)`)
+	// nginx's resolver: "oauth2-proxy.sso.svc.cluster.local could not be resolved (3: Host not found)".
+	unresolvedHost = regexp.MustCompile(`\b([a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}) could not be resolved`)
+	dialHost       = regexp.MustCompile(`dial (?:tcp|udp)[46]? ([a-z0-9][a-z0-9.-]{0,252}):(\d{1,5})`)
+	pgxAddr        = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}:(\d{1,5}) \(([a-z][a-z0-9.-]{0,252})\)`)
 	// Envoy and Istio name the upstream cluster "outbound|PORT|subset|HOST".
 	envoyCluster = regexp.MustCompile(`outbound\|(\d{1,5})\|[a-z0-9-]{0,63}\|([a-z0-9][a-z0-9.-]{0,252})`)
 	// Java writes an address as name/ip:port.
@@ -376,7 +378,7 @@ func (c *Clue) addEntities(line string) {
 	for _, m := range pgxAddr.FindAllStringSubmatch(low, 2) {
 		addHost(m[2], m[1], false)
 	}
-	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, javaAddr, dialHost, urlHost, lookupHost, ipPortRe, ip6PortRe, hostPortRe, keywordHost, phraseHost} {
+	for i, re := range []*regexp.Regexp{pgServerAt, hostThenPort, javaAddr, dialHost, urlHost, lookupHost, unresolvedHost, ipPortRe, ip6PortRe, hostPortRe, keywordHost, phraseHost} {
 		for _, m := range re.FindAllStringSubmatch(low, 4) {
 			port := ""
 			if len(m) > 2 {
@@ -385,7 +387,7 @@ func (c *Clue) addEntities(line string) {
 			if re == ip6PortRe && net.ParseIP(m[1]) == nil {
 				continue
 			}
-			addHost(m[1], port, i >= 9)
+			addHost(m[1], port, i >= 10) // keywordHost and phraseHost name a host loosely
 		}
 	}
 	for _, m := range linkValue.FindAllStringSubmatch(low, 2) {
