@@ -156,6 +156,9 @@ func (pc *podCheck) mounts(ctx context.Context, container string) error {
 				pc.configFinding(ctx, container, r, []string{ev})
 				return nil
 			}
+			if pc.csiDriverAbsent(ctx, container, g.Message, []string{ev}) {
+				return nil
+			}
 			pc.find(ctx, "volume-mount-failed", container, fmt.Sprintf("Pod %s is stuck creating containers: %s (x%d): %s", pc.pod.Name, g.Reason, g.Count, g.Message),
 				ObjectRef{}, []string{ev}, map[string]string{"message": tools.Sanitize(g.Message, 200, true)})
 			return nil

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -198,5 +199,35 @@ func TestSubPathOnARenamedConfigMapKey(t *testing.T) {
 	t.Logf("%s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
 	if rc.Rule != "configmap-key-missing" || rc.Culprit.Name != "proxy-conf" || !strings.Contains(rc.Summary, "default.conf") {
 		t.Fatalf("want configmap-key-missing on ConfigMap proxy-conf naming default.conf")
+	}
+}
+
+// A CSI volume whose driver is not registered on the node names the DaemonSet that runs the
+// driver's node plugin and why it runs none there; a DaemonSet of another plugin is not it.
+func TestCSIDriverNotRegistered(t *testing.T) {
+	objs := app("billing", 1, func(s *corev1.PodSpec) {
+		s.Volumes = []corev1.Volume{{Name: "secrets", VolumeSource: corev1.VolumeSource{CSI: &corev1.CSIVolumeSource{Driver: "secrets-store.csi.k8s.io"}}}}
+		s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "secrets", MountPath: "/mnt/secrets"}}
+	}, func(p *corev1.Pod) { fx.Waiting(p, "ContainerCreating", "") })
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "FailedMount", `MountVolume.SetUp failed for volume "secrets" : kubernetes.io/csi: mounter.SetUpAt failed to get CSI client: driver name secrets-store.csi.k8s.io not found in the list of registered CSI drivers`, 8, time.Minute))
+			break
+		}
+	}
+	plugin := daemonSet("csi-secrets-store", func(d *appsv1.DaemonSet) {
+		d.Spec.Template.Spec.Containers[0].Image = "registry.k8s.io/csi-secrets-store/driver:v1.4.6"
+		d.Spec.Template.Spec.NodeSelector = map[string]string{"node-role.kubernetes.io/worker": "true"}
+	})
+	provider := daemonSet("vault-csi-provider", func(d *appsv1.DaemonSet) {
+		d.Spec.Template.Spec.Containers[0].Image = "hashicorp/vault-csi-provider:1.5.0"
+		d.Status.DesiredNumberScheduled, d.Status.NumberReady = 1, 1
+	})
+	objs = append(objs, plugin, provider, fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "billing pods stay in ContainerCreating", Namespace: ns, Target: deploy("billing")}).RootCause
+	if rc.Culprit.Kind != "DaemonSet" || rc.Culprit.Name != "csi-secrets-store" || !strings.Contains(rc.Summary, "nodeSelector node-role.kubernetes.io/worker=true matches no node") {
+		t.Fatalf("got %s on %s/%s: %s", rc.Rule, rc.Culprit.Kind, rc.Culprit.Name, rc.Summary)
 	}
 }
