@@ -92,8 +92,10 @@ func (pc *podCheck) providerOwnError(ctx context.Context, d *depCheck, sref Obje
 	n := len(e.res.Findings)
 	e.inProvider = true
 	// Its own words first; then a setting of its own configuration it names ("Got a packet
-	// bigger than 'max_allowed_packet' bytes" in the server's log is the server's setting).
-	followed := pcp.followText(ctx, dp) || pcp.settingEchoed(ctx, dp, false)
+	// bigger than 'max_allowed_packet' bytes" in the server's log is the server's setting),
+	// or a value it quotes that its configuration holds ("access to vhost 'orders' refused
+	// for user 'x'" and the permissions entry for x in its definitions file).
+	followed := pcp.followText(ctx, dp) || pcp.settingEchoed(ctx, dp, false) || pcp.tokenInConfig(ctx, dp)
 	e.inProvider = false
 	if !followed || len(e.res.Findings) == n {
 		e.res.Findings = e.res.Findings[:n]

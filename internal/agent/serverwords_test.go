@@ -72,6 +72,18 @@ func TestServerWordsAndDetails(t *testing.T) {
 			logs: logBook{"ledger-": "ERROR HikariPool-1 - Exception during pool initialization.\n\norg.postgresql.util.PSQLException: ERROR: pgbouncer cannot connect to server\n\tat org.postgresql.core.v3.ConnectionFactoryImpl.doAuthentication(ConnectionFactoryImpl.java:704)\n",
 				"pgbouncer-": strings.Repeat("2026-11-28 11:20:06.902 UTC [1] WARNING DNS lookup failed: ledger-pg-primary: result=0\n2026-11-28 11:20:06.988 UTC [1] WARNING C-0x55: ledger/app@10.244.1.37:48812 pooler error: pgbouncer cannot connect to server\n", 3)},
 			rule: "dependency-host-unknown", culprit: "ConfigMap/pgbouncer-config", terms: []string{"ledger-pg-primary"}},
+		{name: "a broker refusing a vhost to a user names the permissions in its definitions file", problem: "shipments are not processed",
+			objs: func() []runtime.Object {
+				o := app("consumer", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "AMQP_URL", Value: "amqp://mq:5672/orders"}}
+				}, crashing)
+				o = append(o, app("mq", 1, mountConfig("mq-definitions", "/etc/rabbitmq/definitions"), nil)...)
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mq-definitions", Namespace: ns}, Data: map[string]string{"definitions.json": `{"users":[{"name":"order-consumer","tags":""},{"name":"order-publisher","tags":""}],"vhosts":[{"name":"/"},{"name":"orders"}],"permissions":[{"user":"order-consumer","vhost":"/","configure":".*","write":".*","read":".*"},{"user":"order-publisher","vhost":"orders","configure":".*","write":".*","read":".*"}]}`}}
+				return append(o, cm, svcAt("mq", "10.96.0.53", map[string]string{"app": "mq"}, 5672), fx.Node("node-1"))
+			},
+			logs: logBook{"consumer-": `{"level":"fatal","msg":"cannot connect to broker, giving up","error":"Exception (403) Reason: \"no access to this vhost\""}` + "\n",
+				"mq-": strings.Repeat("2026-11-28 13:05:03.300006+00:00 [error] <0.1214.0> Error on AMQP connection <0.1214.0> (10.244.1.41:40228 -> 10.244.2.9:5672, user: 'order-consumer', state: opening):\n2026-11-28 13:05:03.300006+00:00 [error] <0.1214.0> access to vhost 'orders' refused for user 'order-consumer'\n", 3)},
+			rule: "config-value-rejected", culprit: "ConfigMap/mq-definitions", terms: []string{"order-consumer"}},
 	}
 	runDepCases(t, cases)
 }
