@@ -35,6 +35,7 @@ import (
 
 func TestJudge(t *testing.T) {
 	e := &Env{Namespace: "ns"}
+	ens := &Env{Namespace: "scn-app-config-x1"}
 	s := &Scenario{Want: Want{
 		Culprit: Ref{Kind: "ConfigMap", Name: "app-config"},
 		Also:    []Ref{{Kind: "Deployment", Name: "app"}},
@@ -55,8 +56,14 @@ func TestJudge(t *testing.T) {
 		"workload missing":           {c(cm, "ConfigMap app-config in ns: no such host", pod), []string{"Deployment/app not in affectedObjects"}},
 		"wrong culprit":              {c(pod, "pod app-1 crashes: no such host in ns (app-config)", dep), []string{"ConfigMap/app-config not in affectedObjects"}},
 		"term missing, case ignored": {c(cm, "APP-CONFIG in NS is wrong", dep), []string{`summary lacks "No Such Host"`}},
+		// The namespace carries the scenario's name: a term found only there does not count.
+		"term only inside the namespace name": {c(cm, "no such host: nothing found in scn-app-config-x1", dep), []string{`summary lacks "app-config"`}},
 	} {
-		got := s.judge(tc.c, e)
+		env := e
+		if strings.Contains(tc.c.RootCause.Summary, ens.Namespace) {
+			env = ens
+		}
+		got := s.judge(tc.c, env)
 		for _, m := range tc.miss {
 			if !strings.Contains(got, m) {
 				t.Errorf("%s: miss %q lacks %q", name, got, m)
