@@ -61,5 +61,29 @@ func (pc *podCheck) secretSource(ctx context.Context, d *depCheck) *valueSource 
 			}
 		}
 	}
+	// A configuration file kept in a Secret (Alertmanager's alertmanager.yaml, a chart's
+	// rendered config): the address may be written in it.
+	for i, m := range c.VolumeMounts {
+		if i >= maxSourceObjects {
+			break
+		}
+		for _, v := range pc.pod.Spec.Volumes {
+			if v.Name != m.Name || v.Secret == nil {
+				continue
+			}
+			sec, err := getAs[*corev1.Secret](ctx, e, "Secret", v.Secret.SecretName)
+			if err != nil {
+				continue
+			}
+			for _, k := range sortedKeys(sec.Data) {
+				if configFileKey.MatchString(k) {
+					return found(sec.Name, k, "a configuration file mounted at "+m.MountPath)
+				}
+			}
+		}
+	}
 	return nil
 }
+
+// configFileKey is a Secret key that holds a configuration file.
+var configFileKey = regexp.MustCompile(`(?i)\.(ya?ml|json|conf|cfg|ini|toml|properties)(\.gz)?$`)

@@ -84,6 +84,17 @@ func TestServerWordsAndDetails(t *testing.T) {
 			logs: logBook{"consumer-": `{"level":"fatal","msg":"cannot connect to broker, giving up","error":"Exception (403) Reason: \"no access to this vhost\""}` + "\n",
 				"mq-": strings.Repeat("2026-11-28 13:05:03.300006+00:00 [error] <0.1214.0> Error on AMQP connection <0.1214.0> (10.244.1.41:40228 -> 10.244.2.9:5672, user: 'order-consumer', state: opening):\n2026-11-28 13:05:03.300006+00:00 [error] <0.1214.0> access to vhost 'orders' refused for user 'order-consumer'\n", 3)},
 			rule: "config-value-rejected", culprit: "ConfigMap/mq-definitions", terms: []string{"order-consumer"}},
+		{name: "a host in no readable configuration names the config file kept in a Secret", problem: "nobody was paged",
+			objs: func() []runtime.Object {
+				o := app("notifier", 1, func(s *corev1.PodSpec) {
+					s.Volumes = append(s.Volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "notifier-config"}}})
+					s.Containers[0].VolumeMounts = append(s.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "config", MountPath: "/etc/notifier"})
+				}, crashing)
+				o = append(o, app("pager-relay", 1, nil, nil)...)
+				return append(o, fx.Secret(ns, "notifier-config", "notifier.yaml"), fx.Secret(ns, "notifier-tls", "tls.crt"), svcAt("pager-relay", "10.96.0.54", map[string]string{"app": "pager-relay"}, 8080), fx.Node("node-1"))
+			},
+			logs: logBook{"notifier-": strings.Repeat(`level=error msg="Notify for alerts failed" err="webhook[0]: Post \"http://pager-relai:8080/hooks\": dial tcp: lookup pager-relai on 10.96.0.10:53: no such host"`+"\n", 3)},
+			rule: "dependency-host-unknown", culprit: "Secret/notifier-config", terms: []string{"notifier.yaml", "pager-relai"}},
 	}
 	runDepCases(t, cases)
 }
