@@ -348,8 +348,14 @@ func (pc *podCheck) node(ctx context.Context) error {
 	if len(h.Pressure) > 0 {
 		state += ", " + strings.Join(h.Pressure, ",")
 	}
+	said := "is not ready"
+	if p.DeletionTimestamp != nil {
+		// Deleted but never confirmed gone: the node's kubelet cannot report the containers
+		// stopped, so the pod stays Terminating (and a StatefulSet cannot replace it).
+		said = fmt.Sprintf("is stuck Terminating (deleted %s ago)", pc.e.now.Sub(p.DeletionTimestamp.Time).Round(time.Second))
+	}
 	f := Finding{Rule: "pod-on-unhealthy-node", Object: pc.ref, Culprit: nref, Follow: []ObjectRef{nref}, Affected: []ObjectRef{pc.ref},
-		Summary:  fmt.Sprintf("Pod %s is not ready and its node %s is unhealthy (%s).", p.Name, n.Name, state),
+		Summary:  fmt.Sprintf("Pod %s %s and its node %s is unhealthy (%s).", p.Name, said, n.Name, state),
 		Evidence: []string{pc.statusEv}, Facts: pc.facts(ctx, "", map[string]string{"node": n.Name})}
 	pc.e.find(f)
 	return nil

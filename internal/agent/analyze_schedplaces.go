@@ -79,8 +79,10 @@ func (pc *podCheck) volumeAffinity(ctx context.Context, p *corev1.Pod, v *schedV
 		if len(why) > 0 {
 			nodesWhy = " The pod cannot use them (" + strings.Join(why, "; ") + ")."
 		}
-		summary := fmt.Sprintf("Pod %s cannot be scheduled (%s): %d node(s) it may otherwise use have a volume node affinity conflict. Its claim %s is bound to PersistentVolume %s, whose node affinity (%s) allows %s.%s",
-			p.Name, said, blocked, bv.claim.Name, bv.pv.Name, pvAffinityString(bv.pv), where, nodesWhy)
+		// The mechanism comes before the scheduler's own message, which grows with the
+		// cluster (one clause per kind of node) and would push it out of a bounded summary.
+		summary := fmt.Sprintf("Pod %s cannot be scheduled: %d node(s) it may otherwise use have a volume node affinity conflict. Its claim %s is bound to PersistentVolume %s, whose node affinity (%s) allows %s.",
+			p.Name, blocked, bv.claim.Name, bv.pv.Name, pvAffinityString(bv.pv), where)
 		culprit := pvRef
 		if mode == "Immediate" && !scRef.IsZero() {
 			culprit = scRef
@@ -88,6 +90,7 @@ func (pc *podCheck) volumeAffinity(ctx context.Context, p *corev1.Pod, v *schedV
 		} else {
 			summary += fmt.Sprintf(" The volume's node affinity pins it (StorageClass %s, volumeBindingMode %s): point the volume at a node the pod may use, or let the pod run where the volume is.", orDefault(class, "none"), mode)
 		}
+		summary += nodesWhy + " Scheduler: " + said
 		evIDs = append(evIDs, e.objEvidence(pvRef, "PersistentVolume "+bv.pv.Name+": node affinity "+pvAffinityString(bv.pv)))
 		pc.find(ctx, "unschedulable-volume-node-affinity", "", summary, culprit, evIDs,
 			map[string]string{"volume": bv.pv.Name, "claim": bv.claim.Name, "class": orDefault(class, "none"), "bindingMode": mode, "nodes": strings.Join(clipList(allowed, 4), ", ")})
