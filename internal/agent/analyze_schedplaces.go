@@ -86,7 +86,9 @@ func (pc *podCheck) volumeAffinity(ctx context.Context, p *corev1.Pod, v *schedV
 		culprit := pvRef
 		if mode == "Immediate" && !scRef.IsZero() {
 			culprit = scRef
-			summary += fmt.Sprintf(" StorageClass %s has volumeBindingMode Immediate, so the claim was bound to that local volume when it was created, before the scheduler chose a node for the pod; with volumeBindingMode WaitForFirstConsumer the volume is picked on a node where the pod fits.", class)
+			// Names here can be long (node and volume names): the mechanism leads.
+			summary = fmt.Sprintf("Pod %s cannot be scheduled: volumeBindingMode Immediate of StorageClass %s bound its claim %s to a local volume when the claim was created, before the scheduler chose a node for the pod; with WaitForFirstConsumer the volume is picked on a node where the pod fits. %d node(s) it may otherwise use conflict with PersistentVolume %s, whose node affinity (%s) allows %s.",
+				p.Name, class, bv.claim.Name, blocked, bv.pv.Name, pvAffinityString(bv.pv), where)
 		} else {
 			summary += fmt.Sprintf(" The volume's node affinity pins it (StorageClass %s, volumeBindingMode %s): point the volume at a node the pod may use, or let the pod run where the volume is.", orDefault(class, "none"), mode)
 		}
