@@ -120,18 +120,7 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 					s.Containers[0].Env = []corev1.EnvVar{{Name: "MONGO_URL", Value: "mongodb://catalog-db:27017/catalog"}}
 				}, crashing)
 				st := store("catalog-db", "mongo:7.0.14", "/data/db", 999, true, "10.96.0.44", 27017)
-				for _, x := range st[:2] {
-					var spec *corev1.PodSpec
-					switch v := x.(type) {
-					case *appsv1.StatefulSet:
-						spec = &v.Spec.Template.Spec
-					case *corev1.Pod:
-						spec = &v.Spec
-					}
-					spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "catalog-db-conf"}}}})
-					spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: "/etc/mongo"})
-					spec.Containers[0].Args = []string{"--config", "/etc/mongo/mongod.conf"}
-				}
+				storeConfig(st, "catalog-db-conf", "/etc/mongo", "--config", "/etc/mongo/mongod.conf")
 				conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "catalog-db-conf", Namespace: ns}, Data: map[string]string{
 					"mongod.conf": "storage:\n  dbPath: /data/db\nnet:\n  bindIpAll: true\n  port: 27017\n  maxIncomingConnections: 40\n"}}
 				return append(append(o, st...), conf, fx.ConfigMap(ns, "catalog-api-flags", "FEATURES"), fx.Node("node-1"))
@@ -148,17 +137,7 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 					s.Containers[0].Env = []corev1.EnvVar{{Name: "SPRING_DATASOURCE_URL", Value: "jdbc:mysql://shop-mysql:3306/shop?rewriteBatchedStatements=true"}}
 				}, crashing)
 				st := store("shop-mysql", "mysql:8.0.39", "/var/lib/mysql", 999, true, "10.96.0.45", 3306)
-				for _, x := range st[:2] {
-					var spec *corev1.PodSpec
-					switch v := x.(type) {
-					case *appsv1.StatefulSet:
-						spec = &v.Spec.Template.Spec
-					case *corev1.Pod:
-						spec = &v.Spec
-					}
-					spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "shop-mysql-conf"}}}})
-					spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "conf", MountPath: "/etc/mysql/conf.d"})
-				}
+				storeConfig(st, "shop-mysql-conf", "/etc/mysql/conf.d")
 				conf := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shop-mysql-conf", Namespace: ns}, Data: map[string]string{
 					"custom.cnf": "[mysqld]\nmax_connections = 300\nmax_allowed_packet = 1M\ninnodb_buffer_pool_size = 512M\n"}}
 				return append(append(o, st...), conf, fx.Node("node-1"))
@@ -197,5 +176,23 @@ func TestProviderLogExplainsTheConsumer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// storeConfig mounts ConfigMap name at path into the StatefulSet and the pod that store
+// returned (its first two objects), with args when given.
+func storeConfig(st []runtime.Object, name, path string, args ...string) {
+	for _, x := range st[:2] {
+		var spec *corev1.PodSpec
+		switch v := x.(type) {
+		case *appsv1.StatefulSet:
+			spec = &v.Spec.Template.Spec
+		case *corev1.Pod:
+			spec = &v.Spec
+		}
+		mountConfig(name, path)(spec)
+		if len(args) > 0 {
+			spec.Containers[0].Args = args
+		}
 	}
 }
