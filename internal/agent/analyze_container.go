@@ -466,17 +466,13 @@ func (pc *podCheck) exitedWithError(ctx context.Context, cs corev1.ContainerStat
 // addPullSecrets names the pod's pull Secrets among the last finding's affected objects: the
 // credentials the registry refused are fixed there (their contents are never read).
 func (pc *podCheck) addPullSecrets() {
-	if len(pc.e.res.Findings) == 0 {
-		return
-	}
 	var refs []ObjectRef
 	for i, s := range pc.pod.Spec.ImagePullSecrets {
 		if i < 3 && s.Name != "" {
 			refs = append(refs, pc.e.ref("Secret", s.Name))
 		}
 	}
-	last := &pc.e.res.Findings[len(pc.e.res.Findings)-1]
-	last.Affected = mergeRefs(last.Affected, refs)
+	pc.addAffected(refs)
 }
 
 // pullRateLimited reports a registry's rate limit in a pull error (Docker Hub's 429

@@ -20,8 +20,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
-	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -123,7 +121,7 @@ func (pc *podCheck) connectionConfig(ctx context.Context, d *depCheck, wl Object
 // text, then by the kind of reference; it returns the winner and its best-matching key.
 func bestCredential(cands []credential, text string) (*credential, string) {
 	words := map[string]bool{}
-	for _, w := range credWords(text) {
+	for _, w := range nameWordsOf(text) {
 		words[w] = true
 	}
 	var best *credential
@@ -133,7 +131,7 @@ func bestCredential(cands []credential, text string) (*credential, string) {
 		overlap, key := 0, ""
 		for _, k := range c.keys {
 			n := 0
-			for _, w := range credWords(k) {
+			for _, w := range nameWordsOf(k) {
 				if words[w] && !credentialFiller[w] {
 					n++
 				}
@@ -155,35 +153,3 @@ func bestCredential(cands []credential, text string) (*credential, string) {
 // credentialFiller are words that key names and errors share without saying which
 // credential is meant.
 var credentialFiller = map[string]bool{"id": true, "the": true, "url": true, "uri": true, "host": true, "port": true}
-
-// credWords splits text and identifiers (AWS_ACCESS_KEY_ID, accessKeyId, user=x) into
-// lower-case words of two or more letters.
-func credWords(s string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) >= 2 {
-			out = append(out, strings.ToLower(string(cur)))
-		}
-		cur = cur[:0]
-	}
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case unicode.IsUpper(r):
-			if prevLower {
-				flush()
-			}
-			cur = append(cur, r)
-			prevLower = false
-		case unicode.IsLetter(r):
-			cur = append(cur, r)
-			prevLower = true
-		default:
-			flush()
-			prevLower = false
-		}
-	}
-	flush()
-	return out
-}
