@@ -81,6 +81,9 @@ func All() []*Scenario {
 	out = append(out, wave13bScenarios()...)
 	out = append(out, wave14aScenarios()...)
 	out = append(out, wave14bScenarios()...)
+	out = append(out, wave15aScenarios()...)
+	out = append(out, wave15bScenarios()...)
+	out = append(out, wave15cScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
