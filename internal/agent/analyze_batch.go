@@ -278,6 +278,10 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 			}
 		}
 	}
+	if f, ok := replacedRuns(e, cj, cref, jobs, evs, interval, evIDs, facts); ok {
+		e.find(f)
+		return nil
+	}
 	for _, g := range evs {
 		low := strings.ToLower(g.Message)
 		if g.Reason == "FailedNeedsStart" || g.Reason == "TooManyMissedTimes" || strings.Contains(low, "missed start time") || strings.Contains(low, "missed scheduled time") {
@@ -368,4 +372,55 @@ func ranFor(j *batchv1.Job) string {
 		}
 	}
 	return ""
+}
+
+// replacedRuns finds a CronJob whose concurrencyPolicy Replace kills every run: when a run is
+// due while the previous Job is still active, the controller deletes that Job ("Deleted job
+// X", SuccessfulDelete) and starts a new one, so a run longer than the schedule interval never
+// finishes. History cleanup deletes Jobs with the same event, but only finished ones, which a
+// success or failure would show: so it counts only with no success since the deletions began
+// and the newest Job not failed (a failing run is cronjob-job-failing's).
+func replacedRuns(e *env, cj *batchv1.CronJob, cref ObjectRef, jobs []*batchv1.Job, evs []tools.EventGroup, interval time.Duration, evIDs []string, facts map[string]string) (Finding, bool) {
+	if cj.Spec.ConcurrencyPolicy != batchv1.ReplaceConcurrent {
+		return Finding{}, false
+	}
+	var deleted []tools.EventGroup
+	for _, g := range evs {
+		if g.Reason == "SuccessfulDelete" && strings.HasPrefix(g.Message, "Deleted job") {
+			deleted = append(deleted, g)
+		}
+	}
+	if len(deleted) == 0 {
+		return Finding{}, false
+	}
+	first, last := deleted[0].FirstSeen, deleted[0]
+	for _, g := range deleted {
+		if g.FirstSeen.Before(first) {
+			first = g.FirstSeen
+		}
+		if g.LastSeen.After(last.LastSeen) {
+			last = g
+		}
+	}
+	if ls := cj.Status.LastSuccessfulTime; ls != nil && !ls.Time.Before(first) {
+		return Finding{}, false
+	}
+	for _, j := range jobs {
+		for _, c := range j.Status.Conditions {
+			if c.Status == corev1.ConditionTrue && (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && !c.LastTransitionTime.Time.Before(first) {
+				return Finding{}, false
+			}
+		}
+	}
+	for _, g := range deleted {
+		evIDs = append(evIDs, e.eventEvidence(cref, g))
+	}
+	facts["detail"] = last.Message
+	every := ""
+	if interval > 0 {
+		every = " (every " + interval.String() + ")"
+	}
+	return Finding{Rule: "cronjob-runs-replaced", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+		Summary: fmt.Sprintf("CronJob %s never lets a run finish: its concurrencyPolicy is Replace and a run lasts longer than the schedule %q%s, so each time the next run is due the CronJob controller deletes the unfinished Job and starts a new one (%d deletions, last: %s); last successful run %s. Use concurrencyPolicy Forbid or a schedule interval longer than a run.",
+			cj.Name, cj.Spec.Schedule, every, len(deleted), last.Message, ageOrNever(e.now, cj.Status.LastSuccessfulTime))}, true
 }

@@ -196,6 +196,10 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 			(cj.Status.LastScheduleTime == nil && cj.CreationTimestamp.Time.Before(p) || cj.Status.LastScheduleTime != nil && cj.Status.LastScheduleTime.Time.Before(p.Add(-time.Minute))) {
 			lead(e.ref("CronJob", cj.Name))
 			n++
+		} else if replaceWithoutSuccess(cj, s.Interval(e.now), e.now) {
+			// Replace deletes every run that outlasts the interval: runs start, none finish.
+			lead(e.ref("CronJob", cj.Name))
+			n++
 		} else if e.activeRunOverdue(ctx, cj, s.Interval(e.now)) {
 			// Forbid skips every run while one hangs: nothing fails, nothing is missed yet.
 			lead(e.ref("CronJob", cj.Name))
@@ -432,4 +436,17 @@ func (e *env) activeRunOverdue(ctx context.Context, cj *batchv1.CronJob, interva
 	}
 	j, err := getAs[*batchv1.Job](ctx, e, "Job", cj.Status.Active[0].Name)
 	return err == nil && j.Status.StartTime != nil && e.now.Sub(j.Status.StartTime.Time) > interval
+}
+
+// replaceWithoutSuccess is a Replace CronJob that keeps starting runs but has had no success
+// for two schedule intervals (none since it was created, or none recently).
+func replaceWithoutSuccess(cj *batchv1.CronJob, interval time.Duration, now time.Time) bool {
+	if cj.Spec.ConcurrencyPolicy != batchv1.ReplaceConcurrent || interval <= 0 || cj.Status.LastScheduleTime == nil {
+		return false
+	}
+	since := cj.CreationTimestamp.Time
+	if ls := cj.Status.LastSuccessfulTime; ls != nil {
+		since = ls.Time
+	}
+	return now.Sub(since) > 2*interval && cj.Status.LastScheduleTime.Time.After(since)
 }

@@ -186,6 +186,11 @@ func init() {
 		Signals:    "concurrencyPolicy Forbid, active Job older than the schedule interval",
 		Actions:    []ActionTemplate{{Description: "Find why Job {activeJob} does not finish; set activeDeadlineSeconds on the job template", Command: "kubectl -n {ns} describe job {activeJob}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get jobs"}})
+	rule(Rule{ID: "cronjob-runs-replaced", Category: "CronJobRunsReplaced", Confidence: 80,
+		Title:      "concurrencyPolicy Replace deletes each run before it finishes",
+		Signals:    "concurrencyPolicy Replace, SuccessfulDelete 'Deleted job' events on the CronJob, no successful run since",
+		Actions:    []ActionTemplate{{Description: "Let runs finish: set concurrencyPolicy Forbid (or a longer schedule than a run takes)", Command: "kubectl -n {ns} patch cronjob {name} --type=merge -p '{\"spec\":{\"concurrencyPolicy\":\"Forbid\"}}'", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get cronjob {name}  # LAST SUCCESSFUL recent"}})
 	rule(Rule{ID: "cronjob-job-failing", Category: "CronJobFailing", Confidence: 55,
 		Title:      "the CronJob's latest Job failed",
 		Signals:    "newest owned Job has condition Failed",

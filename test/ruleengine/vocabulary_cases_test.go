@@ -453,6 +453,27 @@ func vocabCases() []vocabCase {
 				cj.Status.LastScheduleTime = fx.Ptr(fx.Ago(2 * time.Minute))
 				return []runtime.Object{cj, j, fx.Node("node-1")}
 			}},
+		{name: "cronjob whose runs Replace deletes, found without a target", problem: "the export has not delivered anything since the schedule change, yet no Job failed", rule: "cronjob-runs-replaced",
+			contains: []string{"Replace", "Deleted job export-102"},
+			objs: func() []runtime.Object {
+				cj := fx.CronJob(ns, "export", "* * * * *")
+				cj.UID = fx.UID("CronJob", "export")
+				cj.CreationTimestamp = fx.Ago(10 * time.Minute)
+				cj.Spec.ConcurrencyPolicy = batchv1.ReplaceConcurrent
+				j := fx.Job(ns, "export-103", "busybox:1.36")
+				j.CreationTimestamp = fx.Ago(20 * time.Second)
+				j.Status.StartTime = fx.Ptr(fx.Ago(20 * time.Second))
+				j.Status.Active = 1
+				j.OwnerReferences = []metav1.OwnerReference{fx.OwnerRef("CronJob", "batch/v1", cj)}
+				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Name: "export-103", Namespace: ns}}
+				cj.Status.LastScheduleTime = fx.Ptr(fx.Ago(20 * time.Second))
+				pod := fx.Pod(ns, "export-103-x7k2p", j.Spec.Template.Labels, j.Spec.Template.Spec, j, "Job")
+				pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+				pod.Status.StartTime = fx.Ptr(fx.Ago(18 * time.Second))
+				return []runtime.Object{cj, j, pod, fx.Node("node-1"),
+					fx.Event(ns, "CronJob", "export", "Normal", "SuccessfulDelete", "Deleted job export-101", 1, 80*time.Second),
+					fx.Event(ns, "CronJob", "export", "Normal", "SuccessfulDelete", "Deleted job export-102", 1, 20*time.Second)}
+			}},
 		{name: "service whose pods are not ready", target: &agent.Target{Kind: "Service", Name: "web"}, problem: quiet, rule: "service-no-ready-endpoints",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) { fx.SetNotReady(p) })

@@ -170,6 +170,7 @@ var Vocabulary = map[string][]string{
 	"cronjob-missed-schedules":    {"schedule"},
 	"cronjob-jobs-pile-up":        {"concurrencyPolicy", "ResourceQuota", "Jobs"},
 	"cronjob-concurrency-blocked": {"concurrencyPolicy", "Forbid"},
+	"cronjob-runs-replaced":       {"concurrencyPolicy", "Replace"},
 	"cronjob-job-failing":         {"Job", "failed"},
 	// Nodes.
 	"node-not-ready":           {"NotReady"},
