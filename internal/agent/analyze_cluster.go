@@ -160,6 +160,9 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 			return nil
 		}
 	}
+	if e.hpaConflict(ctx, h, href, target, activeFalse, evIDs, facts) {
+		return nil
+	}
 	// Utilization targets need requests on every container; without them the HPA cannot
 	// work even once metrics are available, so this is checked on the spec directly.
 	if res, container := utilizationWithoutRequests(ctx, e, h, target); res != "" {

@@ -418,7 +418,8 @@ func (c *Clue) addEntities(line string) {
 	}
 	c.addMigration(line)
 	if c.Forbidden == nil {
-		if m := denialRe.FindStringSubmatch(line); m != nil {
+		// klog's structured lines quote the error in err="…", escaping its own quotes.
+		if m := denialRe.FindStringSubmatch(strings.ReplaceAll(line, `\"`, `"`)); m != nil {
 			d := &Denial{User: m[1], Verb: strings.ToLower(m[2]), Resource: m[3], Group: m[4], Namespace: m[5], Scope: "namespace"}
 			if m[5] == "" && strings.Contains(strings.ToLower(line), "cluster scope") {
 				d.Scope = "cluster"

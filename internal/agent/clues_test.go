@@ -112,6 +112,15 @@ func TestExtractCluesDenial(t *testing.T) {
 	}
 }
 
+// klog writes the error of a structured line in err="…" with its quotes escaped.
+func TestExtractCluesDenialInKlogStructuredLine(t *testing.T) {
+	c := ExtractClues([]string{`E0312 02:00:01.331270       1 event.go:359] "Server rejected event (will not retry!)" err="events.events.k8s.io is forbidden: cannot create resource \"events\" in API group \"events.k8s.io\" in the namespace" event="&Event{Reason:Rotated}"`})
+	d := c.Forbidden
+	if d == nil || d.Verb != "create" || d.Resource != "events" || d.Group != "events.k8s.io" {
+		t.Fatalf("denial %+v", d)
+	}
+}
+
 func TestScoreLineIgnoresFramesAndBanners(t *testing.T) {
 	for _, l := range []string{"\t/src/cmd/server/main.go:42 +0x1d4", "goroutine 1 [running]:", "    at com.example.Main.run(Main.java:10)", "  File \"/app/x.py\", line 3, in f", "Usage:", "  -h, --help   help"} {
 		if s, _ := ScoreLine(l); s > 0 {

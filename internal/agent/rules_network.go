@@ -199,6 +199,11 @@ func init() {
 		Signals:    "a Utilization metric while a target container has no request for that resource, or ScalingActive=False 'missing request for cpu'",
 		Actions:    []ActionTemplate{{Description: "Set {metric} requests on {workload}", Command: "kubectl -n {ns} set resources {workload} --requests={metric}=<value>", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} describe hpa {hpa}  # ScalingActive True"}})
+	rule(Rule{ID: "hpa-ambiguous-selector", Category: "HPAAmbiguousSelector", Confidence: 88,
+		Title:      "two HorizontalPodAutoscalers select the same pods, so neither scales",
+		Signals:    "ScalingActive=False reason AmbiguousSelector, several HPAs on one scale target",
+		Actions:    []ActionTemplate{{Description: "Keep one autoscaler for the workload: delete HPA {hpa} ({detail})", Command: "kubectl -n {ns} delete hpa {hpa}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get hpa  # one autoscaler per workload, ScalingActive True"}})
 	rule(Rule{ID: "hpa-metrics-unavailable", Category: "HPAMetricsUnavailable", Confidence: 85,
 		Title:      "the HPA cannot read its metrics",
 		Signals:    "ScalingActive=False reason FailedGetResourceMetric/FailedGetPodsMetric/FailedGetExternalMetric, events",

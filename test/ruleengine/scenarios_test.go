@@ -323,6 +323,18 @@ func scenarios() []scenario {
 				return append(o, hpa(1, 5, 1, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric",
 					Message: "the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"}))
 			}},
+		{name: "two autoscalers on one Deployment: the one nothing manages is the culprit", target: &agent.Target{Kind: "hpa", Name: "keda-hpa-web"}, rule: "hpa-ambiguous-selector", culprit: "HorizontalPodAutoscaler/web",
+			contains: []string{"keda-hpa-web", "ScaledObject"},
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, nil)
+				amb := autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "AmbiguousSelector",
+					Message: "pods by selector app=web are controlled by multiple HPAs: [" + ns + "/web " + ns + "/keda-hpa-web]"}
+				keda := hpa(1, 10, 1, amb)
+				keda.Name = "keda-hpa-web"
+				keda.OwnerReferences = []metav1.OwnerReference{{APIVersion: "keda.sh/v1alpha1", Kind: "ScaledObject", Name: "web", UID: "so-web", Controller: fx.Ptr(true)}}
+				return append(o, keda, hpa(1, 5, 1, amb))
+			}},
+
 		{name: "hpa utilization without requests (spec check)", target: &agent.Target{Kind: "hpa", Name: "web"}, rule: "hpa-missing-requests", culprit: "Deployment/web", contains: []string{"sets no cpu request"},
 			objs: func() []runtime.Object {
 				d, _, o := webApp(1, nil)

@@ -474,6 +474,17 @@ func vocabCases() []vocabCase {
 					fx.Event(ns, "CronJob", "export", "Normal", "SuccessfulDelete", "Deleted job export-101", 1, 80*time.Second),
 					fx.Event(ns, "CronJob", "export", "Normal", "SuccessfulDelete", "Deleted job export-102", 1, 20*time.Second)}
 			}},
+		{name: "two autoscalers on one Deployment, found without a target", problem: "web stays at one replica under load", rule: "hpa-ambiguous-selector",
+			contains: []string{"keda-hpa-web", "ScaledObject", "delete HorizontalPodAutoscaler web"},
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, nil)
+				amb := autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "AmbiguousSelector",
+					Message: "pods by selector app=web are controlled by multiple HPAs: [" + ns + "/web " + ns + "/keda-hpa-web]"}
+				keda := hpa(1, 10, 1, amb)
+				keda.Name = "keda-hpa-web"
+				keda.OwnerReferences = []metav1.OwnerReference{{APIVersion: "keda.sh/v1alpha1", Kind: "ScaledObject", Name: "web", UID: "so-web", Controller: fx.Ptr(true)}}
+				return append(o, keda, hpa(1, 5, 1, amb))
+			}},
 		{name: "service whose pods are not ready", target: &agent.Target{Kind: "Service", Name: "web"}, problem: quiet, rule: "service-no-ready-endpoints",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, func(p *corev1.Pod) { fx.SetNotReady(p) })

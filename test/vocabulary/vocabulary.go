@@ -153,6 +153,7 @@ var Vocabulary = map[string][]string{
 	"pull-secret-missing":         {"imagePullSecrets", "Secret"},
 	"hpa-maxed-out":               {"HorizontalPodAutoscaler|HPA", "maxReplicas|maximum"},
 	"hpa-metrics-unavailable":     {"HorizontalPodAutoscaler|HPA", "metrics"},
+	"hpa-ambiguous-selector":      {"HorizontalPodAutoscaler", "AmbiguousSelector"},
 	"hpa-missing-requests":        {"HorizontalPodAutoscaler|HPA", "request"},
 	"hpa-scale-blocked":           {"HorizontalPodAutoscaler|HPA", "replicas"},
 	"hpa-target-missing":          {"HorizontalPodAutoscaler|HPA", "scaleTargetRef|target", "does not exist|not found"},
