@@ -59,6 +59,12 @@ const deployParallelism = 8
 // see TestCorpusFitsSharedNodes; with that fixed every tune failure shows within a minute.)
 const FailureTimeout = 4 * time.Minute
 
+// MinSettle is the least time between a scenario's deployment and its judgement. A Wait holds
+// as soon as the state it names shows (a pod NotReady), which can be seconds before the
+// kubelet's first probe event or log line that says why: nobody troubleshoots a fault five
+// seconds old, and an alert fires after minutes. Whole-corpus runs never notice it.
+const MinSettle = 20 * time.Second
+
 // DeployAll creates every scenario's objects, then awaits each precondition concurrently in
 // the background (at most waitTimeout each), so slow failures overlap. Scenarios that failed to
 // deploy are returned too (with Err set and Done closed); clean all of them up with CleanupAll.
@@ -93,6 +99,8 @@ func DeployAll(ctx context.Context, cs kubernetes.Interface, list []*Scenario, w
 			d.err = d.Ready(bg, d.Env, waitTimeout)
 			if d.err != nil {
 				d.err = fmt.Errorf("scenario %s: the failure never showed: %w%s", d.Name, d.err, unscheduledPods(bg, d.Env))
+			} else if w := MinSettle - time.Since(d.start); w > 0 {
+				time.Sleep(w)
 			}
 			d.ready = time.Since(d.start)
 		}()
