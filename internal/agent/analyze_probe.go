@@ -89,6 +89,7 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		summary += probeTimeout(probe, g.Message, lr.Lines)
 		summary += probeCPU(probe, g.Message, spec)
 		summary += probeScheme(probe, msg, spec)
+		summary += probeListenPort(probe, msg, spec, lr.Lines)
 		if unread != "" {
 			summary += " Its log cannot be read" + strings.TrimPrefix(unread, ", and its log cannot be read") + ": this is read from the pod's events and spec."
 		}
