@@ -114,6 +114,51 @@ func namesProvider(b, a *candidate) bool {
 	return false
 }
 
+// kindWords are the words an API error or a log line uses for an object of a kind that
+// constrains others (exceeded quota: NAME, persistentvolumeclaim "NAME", …).
+var kindWords = map[string][]string{
+	"ResourceQuota": {"quota"}, "LimitRange": {"limitrange", "limit range"}, "PersistentVolumeClaim": {"persistentvolumeclaim", "pvc", "claim"},
+	"ConfigMap": {"configmap", "config map"}, "Secret": {"secret"}, "NetworkPolicy": {"networkpolic", "network polic"},
+	"ServiceAccount": {"serviceaccount", "service account"}, "Role": {"role"}, "ClusterRole": {"clusterrole", "role"},
+	"StorageClass": {"storageclass", "storage class"}, "PodDisruptionBudget": {"disruption budget", "poddisruptionbudget", "pdb"},
+	"PriorityClass": {"priorityclass", "priority class"}, "Node": {"node"},
+}
+
+// errorNamesCulprit reports whether b's own error text names a's culprit by its name and its kind's
+// word: an application that logs "exceeded quota: ci-builds" is explained by what is wrong
+// with ResourceQuota ci-builds, even when no analyzer walked from one to the other.
+func errorNamesCulprit(b, a *candidate) bool {
+	words, ok := kindWords[a.Culprit.Kind]
+	if !ok || len(a.Culprit.Name) < 4 || b.Culprit.Key() == a.Culprit.Key() || b.Object.Key() == a.Culprit.Key() {
+		return false
+	}
+	low := strings.ToLower(b.Facts["errorLine"])
+	if low == "" {
+		return false
+	}
+	name := strings.ToLower(a.Culprit.Name)
+	named := false
+	for i := 0; !named; {
+		j := strings.Index(low[i:], name)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(name)
+		named = (j == 0 || !isNameByte(low[j-1])) && (end == len(low) || !isNameByte(low[end]))
+		i = j + 1
+	}
+	if !named {
+		return false
+	}
+	for _, w := range words {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
 func buildExplainGraph(cands []*candidate) *explainGraph {
 	g := &explainGraph{cands: cands, explains: map[*candidate][]*candidate{}, by: map[*candidate][]*candidate{}}
 	edge := map[[2]*candidate]bool{}
@@ -127,7 +172,7 @@ func buildExplainGraph(cands []*candidate) *explainGraph {
 	}
 	for _, a := range cands {
 		for _, b := range cands {
-			if a != b && (pointsAt(b, a) || namesProvider(b, a)) {
+			if a != b && (pointsAt(b, a) || namesProvider(b, a) || errorNamesCulprit(b, a)) {
 				add(a, b)
 			}
 		}
