@@ -89,6 +89,7 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		specs[c.Name] = c
 	}
 	note := ""
+	var quiet []quietLog
 	for i, cs := range e.logOrder(pod) {
 		if i >= maxLogContainers {
 			break
@@ -105,6 +106,7 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		once := clue.IsError() && clue.Repeats < 2 && clue.Score < 8 && clue.KnownRepeats < 2
 		aboutConfig := clue.Class == ErrConfig || clue.Class == ErrGeneric && configWords.MatchString(clue.Line)
 		if (!clue.IsError() || clue.Repeats < 2 && clue.Score < 8) && clue.KnownRepeats < 2 && !(once && aboutConfig) {
+			quiet = append(quiet, quietLog{cs: cs, lines: textLines(lr)})
 			continue
 		}
 		clue2, evIDs := pc.textClue(ctx, cs.Name, "", lr)
@@ -129,8 +131,20 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 			map[string]string{"repeats": fmt.Sprint(clue.Repeats)})
 		return true
 	}
+	// No error in the log: a switch in the configuration may have turned the work off.
+	for _, q := range quiet {
+		if pc.switchedOff(ctx, q.cs, specs[q.cs.Name], q.lines, nil) {
+			return true
+		}
+	}
 	// No error in the log, or no log at all: the configuration may still be wrong on its face.
 	return pc.configuredDrift(ctx, note)
+}
+
+// quietLog is a container's log that holds no error.
+type quietLog struct {
+	cs    corev1.ContainerStatus
+	lines []string
 }
 
 func isReady(p *corev1.Pod) bool {

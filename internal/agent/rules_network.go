@@ -127,6 +127,11 @@ func init() {
 		Signals:    "127.0.0.1:PORT, localhost:PORT or ::1 in the client's error line while no container of its pod listens on PORT; the settings it looks for ('X is not set'), the connection settings it is given (names and URL schemes of that port's server) and the Service exposing PORT",
 		Actions:    []ActionTemplate{{Description: "Set {key} to the Service's address in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "setting-switched-off", Category: "ConfigSwitchedOff", Confidence: 70,
+		Title:      "a setting switches the workload's work off",
+		Signals:    "a Running, Ready container whose setting holds false/off/disabled (0 for an *_ENABLED switch) and whose log names that setting or says its subject is disabled or idle",
+		Actions:    []ActionTemplate{{Description: "Turn {setting} back on in {source}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} logs deploy/{name} --tail=20  # no longer idle"}})
 	rule(Rule{ID: "config-setting-named", Category: "ConfigSettingNamed", Confidence: 80,
 		Title:      "the application's error names one of its own settings, whose value explains it",
 		Signals:    "the words of the container's error line (snake_case, camelCase and dotted names split, 'too many' read as max) matching distinctively the name of a setting in its env, the ConfigMaps it loads or mounts (file keys and their lines) or its arguments",

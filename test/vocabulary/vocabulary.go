@@ -106,6 +106,7 @@ var Vocabulary = map[string][]string{
 	"server-advertises-loopback":    {"localhost|127.0.0.1|0.0.0.0", "Service"},
 	"dependency-default-address":    {"loopback", "default"},
 	"config-setting-named":          {"setting", "the error names"},
+	"setting-switched-off":          {"switches it off"},
 	// The catalogue of well-known errors (internal/agent/knownerrors.go).
 	"single-writer-store-shared":    {"SQLite", "replicas|ReadWriteMany"},
 	"pooler-transaction-mode":       {"pool_mode|POOL_MODE", "prepared statement"},
