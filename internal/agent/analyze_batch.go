@@ -322,6 +322,10 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 			return nil
 		}
 	}
+	if f, ok := hiddenHistory(e, cj, cref, jobs, evIDs, facts); ok {
+		e.find(f)
+		return nil
+	}
 	if len(jobs) > 0 {
 		newest := jobs[0]
 		for _, c := range newest.Status.Conditions {
@@ -423,4 +427,33 @@ func replacedRuns(e *env, cj *batchv1.CronJob, cref ObjectRef, jobs []*batchv1.J
 	return Finding{Rule: "cronjob-runs-replaced", Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
 		Summary: fmt.Sprintf("CronJob %s never lets a run finish: its concurrencyPolicy is Replace and a run lasts longer than the schedule %q%s, so each time the next run is due the CronJob controller deletes the unfinished Job and starts a new one (%d deletions, last: %s); last successful run %s. Use concurrencyPolicy Forbid or a schedule interval longer than a run.",
 			cj.Name, cj.Spec.Schedule, every, len(deleted), last.Message, ageOrNever(e.now, cj.Status.LastSuccessfulTime))}, true
+}
+
+// hiddenHistory explains a CronJob that seems never to run: it runs, but a history limit of 0
+// deletes each finished Job (with its pods and logs) at once, so nothing is ever listed.
+func hiddenHistory(e *env, cj *batchv1.CronJob, cref ObjectRef, jobs []*batchv1.Job, evIDs []string, facts map[string]string) (Finding, bool) {
+	if len(jobs) > 0 || cj.Status.LastScheduleTime == nil || len(cj.Status.Active) > 0 {
+		return Finding{}, false
+	}
+	okZero := cj.Spec.SuccessfulJobsHistoryLimit != nil && *cj.Spec.SuccessfulJobsHistoryLimit == 0
+	failZero := cj.Spec.FailedJobsHistoryLimit != nil && *cj.Spec.FailedJobsHistoryLimit == 0
+	last := cj.Status.LastSuccessfulTime
+	var field, outcome string
+	switch {
+	case okZero && last != nil && !last.Time.Before(cj.Status.LastScheduleTime.Time.Add(-time.Hour)):
+		field, outcome = "successfulJobsHistoryLimit", fmt.Sprintf("its runs succeed (last success %s, last run started %s)", ageOrNever(e.now, last), ageOrNever(e.now, cj.Status.LastScheduleTime))
+	case failZero && (last == nil || last.Time.Before(cj.Status.LastScheduleTime.Time)):
+		field, outcome = "failedJobsHistoryLimit", fmt.Sprintf("its runs start (last %s) but none succeeded since %s", ageOrNever(e.now, cj.Status.LastScheduleTime), ageOrNever(e.now, last))
+	default:
+		return Finding{}, false
+	}
+	facts["detail"] = field + " 0"
+	facts["field"] = field
+	conf := 60
+	if e.hop > 0 && field == "successfulJobsHistoryLimit" {
+		conf = 35 // seen during a namespace scan: a healthy CronJob that keeps no history, not a failure
+	}
+	return Finding{Rule: "cronjob-history-hidden", Confidence: conf, Object: cref, Culprit: cref, Evidence: evIDs, Facts: facts,
+		Summary: fmt.Sprintf("CronJob %s does run: %s, but its %s is 0, so the controller deletes each finished Job with its pods and logs at once and none is ever listed. Set %s to 1 or more to keep the last runs to inspect.",
+			cj.Name, outcome, field, field)}, true
 }

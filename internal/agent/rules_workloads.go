@@ -191,6 +191,11 @@ func init() {
 		Signals:    "concurrencyPolicy Replace, SuccessfulDelete 'Deleted job' events on the CronJob, no successful run since",
 		Actions:    []ActionTemplate{{Description: "Let runs finish: set concurrencyPolicy Forbid (or a longer schedule than a run takes)", Command: "kubectl -n {ns} patch cronjob {name} --type=merge -p '{\"spec\":{\"concurrencyPolicy\":\"Forbid\"}}'", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get cronjob {name}  # LAST SUCCESSFUL recent"}})
+	rule(Rule{ID: "cronjob-history-hidden", Category: "CronJobHistoryHidden", Confidence: 60,
+		Title:      "a history limit of 0 deletes each finished Job, so the CronJob seems never to run",
+		Signals:    "successfulJobsHistoryLimit (or failedJobsHistoryLimit) 0, no Job listed, lastScheduleTime / lastSuccessfulTime recent",
+		Actions:    []ActionTemplate{{Description: "Keep finished Jobs to inspect: set {field} to 1 or more", Command: "kubectl -n {ns} patch cronjob {name} --type=merge -p '{\"spec\":{\"{field}\":3}}'", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} get jobs  # the last runs are listed"}})
 	rule(Rule{ID: "cronjob-job-failing", Category: "CronJobFailing", Confidence: 55,
 		Title:      "the CronJob's latest Job failed",
 		Signals:    "newest owned Job has condition Failed",

@@ -474,6 +474,16 @@ func vocabCases() []vocabCase {
 					fx.Event(ns, "CronJob", "export", "Normal", "SuccessfulDelete", "Deleted job export-101", 1, 80*time.Second),
 					fx.Event(ns, "CronJob", "export", "Normal", "SuccessfulDelete", "Deleted job export-102", 1, 20*time.Second)}
 			}},
+		{name: "cronjob whose history limit 0 hides every successful run, found without a target", problem: "the audit export never seems to run: no Job or pod of it is ever listed", rule: "cronjob-history-hidden",
+			contains: []string{"successfulJobsHistoryLimit is 0", "last success"},
+			objs: func() []runtime.Object {
+				cj := fx.CronJob(ns, "audit-export", "* * * * *")
+				cj.CreationTimestamp = fx.Ago(30 * time.Minute)
+				cj.Spec.SuccessfulJobsHistoryLimit = fx.Ptr(int32(0))
+				cj.Status.LastScheduleTime = fx.Ptr(fx.Ago(40 * time.Second))
+				cj.Status.LastSuccessfulTime = fx.Ptr(fx.Ago(30 * time.Second))
+				return []runtime.Object{cj, fx.Node("node-1")}
+			}},
 		{name: "two autoscalers on one Deployment, found without a target", problem: "web stays at one replica under load", rule: "hpa-ambiguous-selector",
 			contains: []string{"keda-hpa-web", "ScaledObject", "delete HorizontalPodAutoscaler web"},
 			objs: func() []runtime.Object {

@@ -173,6 +173,7 @@ var Vocabulary = map[string][]string{
 	"cronjob-jobs-pile-up":        {"concurrencyPolicy", "ResourceQuota", "Jobs"},
 	"cronjob-concurrency-blocked": {"concurrencyPolicy", "Forbid"},
 	"cronjob-runs-replaced":       {"concurrencyPolicy", "Replace"},
+	"cronjob-history-hidden":      {"HistoryLimit", "deletes"},
 	"cronjob-job-failing":         {"Job", "failed"},
 	// Nodes.
 	"node-not-ready":           {"NotReady"},
