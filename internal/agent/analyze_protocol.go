@@ -20,6 +20,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // A client that speaks TLS to a port serving plain HTTP, or plain HTTP to a TLS port, gets an
@@ -80,6 +82,18 @@ func (pc *podCheck) protocolMismatch(ctx context.Context, d *depCheck) bool {
 	culprit := wl
 	var extra []ObjectRef
 	msg := fmt.Sprintf("%s: the client %s; no certificate is at fault, the scheme or port of the address it calls is", d.opening(), what)
+	for _, h := range d.clue.Hosts {
+		if sref, why := pc.serviceProtocolTarget(ctx, h, strings.Contains(what, "speaks TLS")); why != "" {
+			msg = fmt.Sprintf("%s: the client %s; no certificate is at fault, and the scheme of the address it calls matches the Service port's name: the Service's target port is wrong.%s", d.opening(), what, why)
+			facts["sourceResource"] = kubectlResource(sref)
+			d.evIDs = append(d.evIDs, e.objEvidence(sref, strings.TrimSpace(why)))
+			if src != nil {
+				extra = append(extra, src.ref)
+			}
+			d.report(ctx, "dependency-protocol-mismatch", 0, sref, msg, nil, extra, facts)
+			return true
+		}
+	}
 	if src != nil {
 		culprit = src.ref
 		extra = append(extra, src.ref)
@@ -91,4 +105,54 @@ func (pc *podCheck) protocolMismatch(ctx context.Context, d *depCheck) bool {
 	}
 	d.report(ctx, "dependency-protocol-mismatch", 0, culprit, msg, nil, extra, facts)
 	return true
+}
+
+// tlsPort says a port is meant for TLS by its name or its number.
+func tlsPort(name string, number int32) bool {
+	low := strings.ToLower(name)
+	return strings.Contains(low, "https") || strings.Contains(low, "tls") || strings.Contains(low, "ssl") || strings.HasSuffix(low, "s") && strings.HasPrefix(low, "grpc") ||
+		number == 443 || number == 8443 || number == 9443 || number == 6443
+}
+
+// serviceProtocolTarget finds a Service whose port says one protocol while its targetPort
+// sends to a container port of the other: a port 8443 named https targeting the pods' plain
+// http port, while they serve TLS on another port. The client's scheme is then right; the
+// Service's targetPort is what to change.
+func (pc *podCheck) serviceProtocolTarget(ctx context.Context, h HostPort, clientTLS bool) (ObjectRef, string) {
+	e := pc.e
+	name, _, scope := classifyHost(h.Host, e.s.Namespace)
+	if scope != hostInNamespace || h.Port == "" {
+		return ObjectRef{}, ""
+	}
+	svc, err := getAs[*corev1.Service](ctx, e, "Service", name)
+	if err != nil {
+		return ObjectRef{}, ""
+	}
+	var sp *corev1.ServicePort
+	for i := range svc.Spec.Ports {
+		if fmt.Sprint(svc.Spec.Ports[i].Port) == h.Port {
+			sp = &svc.Spec.Ports[i]
+		}
+	}
+	backend := pc.backendOf(ctx, svc)
+	if sp == nil || backend == nil || tlsPort(sp.Name, sp.Port) != clientTLS {
+		return ObjectRef{}, ""
+	}
+	tp := targetPortOf(svc, backend, h.Port)
+	if tp.Name == "" && tp.Number == 0 || tlsPort(tp.Name, tp.Number) == clientTLS {
+		return ObjectRef{}, ""
+	}
+	for _, c := range backend.Spec.Containers {
+		for _, cp := range c.Ports {
+			if tlsPort(cp.Name, cp.ContainerPort) == clientTLS {
+				want := cp.Name
+				if want == "" {
+					want = fmt.Sprint(cp.ContainerPort)
+				}
+				return e.ref("Service", svc.Name), fmt.Sprintf(" Service %s port %d (%s) has targetPort %s, the pods' %s port %s, while they serve the client's protocol on port %s (%d): set targetPort to %s.",
+					svc.Name, sp.Port, orDefault(sp.Name, "unnamed"), sp.TargetPort.String(), map[bool]string{true: "TLS", false: "plain"}[!clientTLS], portString(tp), want, cp.ContainerPort, want)
+			}
+		}
+	}
+	return ObjectRef{}, ""
 }

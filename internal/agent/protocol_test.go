@@ -48,6 +48,18 @@ func TestProtocolMismatch(t *testing.T) {
 			objs: healthy("shop", withArgs("--catalog=http://catalog:8080")),
 			logs: logBook{"shop-": "ERROR catalog replied 400: <center>The plain HTTP request was sent to HTTPS port</center>\n"},
 			rule: "dependency-protocol-mismatch", culprit: "Deployment/shop", terms: []string{"plain HTTP", "http://catalog:8080"}},
+		{name: "the Service's https port targets the pods' plain port", problem: "checkout fails at startup",
+			objs: func() []runtime.Object {
+				o := app("checkout", 1, withEnv("LEDGER_URL", "https://ledger:8443"), crashing)
+				o = append(o, app("ledger", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}, {Name: "https", ContainerPort: 8443}}
+				}, nil)...)
+				svc := svcAt("ledger", "10.96.2.9", map[string]string{"app": "ledger"}, 8443)
+				svc.Spec.Ports[0].Name = "https"
+				return append(o, svc, fx.Node("node-1"))
+			},
+			logs: logBook{"checkout-": "ERROR dependency check failed error=Get \"https://ledger:8443/healthz\": http: server gave HTTP response to HTTPS client\n"},
+			rule: "dependency-protocol-mismatch", culprit: "Service/ledger", affected: []string{"Deployment/checkout"}, terms: []string{"targetPort", "https"}},
 	}
 	runDepCases(t, cases)
 }
