@@ -127,13 +127,16 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		if !clue.IsError() {
 			continue // only a well-known line, which the cluster does not explain
 		}
+		if pc.judgedInConfig(ctx, cs, specs[cs.Name], symptom, textLines(lr), evIDs) {
+			return true
+		}
 		d.report(ctx, "app-error-logged", 0, ObjectRef{}, fmt.Sprintf("%s; the error is the application's own (nothing it names is broken in the cluster).", d.opening()), nil, nil,
 			map[string]string{"repeats": fmt.Sprint(clue.Repeats)})
 		return true
 	}
 	// No error in the log: a switch in the configuration may have turned the work off.
 	for _, q := range quiet {
-		if pc.switchedOff(ctx, q.cs, specs[q.cs.Name], q.lines, nil) {
+		if pc.switchedOff(ctx, q.cs, specs[q.cs.Name], q.lines, nil) || pc.judgedInConfig(ctx, q.cs, specs[q.cs.Name], "is Running and Ready", q.lines, nil) {
 			return true
 		}
 	}

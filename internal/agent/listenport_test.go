@@ -47,3 +47,19 @@ func TestProbeListenPort(t *testing.T) {
 		}
 	}
 }
+
+func TestJudgedValue(t *testing.T) {
+	cases := []struct{ line, found, want string }{
+		{`IMPORTANT! Eviction policy is allkeys-lru. It should be "noeviction"`, "allkeys-lru", "noeviction"},
+		{`sslmode is disable, must be require`, "disable", "require"},
+		{`invalid api version: expected v2, got v1beta1`, "v1beta1", "v2"},
+		{`connection refused`, "", ""},
+		{`the value should be set`, "", ""},
+	}
+	for _, tc := range cases {
+		f, w := judgedValue(tc.line)
+		if f != tc.found || w != tc.want {
+			t.Errorf("%q: got (%q, %q), want (%q, %q)", tc.line, f, w, tc.found, tc.want)
+		}
+	}
+}
