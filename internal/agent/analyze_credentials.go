@@ -39,6 +39,9 @@ type credential struct {
 // you provided does not exist" → AWS_ACCESS_KEY_ID; "role ... does not exist", user=... →
 // DB_USER), ahead of how the Secret is referenced. Secret values are never read.
 func (pc *podCheck) credentials(ctx context.Context, d *depCheck) bool {
+	if pc.keyDrift(ctx, d) {
+		return true
+	}
 	e := pc.e
 	var cands []credential
 	for _, ev := range d.spec.Env {
