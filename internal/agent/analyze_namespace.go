@@ -438,8 +438,8 @@ func (e *env) activeRunOverdue(ctx context.Context, cj *batchv1.CronJob, interva
 	return err == nil && j.Status.StartTime != nil && e.now.Sub(j.Status.StartTime.Time) > interval
 }
 
-// replaceWithoutSuccess is a Replace CronJob that keeps starting runs but has had no success
-// for two schedule intervals (none since it was created, or none recently).
+// replaceWithoutSuccess is a Replace CronJob that started a run more than a schedule interval
+// after its last success (or its creation): the run before it did not finish in time.
 func replaceWithoutSuccess(cj *batchv1.CronJob, interval time.Duration, now time.Time) bool {
 	if cj.Spec.ConcurrencyPolicy != batchv1.ReplaceConcurrent || interval <= 0 || cj.Status.LastScheduleTime == nil {
 		return false
@@ -448,5 +448,5 @@ func replaceWithoutSuccess(cj *batchv1.CronJob, interval time.Duration, now time
 	if ls := cj.Status.LastSuccessfulTime; ls != nil {
 		since = ls.Time
 	}
-	return now.Sub(since) > 2*interval && cj.Status.LastScheduleTime.Time.After(since)
+	return cj.Status.LastScheduleTime.Time.Sub(since) > interval && now.Sub(since) > interval
 }

@@ -456,9 +456,10 @@ func vocabCases() []vocabCase {
 		{name: "cronjob whose runs Replace deletes, found without a target", problem: "the export has not delivered anything since the schedule change, yet no Job failed", rule: "cronjob-runs-replaced",
 			contains: []string{"Replace", "Deleted job export-102"},
 			objs: func() []runtime.Object {
+				// Judged on its second run, 100 s after creation: the first was replaced.
 				cj := fx.CronJob(ns, "export", "* * * * *")
 				cj.UID = fx.UID("CronJob", "export")
-				cj.CreationTimestamp = fx.Ago(10 * time.Minute)
+				cj.CreationTimestamp = fx.Ago(100 * time.Second)
 				cj.Spec.ConcurrencyPolicy = batchv1.ReplaceConcurrent
 				j := fx.Job(ns, "export-103", "busybox:1.36")
 				j.CreationTimestamp = fx.Ago(20 * time.Second)
