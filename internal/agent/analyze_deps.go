@@ -87,6 +87,9 @@ func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit Ob
 // followClue matches the clue against the cluster and reports whether it recorded a finding
 // that explains the container's trouble.
 func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
+	if d.clue.IsError() {
+		pc.e.followNamedConstraints(ctx, d.clue.Line)
+	}
 	// A well-known error's signature names its mechanism, whatever line scored highest.
 	if pc.knownText(ctx, d) || pc.followText(ctx, d) {
 		return true

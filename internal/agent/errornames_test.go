@@ -41,13 +41,17 @@ func TestErrorLineNamingAQuotaIsExplainedByIt(t *testing.T) {
 	objs = append(objs, q, fx.Node("node-1"))
 	line := `WARNING: Job failed: prepare environment: setting up build pod: pods "runner-x7-project-42-0" is forbidden: exceeded quota: ci-builds, requested: pods=1, used: pods=6, limited: pods=6`
 	book := logBook{"runner-": strings.Repeat("Checking for jobs... received job=4211\n"+line+"\n", 5)}
-	e := agent.NewRuleEngine(fake.NewClientset(objs...))
-	e.Now = func() time.Time { return fx.Now }
-	e.Logs = book.source()
-	c := drive(t, e, agent.Session{ID: "t", Problem: "every CI job of the runner fails at once with a system failure", Namespace: ns})
-	rc := c.RootCause
-	t.Logf("%s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
-	if rc.Culprit.Kind != "ResourceQuota" || rc.Culprit.Name != "ci-builds" {
-		t.Fatalf("culprit %s (%s): %s", rc.Culprit, rc.Rule, rc.Summary)
+	// Without a target the scan finds the quota itself; pointed at the runner, the session
+	// follows the quota its error names.
+	for _, target := range []*agent.Target{nil, {Kind: "Deployment", Name: "runner"}} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = book.source()
+		c := drive(t, e, agent.Session{ID: "t", Problem: "every CI job of the runner fails at once with a system failure", Namespace: ns, Target: target})
+		rc := c.RootCause
+		t.Logf("%s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+		if rc.Culprit.Kind != "ResourceQuota" || rc.Culprit.Name != "ci-builds" {
+			t.Fatalf("target %v: culprit %s (%s): %s", target, rc.Culprit, rc.Rule, rc.Summary)
+		}
 	}
 }

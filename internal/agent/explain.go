@@ -16,7 +16,11 @@ limitations under the License.
 
 package agent
 
-import "strings"
+import (
+	"context"
+	"regexp"
+	"strings"
+)
 
 // Competing findings are ranked by cause, not by loudness: an explicit "explains" relation
 // links a finding to the findings it accounts for (a quota explains pods that cannot be
@@ -331,4 +335,24 @@ func pathString(chain []*candidate) string {
 		return ""
 	}
 	return strings.Join(parts, " → ")
+}
+
+// namedConstraintRe finds an object a constraint's refusal names: "exceeded quota: NAME",
+// `limitrange "NAME"`, "poddisruptionbudget NAME".
+var namedConstraintRe = regexp.MustCompile(`(?i)\b(quota|limitrange|poddisruptionbudget|persistentvolumeclaim|networkpolicy)s?["']?[:\s]+["']?([a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?)`)
+
+// constraintKinds map the word to the kind it names.
+var constraintKinds = map[string]string{"quota": "ResourceQuota", "limitrange": "LimitRange", "poddisruptionbudget": "PodDisruptionBudget",
+	"persistentvolumeclaim": "PersistentVolumeClaim", "networkpolicy": "NetworkPolicy"}
+
+// followNamedConstraints looks next at the objects of the namespace an error line names by
+// kind and name (an application told "exceeded quota: ci-builds" by the API server): what is
+// wrong with them explains the error (errorNamesCulprit), even on a targeted session.
+func (e *env) followNamedConstraints(ctx context.Context, line string) {
+	for _, m := range namedConstraintRe.FindAllStringSubmatch(clipBytes(line, maxClueLineLen), 3) {
+		kind := constraintKinds[strings.ToLower(m[1])]
+		if _, err := e.get(ctx, kind, m[2]); err == nil {
+			e.followUp(e.ref(kind, m[2]))
+		}
+	}
 }
