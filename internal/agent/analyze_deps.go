@@ -89,6 +89,9 @@ func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit Ob
 func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	if d.clue.IsError() {
 		pc.e.followNamedConstraints(ctx, d.clue.Line)
+		if pc.privilegeGrants(ctx, d) {
+			return true
+		}
 	}
 	// A well-known error's signature names its mechanism, whatever line scored highest.
 	if pc.knownText(ctx, d) || pc.followText(ctx, d) {
