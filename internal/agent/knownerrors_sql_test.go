@@ -117,6 +117,16 @@ func TestKnownErrorsSQL(t *testing.T) {
 			},
 			logs: logBook{"bi-": "ERROR:  could not resize shared memory segment \"/PostgreSQL.1450751626\" to 50438144 bytes: No space left on device\n"},
 			rule: "process-os-limit", culprit: "Deployment/warehouse-pg", terms: []string{"/dev/shm", "64 MB"}},
+		{name: "SqlClient rejects SQL Server's self-signed certificate, connection string in a Secret", problem: "orders-api cannot migrate its database",
+			objs: func() []runtime.Object {
+				o := app("orders-api", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "ConnectionStrings__OrdersDb", ValueFrom: &corev1.EnvVarSource{
+						SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "orders-api-db"}, Key: "ConnectionStrings__OrdersDb"}}}}
+				}, crashing)
+				return append(o, fx.Secret(ns, "orders-api-db", "ConnectionStrings__OrdersDb"), fx.Node("node-1"))
+			},
+			logs: logBook{"orders-api-": "fail: Orders.Api.Program[0]\n      Database migration failed, stopping\n      Microsoft.Data.SqlClient.SqlException (0x80131904): A connection was successfully established with the server, but then an error occurred during the pre-login handshake. (provider: TCP Provider, error: 35 - An internal exception was caught)\n       ---> System.Security.Authentication.AuthenticationException: The remote certificate was rejected by the provided RemoteCertificateValidationCallback.\n"},
+			rule: "client-connection-setting", culprit: "Secret/orders-api-db", terms: []string{"TrustServerCertificate", "ConnectionStrings__OrdersDb"}},
 	}
 	runDepCases(t, cases)
 	runSilentCases(t, []silentCase{
