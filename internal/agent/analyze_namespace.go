@@ -228,7 +228,8 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		// means its clients connect to nothing.
 		selectorless := len(s.Spec.Selector) == 0 && len(slicesOf[s.Name]) == 0
 		_, _, unnamed := slicePortUnnamed(s, slicesOf[s.Name])
-		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil || unnamed) {
+		sticky := s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP && readyBySvc[s.Name] > 1 && e.asksUnevenTraffic()
+		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil || unnamed || sticky) {
 			lead(e.ref("Service", s.Name))
 			n++
 		}

@@ -57,6 +57,9 @@ func analyzeService(ctx context.Context, e *env, ref ObjectRef) error {
 	sliceEv := e.evidence(fmt.Sprintf("Service %s has %d ready of %d endpoint(s) in %d EndpointSlice(s)", svc.Name, ready, total, len(slices)),
 		Source{Kind: SourceObject, Object: &sref, Tool: "k8s_related"}, "")
 	facts := map[string]string{"selector": tools.LabelsString(svc.Spec.Selector)}
+	if ready > 1 && e.sessionAffinity(ctx, svc, ready, []string{statusEv, sliceEv}) {
+		return nil
+	}
 	if len(svc.Spec.Selector) == 0 {
 		if total == 0 {
 			e.selectorlessFinding(ctx, svc, []string{statusEv, sliceEv})

@@ -282,10 +282,16 @@ func (e *env) workloadPods(ctx context.Context, wref ObjectRef, sel *metav1.Labe
 		counted = fmt.Sprintf("more than %d pods (first %d inspected)", maxWorkloadPods, len(pods))
 	}
 	if len(unhealthy) == 0 {
-		// Healthy-looking pods may still fail at their job: read one's log next round.
+		// Healthy-looking pods may still fail at their job: read one's log next round. Asked
+		// why traffic reaches only some of them, look at the Services in front of them too.
 		for _, p := range pods {
 			if s.Matches(labels.Set(p.Labels)) && isReady(p) {
 				e.followUp(e.ref("Pod", p.Name))
+				if e.asksUnevenTraffic() {
+					for _, sref := range e.servicesOf(ctx, p.Labels) {
+						e.followUp(sref)
+					}
+				}
 				break
 			}
 		}

@@ -63,3 +63,19 @@ func TestJudgedValue(t *testing.T) {
 		}
 	}
 }
+
+func TestUnevenTrafficQuestion(t *testing.T) {
+	for q, want := range map[string]bool{
+		"two of the three pricing pods never get any requests":     true,
+		"all the traffic goes to one pod":                          true,
+		"load is not evenly spread across replicas":                true,
+		"only one replica serves anything":                         true,
+		"the pricing pods crash-loop since the release":            false,
+		"requests to pricing time out":                             false,
+		"checkout gets no response from pricing, connection reset": false,
+	} {
+		if got := unevenTraffic.MatchString(q); got != want {
+			t.Errorf("%q: got %v, want %v", q, got, want)
+		}
+	}
+}

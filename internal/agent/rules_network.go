@@ -132,6 +132,11 @@ func init() {
 		Signals:    "a Running, Ready container whose setting holds false/off/disabled (0 for an *_ENABLED switch) and whose log names that setting or says its subject is disabled or idle",
 		Actions:    []ActionTemplate{{Description: "Turn {setting} back on in {source}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} logs deploy/{name} --tail=20  # no longer idle"}})
+	rule(Rule{ID: "service-session-affinity", Category: "ServiceSessionAffinity", Confidence: 75,
+		Title:      "a Service with sessionAffinity ClientIP pins each client to one pod, so with few clients some pods get no traffic",
+		Signals:    "a problem text about traffic reaching only some pods; sessionAffinity ClientIP (and its timeout) on the Service in front of them, several ready endpoints, the workloads that call it",
+		Actions:    []ActionTemplate{{Description: "Drop the affinity unless clients need to stick to one pod", Command: "kubectl -n {ns} patch service {name} --type=merge -p '{\"spec\":{\"sessionAffinity\":\"None\"}}'", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get service {name} -o jsonpath='{.spec.sessionAffinity}'"}})
 	rule(Rule{ID: "config-setting-named", Category: "ConfigSettingNamed", Confidence: 80,
 		Title:      "the application's error names one of its own settings, whose value explains it",
 		Signals:    "the words of the container's error line (snake_case, camelCase and dotted names split, 'too many' read as max) matching distinctively the name of a setting in its env, the ConfigMaps it loads or mounts (file keys and their lines) or its arguments",

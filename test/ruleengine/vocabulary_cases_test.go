@@ -485,6 +485,10 @@ func vocabCases() []vocabCase {
 				cj.Status.LastSuccessfulTime = fx.Ptr(fx.Ago(30 * time.Second))
 				return []runtime.Object{cj, fx.Node("node-1")}
 			}},
+		{name: "pods that get no traffic behind a ClientIP Service, found without a target", problem: "two of the three web pods never get any requests while the third is overloaded", rule: "service-session-affinity",
+			contains: []string{"sessionAffinity ClientIP", "Deployment bff (1 pod(s))", "3 ready pod(s)"}, objs: stickyWeb},
+		{name: "pods that get no traffic behind a ClientIP Service, asked about the Deployment", target: deploy("web"), problem: "two of the three web pods never get any requests while the third is overloaded", rule: "service-session-affinity",
+			contains: []string{"sessionAffinity ClientIP"}, objs: stickyWeb},
 		{name: "two autoscalers on one Deployment, found without a target", problem: "web stays at one replica under load", rule: "hpa-ambiguous-selector",
 			contains: []string{"keda-hpa-web", "ScaledObject", "delete HorizontalPodAutoscaler web"},
 			objs: func() []runtime.Object {
@@ -529,4 +533,21 @@ func nginxIngress(annotations map[string]string) []runtime.Object {
 	cm := fx.ConfigMap(ns, "ingress-nginx-controller")
 	cm.Data["use-forwarded-headers"] = "true"
 	return append(o, ing, svc, ctrl, cm)
+}
+
+// stickyWeb is web's three Ready pods behind a Service with sessionAffinity ClientIP, called
+// by one pod of bff.
+func stickyWeb() []runtime.Object {
+	_, _, o := webApp(3, nil)
+	var pods []*corev1.Pod
+	for _, x := range o {
+		if p, ok := x.(*corev1.Pod); ok {
+			pods = append(pods, p)
+		}
+	}
+	svc := fx.Service(ns, "web", map[string]string{"app": "web"}, intstr.FromString("http"))
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	bff := fx.Deployment(ns, "bff", 1, "registry.example/bff:1")
+	bff.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "WEB_URL", Value: "http://web:80/api"}}
+	return append(o, svc, fx.EndpointSlice(svc, pods...), bff)
 }
