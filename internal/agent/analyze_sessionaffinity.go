@@ -35,7 +35,7 @@ import (
 // the problem text; the Service's spec answers it.
 
 // unevenTraffic matches a problem text about traffic reaching only some pods.
-var unevenTraffic = regexp.MustCompile(`(?i)\b(never|don't|do not|doesn't|does not|no|not)\s+(get|gets|getting|receive|receives|receiving|see|sees|serve|serves)\s+(any\s+)?(traffic|requests?|load|connections?|calls)|\b(all|every)\s+(of\s+)?(the\s+)?(traffic|requests?|load|connections?|calls)\s+(go|goes|going|land|lands|hit|hits|end up|ends up)\b|\bonly one (pod|replica|instance)\b|\buneven|\bimbalanc|\bunbalanc|\bnot (evenly|balanced|load[- ]balanced)|\bone (pod|replica) (is |gets |takes )?(overloaded|all)|\bhot ?spot`)
+var unevenTraffic = regexp.MustCompile(`(?i)\b(never|don't|do not|doesn't|does not|no|not)\s+(get|gets|getting|receive|receives|receiving|see|sees|serve|serves)\s+(any\s+)?(traffic|requests?|load|connections?|calls)|\b(traffic|requests?|load|connections?|calls)\s+(never|don't|do not|doesn't|does not)\s+(reach|reaches|hit|hits|get to)\b|\b(all|every)\s+(\w+\s+){0,2}(traffic|requests?|load|connections?|calls)\s+(go|goes|going|land|lands|hit|hits|end up|ends up|reach|reaches)\b|\b(the )?same (pod|replica|instance)\b|\bonly one (pod|replica|instance)\b|\buneven|\bimbalanc|\bunbalanc|\bnot (evenly|balanced|load[- ]balanced)|\bone (pod|replica) (is |gets |takes )?(overloaded|all)|\bhot ?spot`)
 
 // asksUnevenTraffic reports a problem text about traffic reaching only some pods.
 func (e *env) asksUnevenTraffic() bool {

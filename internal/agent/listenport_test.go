@@ -70,6 +70,8 @@ func TestUnevenTrafficQuestion(t *testing.T) {
 		"all the traffic goes to one pod":                          true,
 		"load is not evenly spread across replicas":                true,
 		"only one replica serves anything":                         true,
+		"why does traffic never reach two of the pods?":            true,
+		"every checkout request lands on the same pod":             true,
 		"the pricing pods crash-loop since the release":            false,
 		"requests to pricing time out":                             false,
 		"checkout gets no response from pricing, connection reset": false,
