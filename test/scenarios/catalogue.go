@@ -84,6 +84,8 @@ func All() []*Scenario {
 	out = append(out, wave15aScenarios()...)
 	out = append(out, wave15bScenarios()...)
 	out = append(out, wave15cScenarios()...)
+	out = append(out, wave16aScenarios()...)
+	out = append(out, wave16bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
