@@ -66,11 +66,16 @@ func refSet(refs ...ObjectRef) map[string]bool {
 	return m
 }
 
-// pointsAt reports whether b's follow-ups name a's object or culprit: b said its cause
-// may lie where a was found.
+// pointsAt reports whether b's follow-ups name a's object (any of the objects merged into it)
+// or culprit: b said its cause may lie where a was found.
 func pointsAt(b, a *candidate) bool {
 	f := refSet(b.Follow...)
-	return (f[a.Object.Key()] && a.Object.Key() != b.Object.Key()) || (f[a.Culprit.Key()] && a.Culprit.Key() != b.Culprit.Key())
+	for _, o := range append([]ObjectRef{a.Object}, a.objects...) {
+		if f[o.Key()] && o.Key() != b.Object.Key() {
+			return true
+		}
+	}
+	return f[a.Culprit.Key()] && a.Culprit.Key() != b.Culprit.Key()
 }
 
 // followsTo reports whether a's follow-ups name b's object or culprit: a said its own cause

@@ -32,6 +32,9 @@ type candidate struct {
 	path    string // "Pod/a → Service/b → Secret/c" when the cause is hops away
 	symptom string // the summary of the finding at the start of the path
 	victim  bool   // explains a failing pod or workload
+	// objects are the Objects of every finding merged into this one (the same rule and
+	// culprit seen from several pods): a follow-up naming any of them points here.
+	objects []ObjectRef
 }
 
 // Summarize implements Summarizer: merge findings, drop those explained by a deeper
@@ -54,6 +57,7 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 		for _, f := range res.Findings {
 			key := f.Rule + "|" + f.Culprit.Key()
 			if c, ok := byKey[key]; ok {
+				c.objects = mergeRefs(c.objects, []ObjectRef{f.Object})
 				c.Affected = mergeRefs(c.Affected, append([]ObjectRef{f.Object}, f.Affected...))
 				c.Evidence = mergeStrings(c.Evidence, f.Evidence)
 				c.Follow = mergeRefs(c.Follow, f.Follow)
@@ -70,7 +74,7 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 				}
 				continue
 			}
-			c := &candidate{Finding: f}
+			c := &candidate{Finding: f, objects: []ObjectRef{f.Object}}
 			c.Facts = copyFacts(f.Facts)
 			byKey[key] = c
 			cands = append(cands, c)
