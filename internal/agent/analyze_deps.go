@@ -443,7 +443,7 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 			return true
 		}
 	}
-	if pc.serverErrorFrom(ctx, d, head, ready, pl, facts) {
+	if pc.serverErrorFrom(ctx, d, head, ready, pl, facts) || pc.loopbackListener(ctx, d, svc, ready, sref, head, facts) {
 		return true
 	}
 	// The path looks open: the provider answers but fails. That only explains a network

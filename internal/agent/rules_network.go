@@ -137,6 +137,11 @@ func init() {
 		Signals:    "a problem text about traffic reaching only some pods; sessionAffinity ClientIP (and its timeout) on the Service in front of them, several ready endpoints, the workloads that call it",
 		Actions:    []ActionTemplate{{Description: "Drop the affinity unless clients need to stick to one pod", Command: "kubectl -n {ns} patch service {name} --type=merge -p '{\"spec\":{\"sessionAffinity\":\"None\"}}'", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get service {name} -o jsonpath='{.spec.sessionAffinity}'"}})
+	rule(Rule{ID: "provider-listens-loopback", Category: "ProviderListensLoopback", Confidence: 82,
+		Title:      "the server behind the Service listens on the loopback interface only, so other pods are refused",
+		Signals:    "a client refused at a Service whose pods are Ready; the server's log announcing its listener on localhost/127.0.0.1 at the Service's target port; the setting (or the configuration file without one) that gives the listen address",
+		Actions:    []ActionTemplate{{Description: "Make the server listen on 0.0.0.0 in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} logs {providerPod} | grep -i listen  # 0.0.0.0"}})
 	rule(Rule{ID: "config-setting-named", Category: "ConfigSettingNamed", Confidence: 80,
 		Title:      "the application's error names one of its own settings, whose value explains it",
 		Signals:    "the words of the container's error line (snake_case, camelCase and dotted names split, 'too many' read as max) matching distinctively the name of a setting in its env, the ConfigMaps it loads or mounts (file keys and their lines) or its arguments",

@@ -108,6 +108,7 @@ var Vocabulary = map[string][]string{
 	"config-setting-named":          {"setting", "the error names"},
 	"setting-switched-off":          {"switches it off"},
 	"service-session-affinity":      {"sessionAffinity", "ClientIP"},
+	"provider-listens-loopback":     {"loopback", "0.0.0.0"},
 	// The catalogue of well-known errors (internal/agent/knownerrors.go).
 	"single-writer-store-shared":    {"SQLite", "replicas|ReadWriteMany"},
 	"pooler-transaction-mode":       {"pool_mode|POOL_MODE", "prepared statement"},

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// A client refused at a Service whose Ready server logs that it listens on localhost at the
+// target port is answered with the server's configuration; a server listening on 0.0.0.0 is
+// not blamed for it.
+func TestProviderListensOnLoopback(t *testing.T) {
+	objs := func() []runtime.Object {
+		o := app("checkout", 1, withEnv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://otel-collector:4317"), nil)
+		o = append(o, app("otel-collector", 1, func(s *corev1.PodSpec) {
+			mountCM("otel-collector-config", "/conf")(s)
+			s.Containers[0].Ports = []corev1.ContainerPort{{Name: "otlp-grpc", ContainerPort: 4317}}
+		}, nil)...)
+		svc := svcAt("otel-collector", "10.96.4.17", map[string]string{"app": "otel-collector"}, 4317)
+		svc.Spec.Ports[0].TargetPort = intstr.FromString("otlp-grpc")
+		return append(o, svc, cmWith("otel-collector-config", "config.yaml", "receivers:\n  otlp:\n    protocols:\n      grpc:\n      http:\n        endpoint: 0.0.0.0:4318\n"), fx.Node("node-1"))
+	}
+	client := strings.Repeat(`2026/11/29 09:20:40 traces export: context deadline exceeded: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial tcp 10.96.141.22:4317: connect: connection refused"`+"\n", 4)
+	server := func(addr string) string {
+		return "2026-11-29T09:20:11.407Z\tinfo\tservice@v0.104.0/service.go:193\tStarting otelcol-contrib...\n" +
+			"2026-11-29T09:20:11.409Z\tinfo\totlpreceiver@v0.104.0/otlp.go:102\tStarting GRPC server\t{\"kind\": \"receiver\", \"name\": \"otlp\", \"endpoint\": \"" + addr + ":4317\"}\n" +
+			"2026-11-29T09:20:11.409Z\tinfo\totlpreceiver@v0.104.0/otlp.go:152\tStarting HTTP server\t{\"kind\": \"receiver\", \"name\": \"otlp\", \"endpoint\": \"0.0.0.0:4318\"}\n"
+	}
+	runDepCases(t, []depCase{
+		{name: "the collector's gRPC receiver on localhost", problem: "checkout traces are missing", objs: objs, logs: logBook{"checkout-": client, "otel-collector-": server("localhost")},
+			rule: "provider-listens-loopback", culprit: "ConfigMap/otel-collector-config", affected: []string{"Service/otel-collector"}, terms: []string{"localhost:4317", "0.0.0.0:4317"}},
+	})
+	// Listening on every interface, the server is not the cause.
+	e := engine(objs()...)
+	e.Logs = logBook{"checkout-": client, "otel-collector-": server("0.0.0.0")}.source()
+	if c := drive(t, e, sessionFor("checkout traces are missing")); c.RootCause.Rule == "provider-listens-loopback" {
+		t.Errorf("blamed a server listening on 0.0.0.0: %s", c.RootCause.Summary)
+	}
+}
