@@ -148,7 +148,7 @@ var (
 	// "alert" is a severity only as syslog writes it ([alert], ALERT, level=alert): as a
 	// word it names alerting rules ("alert: HighErrorRate").
 	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg)\b|level=(fatal|panic|alert)|"level":\s*"(fatal|panic)"|\[alert\]|^F\d{4} \d\d:\d\d:\d\d|(?-i:\bALERT\b)`)
-	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|refusing to|refuses to|denied|cannot|can't|unable|could not|couldn't|aborted|aborting)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|^E\d{4} \d\d:\d\d:\d\d`)
+	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|refusing to|refuses to|denied|cannot|can't|unable|could not|couldn't|aborted|aborting)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|\.(exceptions|errors)\.\w+:|^E\d{4} \d\d:\d\d:\d\d`)
 	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
 
