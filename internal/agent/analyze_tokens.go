@@ -39,6 +39,20 @@ type tokenHit struct {
 	key   string
 	where string // "key prometheus.yml of ConfigMap prometheus-server, mounted at /etc/config"
 	byKey bool   // the token is the key's own name (a file the ConfigMap provides)
+	line  string // the line of a multi-line value that holds the token ("mount_path = \"auth/k8s\"")
+}
+
+// lineWith is the first line of a multi-line value holding tok, trimmed; "" for a one-line value.
+func lineWith(value, tok string) string {
+	if !strings.Contains(value, "\n") {
+		return ""
+	}
+	for _, l := range strings.Split(clipBytes(value, maxSettingFileKB<<10), "\n") {
+		if hasToken(l, tok) {
+			return tools.Sanitize(strings.TrimSpace(l), 160, true)
+		}
+	}
+	return ""
 }
 
 // configMapReader reads ConfigMaps by name once each, at most maxSourceObjects of them.
@@ -102,7 +116,7 @@ func (pc *podCheck) tokenSourceIn(ctx context.Context, d *depCheck, cm func(stri
 		ref := pc.e.ref("ConfigMap", c.Name)
 		for _, k := range sortedKeys(c.Data) {
 			if hasToken(c.Data[k], tok) {
-				return &tokenHit{ref: ref, kind: "ConfigMap", key: k, where: fmt.Sprintf("key %s of ConfigMap %s, mounted at %s", k, c.Name, paths[i])}
+				return &tokenHit{ref: ref, kind: "ConfigMap", key: k, line: lineWith(c.Data[k], tok), where: fmt.Sprintf("key %s of ConfigMap %s, mounted at %s", k, c.Name, paths[i])}
 			}
 		}
 	}
@@ -199,7 +213,11 @@ func (pc *podCheck) tokenInConfig(ctx context.Context, d *depCheck) bool {
 		if h.byKey {
 			summary = fmt.Sprintf("%s: %s, which the error names, is %s; the application rejects what that file says, so fix the key there.", d.opening(), tokenFact(tok), h.where)
 		} else {
-			summary = fmt.Sprintf("%s: the value %s the error quotes comes from %s; the application rejects it, so fix it there.", d.opening(), tokenFact(tok), h.where)
+			in := ""
+			if h.line != "" && h.line != tok {
+				in = fmt.Sprintf(" (“%s”)", h.line)
+			}
+			summary = fmt.Sprintf("%s: the value %s the error quotes comes from %s%s; the application rejects it, so fix it there.", d.opening(), tokenFact(tok), h.where, in)
 		}
 		d.evIDs = append(d.evIDs, pc.e.objEvidence(h.ref, fmt.Sprintf("%s holds %s", h.where, tokenFact(tok))))
 		d.report(ctx, "config-value-rejected", 0, h.ref, summary, nil, []ObjectRef{h.ref}, facts)

@@ -65,7 +65,7 @@ func TestQuotedTokenFollowedToItsConfiguration(t *testing.T) {
 			},
 			logs: logBook{"shipper-": "shipper v2.4 starting\n[info] input tail.0 initializing\n[error] section 'output' names a plugin that doesn't exist: 'lokki'\n[error] configuration contains errors, aborting\n"},
 			rule: "config-value-rejected", culprit: "ConfigMap/shipper-pipeline", affected: []string{"Deployment/shipper"},
-			terms: []string{"lokki", "pipeline.conf"}},
+			terms: []string{"lokki", "pipeline.conf", "“Name lokki”"}},
 		{name: "a renamed setting shown in parentheses, given as a literal env value", problem: "the ring never forms after the change",
 			objs: func() []runtime.Object {
 				o := app("ring", 1, withEnv("RING_ZONE", "zone-b2"), crashing)
