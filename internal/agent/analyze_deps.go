@@ -89,7 +89,7 @@ func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit Ob
 func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	if d.clue.IsError() {
 		pc.e.followNamedConstraints(ctx, d.clue.Line)
-		if pc.privilegeGrants(ctx, d) {
+		if pc.privilegeGrants(ctx, d) || pc.volumeWriter(ctx, d) {
 			return true
 		}
 	}

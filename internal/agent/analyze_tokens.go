@@ -203,6 +203,14 @@ func (pc *podCheck) tokenInConfig(ctx context.Context, d *depCheck) bool {
 		// own mounted files declare such names, and its log repeats what clients asked for.
 		file := fileToken.MatchString(" " + tok)
 		h := pc.tokenSourceIn(ctx, d, cm, tok, !file, tok != asked)
+		// A route or key path built from a configured prefix ("auth/k8s/login" from
+		// mount_path auth/k8s): the parents of a relative path are tried, longest first.
+		for parent := tok; h == nil && !file && strings.Count(parent, "/") > 1; {
+			parent = parent[:strings.LastIndex(parent, "/")]
+			if distinctive(parent) {
+				h = pc.tokenSourceIn(ctx, d, cm, parent, true, true)
+			}
+		}
 		if h == nil || h.byKey && isReady(pc.pod) || file && !h.byKey {
 			// A Ready pod's error about a file it mounts is reportNamedConfigFile's; a file
 			// name found only where another file refers to it does not say where it comes from.

@@ -55,6 +55,9 @@ type env struct {
 	// inProvider is set while a provider's own logged error is followed (analyze_providerlog.go):
 	// that walk does not read a further provider's log, so chains of clients stay bounded.
 	inProvider bool
+	// inWriter is set while the error of a container that writes a shared volume is followed
+	// for the one that waits on it (analyze_volwriter.go), so the walk does not recurse.
+	inWriter bool
 	// nodes are the Nodes the task read, by name (a finding that names one may blame it).
 	nodes map[string]*corev1.Node
 	// reasons are the reasons Kubernetes reported behind each evidence id (reasons.go).
