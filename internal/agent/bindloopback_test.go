@@ -58,3 +58,22 @@ func TestProviderListensOnLoopback(t *testing.T) {
 		t.Errorf("blamed a server listening on 0.0.0.0: %s", c.RootCause.Summary)
 	}
 }
+
+// A client whose resolver (a CoreDNS Deployment it names as nameserver) crash-loops on its loop
+// plugin is answered with the resolver's Corefile, not with a loopback default of the client.
+func TestCoreDNSLoopNamesTheCorefile(t *testing.T) {
+	corefile := "corp.internal:53 {\n    errors\n    forward . 10.20.0.53\n}\n.:53 {\n    errors\n    health :8080\n    forward . /etc/resolv.conf\n    cache 30\n    loop\n}\n"
+	objs := func() []runtime.Object {
+		o := app("corp-dns", 1, func(s *corev1.PodSpec) {
+			mountCM("corp-dns", "/etc/coredns")(s)
+			s.Containers[0].Image = "registry.k8s.io/coredns/coredns:v1.11.3"
+			s.Containers[0].Args = []string{"-conf", "/etc/coredns/Corefile"}
+		}, crashing)
+		return append(o, cmWith("corp-dns", "Corefile", corefile), fx.Node("node-1"))
+	}
+	runDepCases(t, []depCase{
+		{name: "CoreDNS forwards . to /etc/resolv.conf", problem: "corp-dns keeps restarting", objs: objs,
+			logs: logBook{"corp-dns-": ".:53\ncorp.internal.:53\nCoreDNS-1.11.3\nlinux/amd64, go1.21.11\n[FATAL] plugin/loop: Loop (127.0.0.1:51284 -> :53) detected for zone \".\", see https://coredns.io/plugins/loop#troubleshooting. Query: \"HINFO 3256798184416357211.8820197746530115212.\"\n"},
+			rule: "client-connection-setting", culprit: "ConfigMap/corp-dns", terms: []string{"/etc/resolv.conf", "loop"}},
+	})
+}
