@@ -432,7 +432,14 @@ func replacedRuns(e *env, cj *batchv1.CronJob, cref ObjectRef, jobs []*batchv1.J
 // hiddenHistory explains a CronJob that seems never to run: it runs, but a history limit of 0
 // deletes each finished Job (with its pods and logs) at once, so nothing is ever listed.
 func hiddenHistory(e *env, cj *batchv1.CronJob, cref ObjectRef, jobs []*batchv1.Job, evIDs []string, facts map[string]string) (Finding, bool) {
-	if len(jobs) > 0 || cj.Status.LastScheduleTime == nil || len(cj.Status.Active) > 0 {
+	// The run in progress, if any, is listed until it finishes: only a finished Job kept would
+	// contradict the limit, and it is the finished ones nobody ever sees.
+	for _, j := range jobs {
+		if j.Status.CompletionTime != nil || j.Status.Active == 0 {
+			return Finding{}, false
+		}
+	}
+	if cj.Status.LastScheduleTime == nil {
 		return Finding{}, false
 	}
 	okZero := cj.Spec.SuccessfulJobsHistoryLimit != nil && *cj.Spec.SuccessfulJobsHistoryLimit == 0
