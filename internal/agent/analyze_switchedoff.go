@@ -64,7 +64,8 @@ func (pc *podCheck) switchedOff(ctx context.Context, cs corev1.ContainerStatus, 
 				subject = append(subject, w)
 			}
 		}
-		if !offValues[v] || v == "0" && !isSwitch || !isSwitch && v != "false" && v != "disabled" {
+		// A switch's name makes any off value count; any other setting must say false/disabled.
+		if !offValues[v] || !isSwitch && v != "false" && v != "disabled" {
 			continue
 		}
 		line, last, count := "", "", 0

@@ -145,19 +145,7 @@ func errorNamesCulprit(b, a *candidate) bool {
 	if low == "" {
 		return false
 	}
-	name := strings.ToLower(a.Culprit.Name)
-	named := false
-	for i := 0; !named; {
-		j := strings.Index(low[i:], name)
-		if j < 0 {
-			break
-		}
-		j += i
-		end := j + len(name)
-		named = (j == 0 || !isNameByte(low[j-1])) && (end == len(low) || !isNameByte(low[end]))
-		i = j + 1
-	}
-	if !named {
+	if !containsWord(low, strings.ToLower(a.Culprit.Name)) {
 		return false
 	}
 	for _, w := range words {
