@@ -86,6 +86,9 @@ func All() []*Scenario {
 	out = append(out, wave15cScenarios()...)
 	out = append(out, wave16aScenarios()...)
 	out = append(out, wave16bScenarios()...)
+	out = append(out, wave17aScenarios()...)
+	out = append(out, wave17bScenarios()...)
+	out = append(out, wave17cScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
