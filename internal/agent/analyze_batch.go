@@ -127,8 +127,9 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 	if j.Spec.ActiveDeadlineSeconds != nil {
 		facts["deadline"] = fmt.Sprintf("%ds", *j.Spec.ActiveDeadlineSeconds)
 	}
-	detail := ""
+	detail, where := "", ""
 	var followed ObjectRef
+	var srcs []ObjectRef
 	if len(failedPods) > 0 {
 		p := failedPods[0]
 		pref := e.ref("Pod", p.Name)
@@ -170,6 +171,9 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 			if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: logEv}) ||
 				logClue.IsError() && pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: logClue, symptom: symptom, evIDs: logEv}) {
 				followed = pref
+			} else if t.Reason != "OOMKilled" {
+				// Nothing named explains the run's failure: its configuration is where to look.
+				srcs, where = pc.settingSources(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue})
 			}
 			switch {
 			case clue.IsError():
@@ -197,6 +201,7 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 			facts["policyRule"] = fmt.Sprint(m.index)
 		}
 	}
+	summary += where
 	affected := []ObjectRef{jref}
 	var follow []ObjectRef
 	if !followed.IsZero() {
@@ -210,7 +215,7 @@ func jobFailed(ctx context.Context, e *env, j *batchv1.Job, jref, wl ObjectRef, 
 			affected = append(affected, refs...)
 		}
 	}
-	e.find(Finding{Rule: rule, Object: jref, Culprit: wl, Affected: affected, Follow: follow, Evidence: evIDs, Facts: facts, Summary: summary})
+	e.find(Finding{Rule: rule, Object: jref, Culprit: wl, Affected: affected, Follow: follow, Evidence: evIDs, Facts: facts, Summary: summary, Sources: srcs})
 	return nil
 }
 

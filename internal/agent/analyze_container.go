@@ -246,10 +246,12 @@ func (pc *podCheck) crash(ctx context.Context, cs corev1.ContainerStatus, spec c
 		summary = fmt.Sprintf("Container %s of pod %s is in CrashLoopBackOff: restarted %d time(s), last exit code %d (%s: %s); %s.", cs.Name, pc.pod.Name, cs.RestartCount, exit, reason, ExitMeaning(exit), logSummary)
 	}
 	summary += pc.connectionNote(ctx, spec, clue, summary)
+	srcs, where := pc.settingSources(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue})
+	summary += where
 	facts := map[string]string{"exitCode": fmt.Sprint(exit), "exitMeaning": ExitMeaning(exit), "restarts": fmt.Sprint(cs.RestartCount),
 		"logTail": strings.Join(lastLines(lr.Lines, 5), " | "), "errorLine": clue.Line}
 	wl := pc.e.workloadOf(ctx, pc.pod)
-	f := Finding{Rule: rule, Confidence: conf, Object: pc.ref, Culprit: wl, Summary: summary, Evidence: append([]string{pc.statusEv}, evIDs...), Facts: pc.facts(ctx, cs.Name, facts)}
+	f := Finding{Rule: rule, Confidence: conf, Object: pc.ref, Culprit: wl, Summary: summary, Evidence: append([]string{pc.statusEv}, evIDs...), Facts: pc.facts(ctx, cs.Name, facts), Sources: srcs}
 	if wl.Key() != pc.ref.Key() {
 		f.Affected = []ObjectRef{pc.ref}
 	}

@@ -47,6 +47,9 @@ type depCheck struct {
 	// conf, when set, caps the confidence of what this check reports (a fault proven by
 	// the objects alone, with no error of the application behind it).
 	conf int
+	// sources are the configuration objects the container reads, for a report whose
+	// cause nothing named (settingSources).
+	sources []ObjectRef
 }
 
 // Bounds of the dependency walk.
@@ -79,7 +82,7 @@ func (d *depCheck) report(ctx context.Context, rule string, conf int, culprit Ob
 	summary += pc.connectionNote(ctx, d.spec, d.clue, summary)
 	f := Finding{Rule: rule, Confidence: conf, Object: pc.ref, Culprit: culprit, Summary: summary, Follow: follow,
 		Affected: affected, Evidence: append([]string{pc.statusEv}, d.evIDs...),
-		Facts: pc.facts(ctx, d.cs.Name, facts)}
+		Facts: pc.facts(ctx, d.cs.Name, facts), Sources: d.sources}
 	f.Facts["errorLine"] = d.clue.Line
 	pc.e.find(f)
 }

@@ -130,7 +130,9 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		if pc.judgedInConfig(ctx, cs, specs[cs.Name], symptom, textLines(lr), evIDs) {
 			return true
 		}
-		d.report(ctx, "app-error-logged", 0, ObjectRef{}, fmt.Sprintf("%s; the error is the application's own (nothing it names is broken in the cluster).", d.opening()), nil, nil,
+		srcs, where := pc.settingSources(ctx, d)
+		d.sources = srcs
+		d.report(ctx, "app-error-logged", 0, ObjectRef{}, fmt.Sprintf("%s; the error is the application's own (nothing it names is broken in the cluster).%s", d.opening(), where), nil, nil,
 			map[string]string{"repeats": fmt.Sprint(clue.Repeats)})
 		return true
 	}
@@ -233,11 +235,16 @@ func (pc *podCheck) facts(ctx context.Context, container string, extra map[strin
 }
 
 func (pc *podCheck) find(ctx context.Context, rule, container, summary string, culprit ObjectRef, ev []string, facts map[string]string) {
+	pc.findWith(ctx, rule, container, summary, culprit, ev, facts, nil)
+}
+
+// findWith is find with the configuration objects the container reads (settingSources).
+func (pc *podCheck) findWith(ctx context.Context, rule, container, summary string, culprit ObjectRef, ev []string, facts map[string]string, sources []ObjectRef) {
 	if culprit.IsZero() {
 		culprit = pc.e.workloadOf(ctx, pc.pod)
 	}
 	f := Finding{Rule: rule, Object: pc.ref, Culprit: culprit, Summary: summary,
-		Evidence: append([]string{pc.statusEv}, ev...), Facts: pc.facts(ctx, container, facts)}
+		Evidence: append([]string{pc.statusEv}, ev...), Facts: pc.facts(ctx, container, facts), Sources: sources}
 	if culprit.Key() != pc.ref.Key() {
 		f.Affected = []ObjectRef{pc.ref}
 		// A culprit other than the workload (a claim, a Secret, a node): the workload that

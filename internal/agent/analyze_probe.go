@@ -94,12 +94,17 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			summary += " Its log cannot be read" + strings.TrimPrefix(unread, ", and its log cannot be read") + ": this is read from the pod's events and spec."
 		}
 		facts := map[string]string{"probe": pl}
+		var srcs []ObjectRef
 		if clue.IsError() {
 			summary += " Its log reports: " + quoteClue(clue) + "."
 			summary += pc.connectionNote(ctx, spec, clue, summary)
 			facts["errorLine"] = clue.Line
+			// The application's own error fails the probe: its configuration is where to look.
+			var where string
+			srcs, where = pc.settingSources(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue})
+			summary += where
 		}
-		pc.find(ctx, rule, cs.Name, summary, ObjectRef{}, append([]string{ev}, evIDs...), facts)
+		pc.findWith(ctx, rule, cs.Name, summary, ObjectRef{}, append([]string{ev}, evIDs...), facts, srcs)
 		if rule == "readiness-probe-failing" {
 			pc.followPeers(ctx, g.Message)
 		}

@@ -61,6 +61,7 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 				c.Affected = mergeRefs(c.Affected, append([]ObjectRef{f.Object}, f.Affected...))
 				c.Evidence = mergeStrings(c.Evidence, f.Evidence)
 				c.Follow = mergeRefs(c.Follow, f.Follow)
+				c.Sources = mergeRefs(c.Sources, f.Sources)
 				if f.Hop > c.Hop {
 					c.Hop = f.Hop
 				}
@@ -198,6 +199,7 @@ func rootCauseOf(c *candidate) RootCause {
 	if referencingRules[c.Rule] {
 		affected = holdersFirst(affected, c.Culprit)
 	}
+	affected = mergeRefs(affected, c.Sources)
 	if len(affected) > MaxAffected {
 		affected = affected[:MaxAffected]
 	}

@@ -222,6 +222,10 @@ type Finding struct {
 	Follow []ObjectRef `json:"follow,omitempty"`
 	// Hop is how many follow steps led here from the session target.
 	Hop int `json:"hop,omitempty"`
+	// Sources are the configuration objects (ConfigMaps, Secrets) the failing container
+	// reads, named when nothing found broken explains its error: where to look, listed
+	// after the affected objects and never used to rank or link findings.
+	Sources []ObjectRef `json:"sources,omitempty"`
 }
 
 // ToolCall records one tool or API use by a task.

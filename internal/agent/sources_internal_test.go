@@ -1,0 +1,52 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import "testing"
+
+func TestClosestSetting(t *testing.T) {
+	settings := []configSetting{
+		{name: "CacheStore__Endpoint", value: "cache-0:11211"},
+		{name: "QUEUE_PREFETCH_COUNT", value: "500"},
+		{name: "queue_name", value: "orders.created"},
+		{name: "queue_durable", value: "true"},
+		{name: "API_TOKEN", secret: true},
+	}
+	cases := []struct {
+		line, want string
+	}{
+		// The whole name, spelt with other separators.
+		{"Unhandled exception. System.ArgumentNullException: Value cannot be null. (Parameter 'CacheStore:Endpoint')", "CacheStore__Endpoint"},
+		// A value the error quotes.
+		{"channel error: NOT_FOUND - no queue 'orders.created' in vhost '/'", "queue_name"},
+		// Plural and singular agree; the word every queue setting shares weighs less.
+		{"consumer stalled: prefetch counts above 250 are rejected by the broker", "QUEUE_PREFETCH_COUNT"},
+		// Nothing close enough.
+		{"panic: runtime error: index out of range [3] with length 3", ""},
+		// A Secret's key is never chosen for its (unread) value, and booleans tie nothing.
+		{"token rejected: true", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		if b := closestSetting(c.line, settings); b != nil {
+			got = b.name
+		}
+		if got != c.want {
+			t.Errorf("%q: closest %q, want %q", c.line, got, c.want)
+		}
+	}
+}
