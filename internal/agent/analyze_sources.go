@@ -44,7 +44,7 @@ type settingSource struct {
 // Bounds of what settingSources reads and says.
 const (
 	maxSettingSources = 5
-	maxSourceKeysSaid = 8
+	maxSourceKeysSaid = 6
 	// minClosest is the least word score for a setting to be called closest to an error.
 	minClosest = 1.5
 )
@@ -190,17 +190,18 @@ func (pc *podCheck) settingSources(ctx context.Context, d *depCheck) ([]ObjectRe
 	return refs, sourcesSentence(own, servers, best)
 }
 
-// sourcesSentence says where the settings come from and which one is closest to the error.
+// sourcesSentence says which setting is closest to the error and where the settings come
+// from, bounded so that the summary it ends keeps room for the rest.
 func sourcesSentence(own, servers []settingSource, best *configSetting) string {
 	var b strings.Builder
+	if best != nil {
+		b.WriteString(" The setting whose words come closest to the error's: " + clipString(best.say(), 160) + ".")
+	}
 	if len(own) > 0 {
-		b.WriteString(" Its settings come from " + sayingSources(own) + ".")
+		b.WriteString(" Its settings come from " + clipString(sayingSources(own), 300) + ".")
 	}
 	if len(servers) > 0 {
-		b.WriteString(fmt.Sprintf(" The server behind Service %s, which its error names, reads %s.", servers[0].server, sayingSources(servers)))
-	}
-	if best != nil {
-		b.WriteString(" The setting whose words come closest to the error's: " + clipString(best.say(), 200) + ".")
+		b.WriteString(fmt.Sprintf(" The server behind Service %s, which its error names, reads %s.", servers[0].server, clipString(sayingSources(servers), 200)))
 	}
 	b.WriteString(" Nothing found broken in the cluster explains it: check these first.")
 	return b.String()
@@ -217,7 +218,7 @@ func sayingSources(l []settingSource) string {
 		}
 		part := s.ref.Kind + " " + s.ref.Name
 		if len(keys) > 0 {
-			part += " (keys " + clipString(strings.Join(keys, ", "), 160) + more
+			part += " (keys " + clipString(strings.Join(keys, ", "), 100) + more
 			if s.ref.Kind == "Secret" {
 				part += "; values not read"
 			}
