@@ -237,6 +237,14 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 	}
 	words := stemSet(nameWordsOf(line))
 	flat := flatWords(line)
+	// The compound identifiers the error quotes ('connectionString', plugin.path), which a
+	// setting's name may hold whole (ConnectionStrings__Default, CONNECT_PLUGIN_PATH).
+	var idents []string
+	for _, t := range compoundToken.FindAllString(line, 20) {
+		if f := flatWords(t); len(f) >= 8 && !containsStr(idents, f) {
+			idents = append(idents, f)
+		}
+	}
 	df := map[string]int{}
 	for _, s := range settings {
 		for w := range stemSet(nameWordsOf(s.name)) {
@@ -257,8 +265,16 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 			}
 			score += wt / (1 + math.Log(float64(df[w])))
 		}
-		if n := flatWords(s.name); len(n) >= 6 && strings.Contains(flat, n) {
+		n := flatWords(s.name)
+		if len(n) >= 6 && strings.Contains(flat, n) {
 			score += 3 // the setting's whole name, however the error spells its separators
+		} else {
+			for _, id := range idents {
+				if strings.Contains(n, id) {
+					score += 2 // an identifier the error quotes is part of the setting's name
+					break
+				}
+			}
 		}
 		if v := strings.ToLower(s.value); !s.secret && distinctiveValue(v) && containsWord(strings.ToLower(line), v) {
 			score += 2 // the error quotes the value it was given

@@ -22,6 +22,7 @@ func TestClosestSetting(t *testing.T) {
 	settings := []configSetting{
 		{name: "CacheStore__Endpoint", value: "cache-0:11211"},
 		{name: "QUEUE_PREFETCH_COUNT", value: "500"},
+		{name: "ConnectionStrings_Orders", value: "Server=orders-sql;Database=orders"},
 		{name: "queue_name", value: "orders.created"},
 		{name: "queue_durable", value: "true"},
 		{name: "API_TOKEN", secret: true},
@@ -31,6 +32,8 @@ func TestClosestSetting(t *testing.T) {
 	}{
 		// The whole name, spelt with other separators.
 		{"Unhandled exception. System.ArgumentNullException: Value cannot be null. (Parameter 'CacheStore:Endpoint')", "CacheStore__Endpoint"},
+		// An identifier the error quotes, held whole in the setting's name.
+		{"System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')", "ConnectionStrings_Orders"},
 		// A value the error quotes.
 		{"channel error: NOT_FOUND - no queue 'orders.created' in vhost '/'", "queue_name"},
 		// Plural and singular agree; the word every queue setting shares weighs less.
