@@ -285,6 +285,9 @@ func (e *env) checkPod(ctx context.Context, pod *corev1.Pod) (bool, error) {
 	if err := pc.node(ctx); err != nil {
 		return len(e.res.Findings) > n, err
 	}
+	if len(e.res.Findings) == n && pod.DeletionTimestamp == nil {
+		pc.pdbOverlap(ctx)
+	}
 	return len(e.res.Findings) > n, nil
 }
 

@@ -239,6 +239,11 @@ func init() {
 		Signals:    "status.disruptionsAllowed 0 with expectedPods > 0, minAvailable/maxUnavailable",
 		Actions:    []ActionTemplate{{Description: "Relax the budget ({budget}) or add replicas so one pod may go", Command: "kubectl -n {ns} patch pdb {name} --type=merge -p '{\"spec\":{\"maxUnavailable\":1,\"minAvailable\":null}}'", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get pdb {name}  # ALLOWED DISRUPTIONS >= 1"}})
+	rule(Rule{ID: "pdb-overlap", Category: "PDBOverlap", Confidence: 75,
+		Title:      "more than one PodDisruptionBudget selects the same pods, so none of them can be evicted",
+		Signals:    "two or more PodDisruptionBudgets whose selectors match one pod; MultiplePodDisruptionBudgets warning events; eviction answering 500",
+		Actions:    []ActionTemplate{{Description: "Narrow the selector of the broader budget ({budgets}) so each pod has one budget", Command: "kubectl -n {ns} edit pdb {name}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pdb  # one budget per pod; kubectl drain evicts the pod"}})
 	rule(Rule{ID: "pdb-selects-no-pods", Category: "PDBSelectsNoPods", Confidence: 45,
 		Title:      "a PodDisruptionBudget selects no pods",
 		Signals:    "status.expectedPods 0",

@@ -391,6 +391,16 @@ func vocabCases() []vocabCase {
 				n.Spec.Unschedulable = true
 				return []runtime.Object{n}
 			}},
+		{name: "two budgets select the same pods", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: "kubectl drain never finishes on node-1", rule: "pdb-overlap",
+			objs: func() []runtime.Object {
+				d, _, o := webApp(2, nil)
+				pdb := func(name string, sel map[string]string) *policyv1.PodDisruptionBudget {
+					return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+						Spec:   policyv1.PodDisruptionBudgetSpec{MaxUnavailable: fx.Ptr(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: sel}},
+						Status: policyv1.PodDisruptionBudgetStatus{ExpectedPods: 2, CurrentHealthy: 2, DesiredHealthy: 1, DisruptionsAllowed: 1, ObservedGeneration: 1}}
+				}
+				return append(o, pdb("web", d.Spec.Selector.MatchLabels), pdb("tier-baseline", map[string]string{}))
+			}},
 		{name: "pdb selects no pods", target: &agent.Target{Kind: "PodDisruptionBudget", Name: "web"}, problem: quiet, rule: "pdb-selects-no-pods",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, nil)

@@ -162,6 +162,7 @@ var Vocabulary = map[string][]string{
 	"hpa-target-missing":          {"HorizontalPodAutoscaler|HPA", "scaleTargetRef|target", "does not exist|not found"},
 	"pdb-blocking":                {"PodDisruptionBudget", "disruptions", "minAvailable|maxUnavailable"},
 	"pdb-selects-no-pods":         {"PodDisruptionBudget", "selector|selects no pods"},
+	"pdb-overlap":                 {"PodDisruptionBudget", "multiple|more than one", "evict"},
 	// Jobs and CronJobs.
 	"job-backoff-limit":           {"BackoffLimitExceeded", "backoffLimit"},
 	"job-deadline-exceeded":       {"DeadlineExceeded", "activeDeadlineSeconds"},
