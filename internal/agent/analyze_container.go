@@ -361,7 +361,12 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 	// push the registry's own words ("token has expired") out of the clipped quote.
 	short := tools.Sanitize(strings.ReplaceAll(msg, " "+strconv.Quote(spec.Image), ""), 300, true)
 	class := ClassifyPull(msg)
+	wrongType, secretType := pc.untypedPullSecret(ctx)
 	switch {
+	case missingSecret == "" && wrongType != "" && class != PullNotFound && !pullRateLimited(msg):
+		facts["pullSecret"] = wrongType
+		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): its imagePullSecrets name Secret %s, which is of type %s; the kubelet reads only Secrets of type kubernetes.io/dockerconfigjson (or the legacy kubernetes.io/dockercfg), so the registry gets no credentials. Recreate it with kubectl create secret docker-registry (type kubernetes.io/dockerconfigjson, key .dockerconfigjson): %s",
+			p.Name, spec.Image, cs.State.Waiting.Reason, wrongType, secretType, short), pc.e.ref("Secret", wrongType), evIDs, facts)
 	case missingSecret != "":
 		facts["pullSecret"] = missingSecret
 		from, sa := pc.pullSecretSource(ctx, missingSecret)
@@ -400,13 +405,6 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 	default:
 		pc.find(ctx, "image-pull-error", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(short, "no further detail from the kubelet")), ObjectRef{}, evIDs, facts)
 	}
-}
-
-func firstPullSecret(p *corev1.Pod) string {
-	if len(p.Spec.ImagePullSecrets) > 0 {
-		return p.Spec.ImagePullSecrets[0].Name
-	}
-	return "regcred"
 }
 
 // termClue reads a termination message. Written by a process that failed, it is an error

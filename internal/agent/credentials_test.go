@@ -183,7 +183,7 @@ func TestImagePullCredentialsAndRateLimit(t *testing.T) {
 				}
 			}, func(p *corev1.Pod) { fx.Waiting(p, "ErrImagePull", tc.msg) })
 			if tc.secret {
-				objs = append(objs, fx.Secret(ns, "harbor-pull", ".dockerconfigjson"))
+				objs = append(objs, fx.PullSecret(ns, "harbor-pull"))
 			}
 			e := agent.NewRuleEngine(fake.NewClientset(append(objs, fx.Node("node-1"))...))
 			e.Now = func() time.Time { return fx.Now }

@@ -48,7 +48,7 @@ func TestRejectedPullSecretFollowsItsFailingWriter(t *testing.T) {
 	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
 	pod := fx.FailedJobPod(j, "abcde", 254)
 	pod.Status.ContainerStatuses[0].State.Terminated.Message = "An error occurred (AccessDeniedException) when calling the GetAuthorizationToken operation"
-	objs = append(objs, cj, j, pod, fx.Secret(ns, "regcred", ".dockerconfigjson"), fx.Node("node-1"))
+	objs = append(objs, cj, j, pod, fx.PullSecret(ns, "regcred"), fx.Node("node-1"))
 	for _, target := range []*agent.Target{nil, {Kind: "Deployment", Name: "checkout"}} {
 		e := agent.NewRuleEngine(fake.NewClientset(objs...))
 		e.Now = func() time.Time { return fx.Now }
