@@ -286,7 +286,7 @@ func (e *env) checkPod(ctx context.Context, pod *corev1.Pod) (bool, error) {
 		return len(e.res.Findings) > n, err
 	}
 	if len(e.res.Findings) == n && pod.DeletionTimestamp == nil {
-		pc.pdbOverlap(ctx)
+		_ = pc.tolerationExpires(ctx) || pc.pdbOverlap(ctx)
 	}
 	return len(e.res.Findings) > n, nil
 }

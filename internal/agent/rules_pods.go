@@ -125,6 +125,11 @@ func init() {
 		Signals:    "a non-sidecar init container Running while the pod is Pending (Init:N/M); the hosts its command waits for (nslookup, nc, curl, pg_isready -h ...) matched against the namespace's Services; its log",
 		Actions:    []ActionTemplate{{Description: "Make what init container {container} waits for available, or fix its command", Command: "kubectl -n {ns} logs {pod} -c {container}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "toleration-seconds-evicts", Category: "TaintEviction", Confidence: 78,
+		Title:      "the pods tolerate a NoExecute taint of their node only for tolerationSeconds, so they are evicted and replaced over and over",
+		Signals:    "a toleration with tolerationSeconds matching a NoExecute taint of the pod's node; TaintManagerEviction 'Marking for deletion' events; short-lived pods",
+		Actions:    []ActionTemplate{{Description: "Drop tolerationSeconds from the toleration of {taint} in {workload}, or keep the pods off node {node}", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pods -o wide  # AGE grows past {tolerationSeconds}s"}})
 	rule(Rule{ID: "pod-evicted", Category: "PodEvicted", Confidence: 72,
 		Title:   "the pod was evicted by the kubelet",
 		Signals: "pod status.reason Evicted with the kubelet's message",

@@ -391,6 +391,19 @@ func vocabCases() []vocabCase {
 				n.Spec.Unschedulable = true
 				return []runtime.Object{n}
 			}},
+		{name: "a toleration that expires on a NoExecute taint", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: "web pods are replaced every half minute", rule: "toleration-seconds-evicts",
+			objs: func() []runtime.Object {
+				_, _, o := webApp(1, nil)
+				for _, x := range o {
+					switch v := x.(type) {
+					case *corev1.Node:
+						v.Spec.Taints = []corev1.Taint{{Key: "pool", Value: "batch", Effect: corev1.TaintEffectNoExecute}}
+					case *corev1.Pod:
+						v.Spec.Tolerations = []corev1.Toleration{{Key: "pool", Operator: corev1.TolerationOpEqual, Value: "batch", Effect: corev1.TaintEffectNoExecute, TolerationSeconds: fx.Ptr(int64(25))}}
+					}
+				}
+				return o
+			}},
 		{name: "two budgets select the same pods", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: "kubectl drain never finishes on node-1", rule: "pdb-overlap",
 			objs: func() []runtime.Object {
 				d, _, o := webApp(2, nil)

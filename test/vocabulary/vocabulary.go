@@ -48,6 +48,7 @@ var Vocabulary = map[string][]string{
 	"liveness-probe-failing":      {"liveness probe|startup probe", "restart"},
 	"container-not-ready":         {"ready"},
 	"pod-evicted":                 {"Evicted"},
+	"toleration-seconds-evicts":   {"tolerationSeconds", "NoExecute", "evict|deletes"},
 	"init-container-blocked":      {"init container", "Init:"},
 	"deletion-blocked":            {"finalizer", "deleted|deleting|deletion|Terminating"},
 	"pod-stuck-terminating":       {"Terminating|deleting|deletion", "finalizer|grace period|node"},
