@@ -106,3 +106,20 @@ func limitRangeBounding(lrs []*corev1.LimitRange, detail string) *corev1.LimitRa
 }
 
 var limitRangeBound = regexp.MustCompile(`(maximum|minimum) ([a-z-]+) usage per (Container|Pod|PersistentVolumeClaim) is ([^,\]]+)`)
+
+// defaultLimit is the namespace's LimitRange that gives containers a default limit of resource
+// res (equal to val when the API server's message quoted it), with that default.
+func (e *env) defaultLimit(ctx context.Context, res corev1.ResourceName, val string) (*corev1.LimitRange, string) {
+	lrs, _, err := listAs[*corev1.LimitRange](ctx, e, "LimitRange", tools.ListOptions{Max: 20})
+	if err != nil {
+		return nil, ""
+	}
+	for _, lr := range lrs {
+		for _, it := range lr.Spec.Limits {
+			if q, ok := it.Default[res]; ok && it.Type == corev1.LimitTypeContainer && (val == "" || q.String() == val) {
+				return lr, q.String()
+			}
+		}
+	}
+	return nil, ""
+}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -226,6 +227,18 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 		}
 		facts["limitRange"] = lrName
 		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): they violate LimitRange %s (%s).", workload.Kind+" "+workload.Name, lrName, cf.Detail)
+	case "workload-create-failed":
+		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): %s", workload.Kind+" "+workload.Name, cf.Detail)
+		res, val, ok := strings.Cut(cf.Object, "=")
+		if lr, def := e.defaultLimit(ctx, corev1.ResourceName(res), val); ok && lr != nil {
+			cf.Rule = "limitrange-violation"
+			lref := e.ref("LimitRange", lr.Name)
+			evIDs = append(evIDs, e.objEvidence(lref, "LimitRange "+lr.Name+": "+tools.Summarize(lr, e.now).Status))
+			extra = append(extra, lref)
+			facts["limitRange"] = lr.Name
+			summary = fmt.Sprintf("%s cannot create pods (FailedCreate): a container requests more %s than its %s limit, which it does not set itself: LimitRange %s gives every container without one a default %s limit of %s, below the request, so the API server rejects each pod (%s). Give the container its own %s limit at least its request, or raise the LimitRange's default limit.",
+				workload.Kind+" "+workload.Name, res, res, lr.Name, res, def, cf.Detail, res)
+		}
 	case "serviceaccount-missing":
 		culprit = e.ref("ServiceAccount", cf.Object)
 		facts["name"] = cf.Object

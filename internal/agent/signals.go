@@ -251,6 +251,9 @@ var (
 	limitRangeMsg       = regexp.MustCompile(`(maximum|minimum) [a-z-]+ usage per (Container|Pod|PersistentVolumeClaim) is [^,\]]+(?:, but (?:request|limit) is [^,\]]+)?|limit to request ratio[^,\]]*`)
 	runtimeClassMissing = regexp.MustCompile(`RuntimeClass "([^"]{1,253})" not found`)
 	priorityMiss        = regexp.MustCompile(`no PriorityClass with name ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?) was found`)
+	// requestAboveLimit is the API server's validation of a container whose request exceeds
+	// its limit, which may be one a LimitRange filled in by default.
+	requestAboveLimit = regexp.MustCompile(`must be less than or equal to ([a-z-]+) limit(?: of ([0-9A-Za-z.]+))?`)
 )
 
 // ParseCreateFailure classifies a controller's pod-creation error.
@@ -284,11 +287,29 @@ func ParseCreateFailure(msg string) CreateFailure {
 	if m := webhookFailing.FindStringSubmatch(msg); m != nil {
 		return CreateFailure{Rule: "admission-webhook-failing", Object: m[1], Detail: clipString(msg, 300)}
 	}
+	if m := requestAboveLimit.FindStringSubmatch(msg); m != nil {
+		// Object is "cpu=500m": the limit the request exceeds (createFailure looks for the
+		// LimitRange default that gave it).
+		return CreateFailure{Rule: "workload-create-failed", Object: m[1] + "=" + m[2], Detail: clipString(msg, 300)}
+	}
 	if strings.Contains(msg, "violates PodSecurity") {
 		return CreateFailure{Rule: "admission-denied", Object: "PodSecurity", Detail: clipString(msg, 300)}
 	}
-	return CreateFailure{Rule: "workload-create-failed", Detail: clipString(msg, 300)}
+	return CreateFailure{Rule: "workload-create-failed", Detail: clipString(invalidReason(msg), 300)}
 }
+
+// invalidReason is a validation error kept to what the API server found invalid and why: a
+// long message starts at "is invalid:", and long quoted values are shortened.
+func invalidReason(msg string) string {
+	if i := strings.Index(msg, " is invalid: "); i > 0 && len(msg) > 300 {
+		msg = "pod" + msg[i:]
+	}
+	return longInvalidValue.ReplaceAllString(msg, `Invalid value: "$1…"`)
+}
+
+// longInvalidValue is a long quoted value in an API server's validation error: shortened, so
+// that the reason after it ("must be no more than 63 characters") stays within the detail.
+var longInvalidValue = regexp.MustCompile(`Invalid value: "([^"]{40})[^"]{8,}"`)
 
 func containsStr(l []string, s string) bool {
 	for _, x := range l {

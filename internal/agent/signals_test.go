@@ -98,6 +98,7 @@ func TestParseCreateFailure(t *testing.T) {
 		{`admission webhook "validate.kyverno.svc" denied the request: policy require-labels`, "admission-denied", "validate.kyverno.svc"},
 		{`pods "web-1" is forbidden: violates PodSecurity "restricted:latest": privileged`, "admission-denied", "PodSecurity"},
 		{`something else entirely`, "workload-create-failed", ""},
+		{`Pod "pdf-x" is invalid: spec.containers[0].resources.requests: Invalid value: "1": must be less than or equal to cpu limit of 500m`, "workload-create-failed", "cpu=500m"},
 	}
 	for _, c := range cases {
 		got := ParseCreateFailure(c.msg)
@@ -107,6 +108,15 @@ func TestParseCreateFailure(t *testing.T) {
 		if _, ok := Catalogue[got.Rule]; !ok {
 			t.Errorf("rule %s is not in the catalogue", got.Rule)
 		}
+	}
+}
+
+// A long value in a validation error is shortened so that the reason after it is kept.
+func TestCreateFailureKeepsTheReasonAfterALongValue(t *testing.T) {
+	name := "customer-notification-preferences-eu-staging-postgresql-7c9d8f6b54"
+	msg := `create Pod ` + name + `-0 in StatefulSet ` + name[:56] + ` failed error: Pod "` + name + `-0" is invalid: metadata.labels: Invalid value: "` + name + `": must be no more than 63 characters; spec.hostname: Invalid value: "` + name + `-0": must be no more than 63 characters`
+	if got := ParseCreateFailure(msg).Detail; !strings.Contains(got, "must be no more than 63 characters") {
+		t.Errorf("the reason was clipped away: %s", got)
 	}
 }
 
