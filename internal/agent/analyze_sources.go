@@ -256,12 +256,14 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 	for i, s := range settings {
 		score := 0.0
 		for w := range stemSet(nameWordsOf(s.name)) {
-			if !words[w] {
-				continue
-			}
-			wt := 0.5
-			if len(w) >= 5 {
+			wt := 0.0
+			switch {
+			case words[w] && len(w) >= 5:
 				wt = 1
+			case words[w]:
+				wt = 0.5
+			case len(w) >= 4 && abbreviates(w, words):
+				wt = 0.5 // auth_basic and "basic authentication", conn_max and "connections"
 			}
 			score += wt / (1 + math.Log(float64(df[w])))
 		}
@@ -328,4 +330,15 @@ func distinctiveValue(v string) bool {
 		return false
 	}
 	return strings.Trim(v, "0123456789.") != "" || len(v) >= 4 && strings.Count(v, ".") == 3
+}
+
+// abbreviates reports a setting's word that is the start of a longer word of the error
+// (auth of authentication, conn of connection): settings are often named with abbreviations.
+func abbreviates(w string, words map[string]bool) bool {
+	for x := range words {
+		if len(x) >= len(w)+2 && strings.HasPrefix(x, w) {
+			return true
+		}
+	}
+	return false
 }
