@@ -229,7 +229,13 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 		selectorless := len(s.Spec.Selector) == 0 && len(slicesOf[s.Name]) == 0
 		_, _, unnamed := slicePortUnnamed(s, slicesOf[s.Name])
 		sticky := s.Spec.SessionAffinity == corev1.ServiceAffinityClientIP && readyBySvc[s.Name] > 1 && e.asksUnevenTraffic()
-		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil || unnamed || sticky) {
+		// A port whose protocol the pods do not serve has ready endpoints and no error anywhere.
+		wrongProto := false
+		if p := firstSelected(s, pods); p != nil {
+			sp, _, _ := protocolUnserved(s, p)
+			wrongProto = sp != nil
+		}
+		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil || unnamed || sticky || wrongProto) {
 			lead(e.ref("Service", s.Name))
 			n++
 		}

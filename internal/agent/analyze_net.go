@@ -285,6 +285,14 @@ func portFinding(e *env, svc *corev1.Service, pods []*corev1.Pod, sref ObjectRef
 			Summary: fmt.Sprintf("Service %s port %d sends traffic to targetPort %s, but pod %s exposes %s; connections will fail.", svc.Name, sp.Port, tp.String(), p.Name, declared)})
 		return true
 	}
+	if sp, cp, c := protocolUnserved(svc, p); sp != nil {
+		want, got := protocolOf(sp.Protocol), protocolOf(cp.Protocol)
+		e.find(Finding{Rule: "service-target-port-mismatch", Object: sref, Culprit: sref, Evidence: evIDs,
+			Facts: map[string]string{"containerPorts": declared, "targetPort": sp.TargetPort.String(), "protocol": string(want)},
+			Summary: fmt.Sprintf("Service %s port %d/%s sends traffic to targetPort %s, which container %s of pod %s declares only as %d/%s: kube-proxy forwards %s only, so nothing the clients send over %s reaches the container (UDP packets are dropped without an error). Set protocol: %s on the Service port (a Service may list the same port twice, once per protocol).",
+				svc.Name, sp.Port, want, sp.TargetPort.String(), c, p.Name, cp.ContainerPort, got, want, got, got)})
+		return true
+	}
 	return false
 }
 

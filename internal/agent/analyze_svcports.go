@@ -87,3 +87,55 @@ func backendPortUnserved(svc *corev1.Service, be tools.IngressBackend, pods []*c
 	}
 	return readyPods > 0
 }
+
+// protocolOf is a port's protocol, TCP when unset.
+func protocolOf(p corev1.Protocol) corev1.Protocol {
+	if p == "" {
+		return corev1.ProtocolTCP
+	}
+	return p
+}
+
+// protocolUnserved finds a port of svc whose targetPort the pod declares only with another
+// protocol (a Service port left at the default TCP in front of a UDP listener, a statsd or
+// syslog receiver): kube-proxy forwards the Service's protocol only, so the clients' packets
+// never reach the container. It returns the Service port, the container port and its container.
+func protocolUnserved(svc *corev1.Service, p *corev1.Pod) (*corev1.ServicePort, corev1.ContainerPort, string) {
+	for i, sp := range svc.Spec.Ports {
+		tp := sp.TargetPort
+		same, found := false, false
+		var other corev1.ContainerPort
+		var in string
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				hit := tp.Type == intstr.String && tp.StrVal != "" && cp.Name == tp.StrVal ||
+					tp.Type == intstr.Int && (cp.ContainerPort == tp.IntVal || tp.IntVal == 0 && cp.ContainerPort == sp.Port)
+				switch {
+				case !hit:
+				case protocolOf(cp.Protocol) == protocolOf(sp.Protocol):
+					same = true
+				default:
+					found, other, in = true, cp, c.Name
+				}
+			}
+		}
+		if !same && found {
+			return &svc.Spec.Ports[i], other, in
+		}
+	}
+	return nil, corev1.ContainerPort{}, ""
+}
+
+// firstSelected is the first pod of pods that svc selects and that is not being deleted.
+func firstSelected(svc *corev1.Service, pods []*corev1.Pod) *corev1.Pod {
+	if len(svc.Spec.Selector) == 0 {
+		return nil
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && sel.Matches(labels.Set(p.Labels)) {
+			return p
+		}
+	}
+	return nil
+}
