@@ -38,6 +38,8 @@ func init() { analyzers["rbac"] = analyzeRBAC }
 // accessAsk is one permission in question.
 type accessAsk struct {
 	SA, User, Verb, Group, Resource string
+	// Name is the object asked for, when the denial quoted one (a Role's resourceNames).
+	Name string
 	// Team is a group subject ("group developers can't create jobs").
 	Team string
 }
@@ -246,7 +248,7 @@ func (pc *podCheck) rbacDenied(ctx context.Context, d *depCheck) bool {
 	if sa == "" || den.Namespace != "" && den.Namespace != pc.e.s.Namespace {
 		return false
 	}
-	v := pc.e.judgeAccess(ctx, accessAsk{SA: sa, Verb: den.Verb, Resource: den.Resource, Group: den.Group})
+	v := pc.e.judgeAccess(ctx, accessAsk{SA: sa, Verb: den.Verb, Resource: den.Resource, Group: den.Group, Name: den.Name})
 	if v == nil || den.Inferred && !v.confirmed {
 		return false
 	}
@@ -291,7 +293,7 @@ func (e *env) judgeAccess(ctx context.Context, a accessAsk) *accessVerdict {
 			facts["group"] = a.Group
 		}
 	}
-	ans, err := e.c.Review(ctx, tools.AccessQuestion{User: user, Groups: groups, Verb: a.Verb, Group: a.Group, Resource: a.Resource, ClusterScoped: clusterScoped(a.Resource)})
+	ans, err := e.c.Review(ctx, tools.AccessQuestion{User: user, Groups: groups, Verb: a.Verb, Group: a.Group, Resource: a.Resource, Name: a.Name, ClusterScoped: clusterScoped(a.Resource)})
 	_ = e.record("k8s_access_review", user+" "+a.what(), err)
 	verdict := "unknown (the review failed: " + errString(err) + ")"
 	if err == nil {

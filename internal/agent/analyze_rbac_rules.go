@@ -30,7 +30,7 @@ import (
 // rulesAllow reports whether rules grant the permission.
 func rulesAllow(rules []rbacv1.PolicyRule, a accessAsk) bool {
 	for _, r := range rules {
-		if has(r.Verbs, a.Verb) && has(r.Resources, a.Resource) && has(r.APIGroups, a.Group) {
+		if has(r.Verbs, a.Verb) && has(r.Resources, a.Resource) && has(r.APIGroups, a.Group) && namesAllow(r, a) {
 			return true
 		}
 	}
@@ -48,6 +48,8 @@ func ruleMiss(rules []rbacv1.PolicyRule, a accessAsk) (int, string) {
 		var s int
 		var w string
 		switch {
+		case verb && res && grp && !namesAllow(r, a):
+			s, w = 35, fmt.Sprintf("grant %s on %s only for resourceNames %s, not %s", a.Verb, a.Resource, strings.Join(r.ResourceNames, ", "), orDefault(a.Name, "every object (list and watch cannot be limited by name)"))
 		case verb && res && grp:
 			return 0, "" // allowed after all (an aggregated or cached denial)
 		case res && grp:
@@ -95,4 +97,10 @@ func rulesOfView(v tools.RBACView, ref ObjectRef) ([]rbacv1.PolicyRule, bool) {
 		}
 	}
 	return nil, false
+}
+
+// namesAllow reports whether a rule's resourceNames (if any) cover the object asked for. A
+// rule limited by name never grants a request without one (list, watch, create).
+func namesAllow(r rbacv1.PolicyRule, a accessAsk) bool {
+	return len(r.ResourceNames) == 0 || a.Name != "" && has(r.ResourceNames, a.Name)
 }

@@ -126,6 +126,8 @@ func (h HostPort) String() string {
 type Denial struct {
 	Namespace, ServiceAccount, User string
 	Verb, Resource, Group, Scope    string
+	// Name is the object asked for (configmaps "inventory-flags" is forbidden), if quoted.
+	Name string
 	// Inferred is a denial read from a failure to sync an informer, not from a refusal:
 	// only a SubjectAccessReview that denies it makes it one.
 	Inferred bool
@@ -195,7 +197,9 @@ var (
 	wordKey = regexp.MustCompile(`(?i)\bno ([a-z][a-z0-9_.-]{2,40}) (?:setting|option|value|parameter) (?:was |is )?(?:provided|given|set|configured|specified)\b|\b([a-z][a-z0-9_.-]{2,40}) (?:setting |option )?(?:is|was) not (?:configured|provided|specified)\b`)
 	capsKey = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]{1,80}|[A-Z]{3,80})\b["'\x60]?\s+(?:is |was )?(?:not set|missing|required|undefined|empty|must be set)`)
 
-	denialRe = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
+	// deniedName is the object a denial names: `configmaps "inventory-flags" is forbidden`.
+	deniedName = regexp.MustCompile(`\b([a-z][a-z0-9.]{0,100}) "([a-z0-9][a-z0-9.-]{0,252})" is forbidden`)
+	denialRe   = regexp.MustCompile(`(?i)(?:user "([^"]{1,300})" )?cannot ([a-z]{1,30}) resource "([^"]{1,100})"(?: in api group "([^"]{0,100})")?(?: in the namespace "([^"]{1,63})"| at the cluster scope)?`)
 )
 
 // keyStopWords are words the key patterns catch that never name a setting.
@@ -421,6 +425,9 @@ func (c *Clue) addEntities(line string) {
 		// klog's structured lines quote the error in err="…", escaping its own quotes.
 		if m := denialRe.FindStringSubmatch(strings.ReplaceAll(line, `\"`, `"`)); m != nil {
 			d := &Denial{User: m[1], Verb: strings.ToLower(m[2]), Resource: m[3], Group: m[4], Namespace: m[5], Scope: "namespace"}
+			if n := deniedName.FindStringSubmatch(strings.ReplaceAll(line, `\"`, `"`)); n != nil && strings.HasPrefix(n[1], strings.SplitN(m[3], "/", 2)[0]) {
+				d.Name = n[2]
+			}
 			if m[5] == "" && strings.Contains(strings.ToLower(line), "cluster scope") {
 				d.Scope = "cluster"
 			}

@@ -101,6 +101,13 @@ func TestAccessQuestions(t *testing.T) {
 				sa("ctl"), role("ctl", []string{"get"}, core, "pods"), binding("ctl", "Role", "ctl", saSubject("ctl", ns)), fx.Node("node-1")),
 			logs: logBook{"ctl-": `E1125 reflector.go:147] failed to list *v1.Pod: pods is forbidden: User "system:serviceaccount:payments:ctl" cannot list resource "pods" in API group "" in the namespace "payments"` + "\n"},
 			rule: "rbac-forbidden", culprit: "Role/ctl", affected: []string{"Deployment/ctl", "ServiceAccount/ctl"}, terms: []string{"forbidden", "list"}},
+		{name: "a Role limited by resourceNames that leave out the object asked for", problem: "inventory-service crashes on boot",
+			objs: append(app("inventory-service", 1, func(s *corev1.PodSpec) { s.ServiceAccountName = "inventory-service" }, crashing),
+				sa("inventory-service"), &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "inventory-config-reader", Namespace: ns},
+					Rules: []rbacv1.PolicyRule{{APIGroups: core, Resources: []string{"configmaps"}, Verbs: []string{"get", "watch"}, ResourceNames: []string{"inventory-settings"}}}},
+				binding("inventory-service", "Role", "inventory-config-reader", saSubject("inventory-service", ns)), fx.Node("node-1")),
+			logs: logBook{"inventory-service-": `ERROR [io.qua.kub.run.KubernetesConfigSourceFactory] Failure executing: GET at: https://10.96.0.1/api/v1/namespaces/payments/configmaps/inventory-flags. Message: configmaps "inventory-flags" is forbidden: User "system:serviceaccount:payments:inventory-service" cannot get resource "configmaps" in API group "" in the namespace "payments".` + "\n"},
+			rule: "rbac-forbidden", culprit: "Role/inventory-config-reader", affected: []string{"Deployment/inventory-service"}, terms: []string{"resourceNames inventory-settings", "not inventory-flags"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
