@@ -173,7 +173,7 @@ func (pc *podCheck) oom(ctx context.Context, cs corev1.ContainerStatus, spec cor
 	if pc.knownState(ctx, cs, spec, "OOMKilled", fmt.Sprintf("was OOMKilled (exit code 137)%s, restarted %d time(s)", ran, cs.RestartCount)) {
 		return
 	}
-	pc.find(ctx, "oom-killed", cs.Name, fmt.Sprintf("Container %s of pod %s was OOMKilled (exit code 137)%s: %s; restarted %d time(s).", cs.Name, pc.pod.Name, ran, why, cs.RestartCount),
+	pc.find(ctx, "oom-killed", cs.Name, fmt.Sprintf("Container %s of pod %s was OOMKilled (exit code 137)%s: %s; restarted %d time(s).%s", cs.Name, pc.pod.Name, ran, why, cs.RestartCount, pc.downwardFallback(ctx, spec)),
 		ObjectRef{}, nil, map[string]string{"memoryLimit": limit, "memoryRequest": request, "exitCode": "137", "restarts": fmt.Sprint(cs.RestartCount)})
 }
 

@@ -128,3 +128,33 @@ func resourceOf(c corev1.Container, field string) *resource.Quantity {
 	}
 	return nil
 }
+
+// downwardFallback says when an env var takes a limit from the downward API that the
+// container does not set: the kubelet then gives it the node's allocatable amount, so a
+// program sizing its workers, threads or heap by it sizes them for the whole node.
+func (pc *podCheck) downwardFallback(ctx context.Context, c corev1.Container) string {
+	for _, ev := range c.Env {
+		if ev.ValueFrom == nil || ev.ValueFrom.ResourceFieldRef == nil {
+			continue
+		}
+		field := ev.ValueFrom.ResourceFieldRef.Resource
+		kind, res, ok := strings.Cut(field, ".")
+		if !ok || kind != "limits" {
+			continue
+		}
+		if _, set := c.Resources.Limits[corev1.ResourceName(res)]; set {
+			continue
+		}
+		node := "the node's allocatable " + res
+		if pc.pod.Spec.NodeName != "" {
+			if n, err := getAs[*corev1.Node](ctx, pc.e, "Node", pc.pod.Spec.NodeName); err == nil {
+				if q, ok := n.Status.Allocatable[corev1.ResourceName(res)]; ok {
+					node = fmt.Sprintf("node %s's allocatable %s, %s", n.Name, res, q.String())
+				}
+			}
+		}
+		return fmt.Sprintf(" Env %s takes %s from the downward API, but container %s sets no %s limit, so it holds %s: whatever the program sizes by it (workers, threads, heap) is sized for the whole node. Set a %s limit on the container, or take requests.%s instead.",
+			ev.Name, field, c.Name, res, node, res, res)
+	}
+	return ""
+}
