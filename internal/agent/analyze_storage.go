@@ -145,6 +145,9 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 			Summary: fmt.Sprintf("PersistentVolumeClaim %s is Pending: provisioner %s of StorageClass %s fails to create its volume (ProvisioningFailed): %s", pvc.Name, sc.Provisioner, sc.Name, g.Message)})
 		return nil
 	}
+	if e.topologyUnmatched(ctx, sc, pvc, cref, scRef, evIDs, facts) {
+		return nil
+	}
 	waitForConsumer := sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
 	if waitForConsumer && tools.EventsMention(evs, "WaitForFirstConsumer") != nil && tools.EventsMention(evs, "ExternalProvisioning") == nil {
 		e.evidence(fmt.Sprintf("PersistentVolumeClaim %s waits for a pod to use it before provisioning (WaitForFirstConsumer); this alone is normal", pvc.Name), Source{Kind: SourceObject, Object: &cref}, "")

@@ -281,6 +281,11 @@ func init() {
 		Signals:    "PodScheduled=False with a reason not covered by a more specific rule (anti-affinity, ports, volume node affinity)",
 		Actions:    []ActionTemplate{{Description: "Read the scheduler's reason: {message}", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
+	rule(Rule{ID: "storageclass-topology-unmatched", Category: "VolumeTopologyUnmatched", Confidence: 82,
+		Title:      "the StorageClass's allowedTopologies name node labels no node carries, so its claims never bind",
+		Signals:    "a Pending claim; allowedTopologies matchLabelExpressions that no node's labels meet (a removed label such as failure-domain.beta.kubernetes.io/zone, a zone the cluster lacks)",
+		Actions:    []ActionTemplate{{Description: "Recreate StorageClass {class} with allowedTopologies the nodes meet ({allowedTopologies})", Command: "kubectl get storageclass {class} -o yaml > sc.yaml && kubectl delete storageclass {class} && kubectl apply -f sc.yaml  # after editing allowedTopologies", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pvc {claim}  # Bound"}})
 	rule(Rule{ID: "pod-pvc-pending", Category: "VolumeClaimPending", Confidence: 60,
 		Title:      "the pod waits for a PersistentVolumeClaim that is not bound",
 		Signals:    "FailedScheduling 'unbound immediate PersistentVolumeClaims', the claim's phase Pending",

@@ -336,6 +336,15 @@ func vocabCases() []vocabCase {
 				sc := "local-storage"
 				return []runtime.Object{fx.PVC(ns, "data", &sc, corev1.ClaimPending), fx.StorageClass(sc, "kubernetes.io/no-provisioner", false, storagev1.VolumeBindingImmediate), fx.Node("node-1")}
 			}},
+		{name: "allowedTopologies no node meets", problem: quiet, rule: "storageclass-topology-unmatched",
+			objs: func() []runtime.Object {
+				sc := "ssd-zonal"
+				class := fx.StorageClass(sc, "ebs.csi.aws.com", false, storagev1.VolumeBindingWaitForFirstConsumer)
+				class.AllowedTopologies = []corev1.TopologySelectorTerm{{MatchLabelExpressions: []corev1.TopologySelectorLabelRequirement{{Key: "failure-domain.beta.kubernetes.io/zone", Values: []string{"us-east-1a"}}}}}
+				n := fx.Node("node-1")
+				n.Labels = map[string]string{corev1.LabelTopologyZone: "us-east-1a"}
+				return []runtime.Object{fx.PVC(ns, "data", &sc, corev1.ClaimPending), class, n}
+			}},
 		{name: "claim provisioning failed", problem: quiet, rule: "pvc-provisioning-failed",
 			objs: func() []runtime.Object {
 				sc := "standard"
