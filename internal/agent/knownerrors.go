@@ -165,7 +165,7 @@ const numericValue = `^\d{1,5}$`
 
 // knownErrors is the catalogue, by domain (knownerrors_*.go); the first entry whose
 // signature a line carries wins, so a more specific signature goes in an earlier domain.
-var knownErrors = concatKnown(sqlErrors, keyValueErrors, messagingErrors, webErrors, runtimeErrors, observabilityErrors)
+var knownErrors = concatKnown(sqlErrors, keyValueErrors, messagingErrors, webErrors, runtimeErrors, observabilityErrors, moreKnownErrors)
 
 func concatKnown(lists ...[]knownError) []knownError {
 	var out []knownError
