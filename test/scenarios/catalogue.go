@@ -89,6 +89,9 @@ func All() []*Scenario {
 	out = append(out, wave17aScenarios()...)
 	out = append(out, wave17bScenarios()...)
 	out = append(out, wave17cScenarios()...)
+	out = append(out, wave18aScenarios()...)
+	out = append(out, wave18bScenarios()...)
+	out = append(out, wave18cScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
