@@ -268,7 +268,7 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 			score += wt / (1 + math.Log(float64(df[w])))
 		}
 		n := flatWords(s.name)
-		if len(n) >= 6 && strings.Contains(flat, n) {
+		if len(n) >= 6 && len(nameWordsOf(s.name)) >= 2 && strings.Contains(flat, n) {
 			score += 3 // the setting's whole name, however the error spells its separators
 		} else {
 			for _, id := range idents {

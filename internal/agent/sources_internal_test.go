@@ -28,6 +28,7 @@ func TestClosestSetting(t *testing.T) {
 		{name: "API_TOKEN", secret: true},
 		{name: "auth_basic", value: "\"Backoffice\""},
 		{name: "listen", value: "8080"},
+		{name: "server", value: "{"},
 	}
 	cases := []struct {
 		line, want string
@@ -41,7 +42,7 @@ func TestClosestSetting(t *testing.T) {
 		// Plural and singular agree; the word every queue setting shares weighs less.
 		{"consumer stalled: prefetch counts above 250 are rejected by the broker", "QUEUE_PREFETCH_COUNT"},
 		// An abbreviated word of the setting's name, beside a whole one.
-		{`[error] 29#29: *1 no user/password was provided for basic authentication, client: 10.244.0.1, request: "GET /healthz HTTP/1.1"`, "auth_basic"},
+		{`[error] 29#29: *1 no user/password was provided for basic authentication, client: 10.244.0.1, server: _, request: "GET /healthz HTTP/1.1"`, "auth_basic"},
 		// Nothing close enough.
 		{"panic: runtime error: index out of range [3] with length 3", ""},
 		// A Secret's key is never chosen for its (unread) value, and booleans tie nothing.
