@@ -245,6 +245,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			// pod.service (a StatefulSet pod's name under its headless Service) resolves in
 			// this namespace through the DNS search path.
 			if s := byName[hns]; s != nil {
+				if d.clue.Class == ErrDNS && pc.virtualHostedBucket(ctx, d, h, name, s) {
+					return true
+				}
 				if d.clue.Class == ErrDNS && pc.podDNSMissing(ctx, d, h, name, s) {
 					return true
 				}
