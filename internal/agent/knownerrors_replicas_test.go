@@ -147,6 +147,13 @@ func TestKnownErrorsBrokerAlarms(t *testing.T) {
 			},
 			logs: logBook{"publisher-": repeat(`WARNING:pika.connection:Connection.Blocked: reason='low on memory'; blocked by the broker: low on memory`, 3)},
 			rule: "server-limit-reached", culprit: "ConfigMap/mq-conf", terms: []string{"vm_memory_high_watermark.relative = 0.2"}},
+		{name: "Spring AMQP's blocked connection against a disk limit in rabbitmq.conf", problem: "the publisher is not ready",
+			objs: func() []runtime.Object {
+				o := app("publisher", 1, withEnv("SPRING_RABBITMQ_HOST", "mq"), nil)
+				return append(o, serverOf("mq", "rabbitmq:3.13-management", 5672, mountAt("mq-conf", "/etc/rabbitmq/conf.d"), cmWith("mq-conf", "10-limits.conf", "disk_free_limit.absolute = 50GB\n"), fx.Node("node-1"))...)
+			},
+			logs: logBook{"publisher-": repeat(`2026-03-04T08:00:09.894Z WARN  [AMQP Connection mq:5672] c.e.orders.amqp.BlockedConnectionListener : AMQP connection blocked by broker: low on disk`, 3)},
+			rule: "server-limit-reached", culprit: "ConfigMap/mq-conf", terms: []string{"disk_free_limit.absolute = 50GB"}},
 		{name: "RabbitMQ's own disk alarm at the default limit", problem: "nothing gets published",
 			objs: func() []runtime.Object {
 				return append(imaged("rabbitmq", "bitnami/rabbitmq:3.12", 1, withClaim("data-rabbitmq-0", "/bitnami/rabbitmq/mnesia"), nil), claimOf("data-rabbitmq-0", "1Gi"), fx.Node("node-1"))
