@@ -87,3 +87,45 @@ func nodeMeetsTerm(n *corev1.Node, t corev1.TopologySelectorTerm) bool {
 	}
 	return true
 }
+
+// A WaitForFirstConsumer claim binds when the scheduler places its first pod: the scheduler
+// picks the node and the volume together. A pod that names its node itself (spec.nodeName)
+// skips the scheduler, so the claim waits forever and the pod cannot mount it.
+// nodeNameBypass finds such a pod of the claim and the workload that sets nodeName.
+func (e *env) nodeNameBypass(ctx context.Context, pvc *corev1.PersistentVolumeClaim, sc *storagev1.StorageClass, cref, scRef ObjectRef, evIDs []string, facts map[string]string) bool {
+	pods, err := listOnce[*corev1.Pod](ctx, e, "Pod", scanMaxObjects)
+	if err != nil {
+		return false
+	}
+	for _, p := range pods {
+		if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodPending || !mountsClaim(p, pvc.Name) {
+			continue
+		}
+		if pvc.Annotations[annSelectedNode] != "" {
+			continue // the scheduler did pick a node for the claim: provisioning is the question
+		}
+		wl := e.workloadOf(ctx, p)
+		facts["node"] = p.Spec.NodeName
+		facts["sourceResource"] = kubectlResource(wl)
+		e.find(Finding{Rule: "pvc-nodename-bypasses-scheduler", Object: cref, Culprit: wl, Affected: []ObjectRef{cref, e.ref("Pod", p.Name), scRef}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("PersistentVolumeClaim %s stays Pending: its StorageClass %s binds volumes WaitForFirstConsumer, that is when the scheduler places the first pod using it, but pod %s of %s %s sets spec.nodeName %s itself and so never passes the scheduler: the claim is never bound and the pod cannot mount it. Replace nodeName with a nodeSelector (kubernetes.io/hostname: %s) or node affinity in %s %s.",
+				pvc.Name, sc.Name, p.Name, wl.Kind, wl.Name, p.Spec.NodeName, p.Spec.NodeName, wl.Kind, wl.Name)})
+		return true
+	}
+	return false
+}
+
+// annSelectedNode is the annotation the scheduler puts on a WaitForFirstConsumer claim when
+// it picks the node of the claim's first pod; a pod on a node with the claim still without
+// it never passed the scheduler.
+const annSelectedNode = "volume.kubernetes.io/selected-node"
+
+// mountsClaim reports whether pod p mounts claim name.
+func mountsClaim(p *corev1.Pod, name string) bool {
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == name {
+			return true
+		}
+	}
+	return false
+}

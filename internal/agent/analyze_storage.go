@@ -149,6 +149,9 @@ func analyzePVC(ctx context.Context, e *env, ref ObjectRef) error {
 		return nil
 	}
 	waitForConsumer := sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
+	if waitForConsumer && e.nodeNameBypass(ctx, pvc, sc, cref, scRef, evIDs, facts) {
+		return nil
+	}
 	if waitForConsumer && tools.EventsMention(evs, "WaitForFirstConsumer") != nil && tools.EventsMention(evs, "ExternalProvisioning") == nil {
 		e.evidence(fmt.Sprintf("PersistentVolumeClaim %s waits for a pod to use it before provisioning (WaitForFirstConsumer); this alone is normal", pvc.Name), Source{Kind: SourceObject, Object: &cref}, "")
 		return nil

@@ -281,6 +281,11 @@ func init() {
 		Signals:    "PodScheduled=False with a reason not covered by a more specific rule (anti-affinity, ports, volume node affinity)",
 		Actions:    []ActionTemplate{{Description: "Read the scheduler's reason: {message}", Command: "kubectl -n {ns} describe pod {pod}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
+	rule(Rule{ID: "pvc-nodename-bypasses-scheduler", Category: "VolumeBindingBypassed", Confidence: 86,
+		Title:      "a pod sets spec.nodeName itself, so its WaitForFirstConsumer claim is never bound",
+		Signals:    "a Pending claim of a WaitForFirstConsumer StorageClass without the scheduler's selected-node annotation, mounted by a Pending pod that already has spec.nodeName",
+		Actions:    []ActionTemplate{{Description: "Replace spec.nodeName with a nodeSelector kubernetes.io/hostname: {node} in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get pvc {claim}  # Bound"}})
 	rule(Rule{ID: "storageclass-topology-unmatched", Category: "VolumeTopologyUnmatched", Confidence: 82,
 		Title:      "the StorageClass's allowedTopologies name node labels no node carries, so its claims never bind",
 		Signals:    "a Pending claim; allowedTopologies matchLabelExpressions that no node's labels meet (a removed label such as failure-domain.beta.kubernetes.io/zone, a zone the cluster lacks)",

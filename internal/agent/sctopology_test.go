@@ -56,3 +56,27 @@ func TestStorageClassTopologyNoNodeMeets(t *testing.T) {
 		t.Errorf("a class whose topology a node meets was blamed: %s", rc.Summary)
 	}
 }
+
+// A pod that names its node keeps its WaitForFirstConsumer claim unbound; once the scheduler
+// has picked a node for the claim (selected-node), the question is the provisioner's.
+func TestNodeNameBypassesVolumeBinding(t *testing.T) {
+	objs := func(selected bool) []runtime.Object {
+		sc := "local-nvme"
+		o := app("bazel-cache", 1, func(s *corev1.PodSpec) {
+			s.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "cache"}}}}
+		}, func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending })
+		c := fx.PVC(ns, "cache", &sc, corev1.ClaimPending)
+		if selected {
+			c.Annotations = map[string]string{"volume.kubernetes.io/selected-node": "node-1"}
+		}
+		return append(o, c, fx.StorageClass(sc, "rancher.io/local-path", false, storagev1.VolumeBindingWaitForFirstConsumer), fx.Node("node-1"))
+	}
+	target := &agent.Target{Kind: "PersistentVolumeClaim", Name: "cache"}
+	rc := drive(t, engine(objs(false)...), agent.Session{ID: "t", Problem: "the cache is stuck creating", Namespace: ns, Target: target}).RootCause
+	if rc.Rule != "pvc-nodename-bypasses-scheduler" || rc.Culprit.Kind != "Deployment" || !strings.Contains(rc.Summary, "spec.nodeName node-1") {
+		t.Fatalf("got %s on %s: %s", rc.Rule, rc.Culprit.Key(), rc.Summary)
+	}
+	if rc := drive(t, engine(objs(true)...), agent.Session{ID: "t", Problem: "the cache is stuck creating", Namespace: ns, Target: target}).RootCause; rc.Rule == "pvc-nodename-bypasses-scheduler" {
+		t.Errorf("a claim the scheduler placed was blamed on nodeName: %s", rc.Summary)
+	}
+}

@@ -336,6 +336,15 @@ func vocabCases() []vocabCase {
 				sc := "local-storage"
 				return []runtime.Object{fx.PVC(ns, "data", &sc, corev1.ClaimPending), fx.StorageClass(sc, "kubernetes.io/no-provisioner", false, storagev1.VolumeBindingImmediate), fx.Node("node-1")}
 			}},
+		{name: "a pod that names its node keeps its WaitForFirstConsumer claim unbound", problem: quiet, rule: "pvc-nodename-bypasses-scheduler",
+			objs: func() []runtime.Object {
+				sc := "local-nvme"
+				_, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Spec.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "cache"}}}}
+					p.Status.Phase = corev1.PodPending
+				})
+				return append(o, fx.PVC(ns, "cache", &sc, corev1.ClaimPending), fx.StorageClass(sc, "rancher.io/local-path", false, storagev1.VolumeBindingWaitForFirstConsumer))
+			}},
 		{name: "allowedTopologies no node meets", problem: quiet, rule: "storageclass-topology-unmatched",
 			objs: func() []runtime.Object {
 				sc := "ssd-zonal"

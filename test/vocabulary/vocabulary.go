@@ -49,6 +49,7 @@ var Vocabulary = map[string][]string{
 	"container-not-ready":             {"ready"},
 	"pod-evicted":                     {"Evicted"},
 	"storageclass-topology-unmatched": {"StorageClass", "allowedTopologies", "Pending"},
+	"pvc-nodename-bypasses-scheduler": {"nodeName", "WaitForFirstConsumer", "scheduler"},
 	"toleration-seconds-evicts":       {"tolerationSeconds", "NoExecute", "evict|deletes"},
 	"init-container-blocked":          {"init container", "Init:"},
 	"deletion-blocked":                {"finalizer", "deleted|deleting|deletion|Terminating"},
