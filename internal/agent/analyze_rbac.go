@@ -405,7 +405,7 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 	}
 	bound := map[string]bool{}
 	for _, b := range bs {
-		exact, near, broad := false, "", false
+		exact, near, broad, otherNS := false, "", false, false
 		for _, s := range b.subjects {
 			sns := orDefault(s.Namespace, b.bindNS)
 			switch {
@@ -416,7 +416,7 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 				// but are rarely where a missing permission belongs.
 				broad = true
 			case s.Kind == "ServiceAccount" && s.Name == a.SA:
-				near = fmt.Sprintf("binds ServiceAccount %s of namespace %s, not of %s", s.Name, orDefault(sns, "<none>"), ns)
+				near, otherNS = fmt.Sprintf("binds ServiceAccount %s of namespace %s, not of %s", s.Name, orDefault(sns, "<none>"), ns), true
 			case s.Kind == "ServiceAccount" && sns == ns && editDistance(s.Name, a.SA, 3) <= 2:
 				near = fmt.Sprintf("binds ServiceAccount %q, not %q", s.Name, a.SA)
 			case s.Kind == "User" && (s.Name == a.SA || strings.HasSuffix(s.Name, ":"+a.SA)):
@@ -455,7 +455,12 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 		}
 		if near != "" {
 			s := 60
-			if ok && rulesAllow(rules, a) {
+			switch {
+			case ok && rulesAllow(rules, a) && otherNS:
+				// The same name in another namespace is often that namespace's own account
+				// (external-dns, prometheus): a binding of ours that almost grants it is closer.
+				s = 75
+			case ok && rulesAllow(rules, a):
 				s = 95 // the right permission, bound to the wrong subject
 			}
 			consider(miss{score: s, culprit: b.ref, related: []ObjectRef{rr}, role: rr.Name,
