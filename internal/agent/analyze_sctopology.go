@@ -98,7 +98,7 @@ func (e *env) nodeNameBypass(ctx context.Context, pvc *corev1.PersistentVolumeCl
 		return false
 	}
 	for _, p := range pods {
-		if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodPending || !mountsClaim(p, pvc.Name) {
+		if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodPending || !podUsesClaim(p, pvc.Name) {
 			continue
 		}
 		if pvc.Annotations[annSelectedNode] != "" {
@@ -119,13 +119,3 @@ func (e *env) nodeNameBypass(ctx context.Context, pvc *corev1.PersistentVolumeCl
 // it picks the node of the claim's first pod; a pod on a node with the claim still without
 // it never passed the scheduler.
 const annSelectedNode = "volume.kubernetes.io/selected-node"
-
-// mountsClaim reports whether pod p mounts claim name.
-func mountsClaim(p *corev1.Pod, name string) bool {
-	for _, v := range p.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == name {
-			return true
-		}
-	}
-	return false
-}

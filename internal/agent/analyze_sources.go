@@ -56,23 +56,6 @@ func (e *env) sourcesOf(ctx context.Context, p *corev1.Pod, c corev1.Container) 
 	var out []settingSource
 	idx := map[string]int{}
 	cm := e.configMapsUpTo(ctx, maxSourceObjects)
-	secretKeys := map[string][]string{}
-	secret := func(name string) ([]string, bool) {
-		if ks, ok := secretKeys[name]; ok {
-			return ks, ks != nil
-		}
-		s, err := getAs[*corev1.Secret](ctx, e, "Secret", name)
-		if err != nil || s.Type == corev1.SecretTypeServiceAccountToken {
-			secretKeys[name] = nil
-			return nil, false
-		}
-		ks := sortedKeys(s.Data)
-		if ks == nil {
-			ks = []string{}
-		}
-		secretKeys[name] = ks
-		return ks, true
-	}
 	add := func(kind, name string, keys ...string) {
 		if name == "" || kind == "ConfigMap" && name == "kube-root-ca.crt" {
 			return
@@ -86,11 +69,12 @@ func (e *env) sourcesOf(ctx context.Context, p *corev1.Pod, c corev1.Container) 
 			}
 			all = append(sortedKeys(m.Data), sortedKeys(m.BinaryData)...)
 		case "Secret":
-			ks, ok := secret(name)
-			if !ok {
+			// Key names only; e.get keeps each object for the task, so a Secret named twice is read once.
+			sec, err := getAs[*corev1.Secret](ctx, e, "Secret", name)
+			if err != nil || sec.Type == corev1.SecretTypeServiceAccountToken {
 				return
 			}
-			all = ks
+			all = sortedKeys(sec.Data)
 		}
 		if len(keys) == 0 {
 			keys = all
@@ -246,8 +230,10 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 		}
 	}
 	df := map[string]int{}
-	for _, s := range settings {
-		for w := range stemSet(nameWordsOf(s.name)) {
+	stems := make([]map[string]bool, len(settings))
+	for i, s := range settings {
+		stems[i] = stemSet(nameWordsOf(s.name))
+		for w := range stems[i] {
 			df[w]++
 		}
 	}
@@ -255,7 +241,7 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 	bestScore := 0.0
 	for i, s := range settings {
 		score := 0.0
-		for w := range stemSet(nameWordsOf(s.name)) {
+		for w := range stems[i] {
 			wt := 0.0
 			switch {
 			case words[w] && len(w) >= 5:
@@ -329,7 +315,7 @@ func distinctiveValue(v string) bool {
 	case "true", "false", "none", "null", "info", "debug", "warn", "error", "default", "enabled", "disabled", "http", "https":
 		return false
 	}
-	return strings.Trim(v, "0123456789.") != "" || len(v) >= 4 && strings.Count(v, ".") == 3
+	return strings.Trim(v, "0123456789.") != "" || strings.Count(v, ".") == 3
 }
 
 // abbreviates reports a setting's word that is the start of a longer word of the error

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 )
 
 // A toleration of a NoExecute taint with tolerationSeconds does not keep a pod on the node:
@@ -58,7 +59,7 @@ func (pc *podCheck) tolerationExpires(ctx context.Context) bool {
 			continue
 		}
 		for _, t := range timed {
-			if !tolerates(t, taint) {
+			if !t.ToleratesTaint(klog.Background(), &taint, false) {
 				continue
 			}
 			e := pc.e
@@ -78,20 +79,6 @@ func (pc *podCheck) tolerationExpires(ctx context.Context) bool {
 			last.Affected = mergeRefs(last.Affected, []ObjectRef{nref})
 			return true
 		}
-	}
-	return false
-}
-
-// tolerates reports whether toleration t matches taint (key, value by operator, effect).
-func tolerates(t corev1.Toleration, taint corev1.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect || t.Key != "" && t.Key != taint.Key {
-		return false
-	}
-	switch t.Operator {
-	case corev1.TolerationOpExists:
-		return true
-	case corev1.TolerationOpEqual, "":
-		return t.Value == taint.Value
 	}
 	return false
 }

@@ -230,7 +230,10 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 	case "workload-create-failed":
 		summary = fmt.Sprintf("%s cannot create pods (FailedCreate): %s", workload.Kind+" "+workload.Name, cf.Detail)
 		res, val, ok := strings.Cut(cf.Object, "=")
-		if lr, def := e.defaultLimit(ctx, corev1.ResourceName(res), val); ok && lr != nil {
+		if !ok {
+			break // not a request above a limit: no LimitRange to list
+		}
+		if lr, def := e.defaultLimit(ctx, corev1.ResourceName(res), val); lr != nil {
 			cf.Rule = "limitrange-violation"
 			lref := e.ref("LimitRange", lr.Name)
 			evIDs = append(evIDs, e.objEvidence(lref, "LimitRange "+lr.Name+": "+tools.Summarize(lr, e.now).Status))
