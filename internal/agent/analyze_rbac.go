@@ -239,11 +239,21 @@ func (e *env) serviceAccountNamed(ctx context.Context) string {
 
 // rbacDenied follows a Kubernetes API denial quoted in a container's text.
 func (pc *podCheck) rbacDenied(ctx context.Context, d *depCheck) bool {
-	den := d.clue.Forbidden
+	den := *d.clue.Forbidden
 	sa := den.ServiceAccount
 	if sa == "" && den.User == "" {
 		// The message leaves out who asked: the pod's own ServiceAccount did.
 		sa = orDefault(pc.pod.Spec.ServiceAccountName, "default")
+	}
+	if den.ServiceAccount != "" && den.ServiceAccount == orDefault(pc.pod.Spec.ServiceAccountName, "default") &&
+		den.SANamespace == den.Namespace && den.Namespace != pc.pod.Namespace {
+		// The pod's API token is its own ServiceAccount's: a denial that names that account
+		// in another namespace, and asks for that namespace's objects, was written where the
+		// pod ran under another namespace name (logs carried over from another environment,
+		// a namespace recreated under a new name). It is the pod's own access to its own
+		// namespace; a request across namespaces (the account's namespace differs from the
+		// objects') is still someone else's question.
+		den.Namespace = pc.pod.Namespace
 	}
 	if sa == "" || den.Namespace != "" && den.Namespace != pc.e.s.Namespace {
 		return false

@@ -125,6 +125,8 @@ func (h HostPort) String() string {
 // Denial is a Kubernetes API authorization error quoted by an application.
 type Denial struct {
 	Namespace, ServiceAccount, User string
+	// SANamespace is the namespace of the ServiceAccount the denial names, when it names one.
+	SANamespace string
 	Verb, Resource, Group, Scope    string
 	// Name is the object asked for (configmaps "inventory-flags" is forbidden), if quoted.
 	Name string
@@ -433,10 +435,7 @@ func (c *Clue) addEntities(line string) {
 			}
 			if rest, ok := strings.CutPrefix(m[1], "system:serviceaccount:"); ok {
 				if sns, sa, ok := strings.Cut(rest, ":"); ok {
-					d.ServiceAccount = sa
-					if d.Namespace == "" {
-						d.Namespace = sns
-					}
+					d.ServiceAccount, d.SANamespace = sa, sns
 					d.User = ""
 					d.Namespace = orDefault(m[5], sns)
 				}
