@@ -126,8 +126,8 @@ func (h HostPort) String() string {
 type Denial struct {
 	Namespace, ServiceAccount, User string
 	// SANamespace is the namespace of the ServiceAccount the denial names, when it names one.
-	SANamespace string
-	Verb, Resource, Group, Scope    string
+	SANamespace                  string
+	Verb, Resource, Group, Scope string
 	// Name is the object asked for (configmaps "inventory-flags" is forbidden), if quoted.
 	Name string
 	// Inferred is a denial read from a failure to sync an informer, not from a refusal:
