@@ -75,6 +75,7 @@ func analyzeIngress(ctx context.Context, e *env, ref ObjectRef) error {
 	if p := e.ingressControllerPod(ctx); p != nil {
 		e.followUp(e.ref("Pod", p.Name))
 	}
+	e.followControllers(ctx, iref, ing.Annotations)
 	return nil
 }
 

@@ -298,6 +298,8 @@ func (e *env) workloadPods(ctx context.Context, wref ObjectRef, sel *metav1.Labe
 		counted = fmt.Sprintf("more than %d pods (first %d inspected)", maxWorkloadPods, len(pods))
 	}
 	if len(unhealthy) == 0 {
+		// A controller the workload's annotations ask to act on it may be failing at that.
+		e.followWorkloadControllers(ctx, wref)
 		// Healthy-looking pods may still fail at their job: read one's log next round. Asked
 		// why traffic reaches only some of them, look at the Services in front of them too.
 		for _, p := range pods {

@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubage/kubage/internal/agent"
+	fx "github.com/kubage/kubage/test/fixtures"
+)
+
+// A healthy Deployment whose annotations ask a controller of the namespace to act on it: the
+// controller's own trouble is the answer, named with the Deployment, and it outranks an
+// unrelated Pending pod next door.
+func TestAnnotatedControllerIsRead(t *testing.T) {
+	annotated := func(key string) []runtime.Object {
+		objs := app("storefront", 2, nil, nil)
+		objs[0].(*appsv1.Deployment).Annotations = map[string]string{key: "true"}
+		return objs
+	}
+	withSA := func(name string) func(*corev1.PodSpec) {
+		return func(s *corev1.PodSpec) { s.ServiceAccountName = name }
+	}
+	noise := app("reindexer", 1, nil, func(p *corev1.Pod) { fx.Unschedulable(p, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.") })
+	watchDenied := strings.Repeat(`W0305 07:58:13.204118       1 reflector.go:561] failed to watch *v1.ConfigMap: configmaps is forbidden: User "system:serviceaccount:shop:reloader" cannot watch resource "configmaps" in API group "" in the namespace "shop"`+"\n", 4)
+	for _, tc := range []struct {
+		name, key, problem string
+		objs               []runtime.Object
+		logs               logBook
+		rule, culprit      string
+		terms              []string
+	}{
+		{name: "a reloader that may not watch ConfigMaps", key: "reloader.stakater.com/auto",
+			problem: "we changed the storefront flags an hour ago and the storefront pods were never restarted",
+			objs: append(append(app("reloader", 1, withSA("reloader"), nil), sa("reloader"),
+				role("reloader-role", []string{"get", "list"}, []string{""}, "configmaps", "secrets"),
+				binding("reloader-role-binding", "Role", "reloader-role", saSubject("reloader", ns)), fx.Node("node-1")), noise...),
+			logs: logBook{"reloader-": watchDenied},
+			rule: "rbac-forbidden", culprit: "Role/reloader-role", terms: []string{"watch", "reloader.stakater.com/auto"}},
+		{name: "an image updater that lists an API the cluster no longer serves", key: "keel.sh/policy",
+			problem: "storefront still runs the old image although a new one was pushed this morning",
+			objs: append(append(app("keel", 1, nil, nil), fx.Node("node-1")), noise...),
+			logs: logBook{"keel-": strings.Repeat(`time="2026-03-04T10:02:14Z" level=error msg="Failed to list *v1beta1.CronJob: the server could not find the requested resource"`+"\n", 5)},
+			rule: "app-error-logged", culprit: "Deployment/keel", terms: []string{"v1beta1", "keel.sh/policy"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := append(annotated(tc.key), tc.objs...)
+			e := agent.NewRuleEngine(fake.NewClientset(objs...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = tc.logs.source()
+			rc := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns, Target: deploy("storefront")}).RootCause
+			if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != tc.rule || got != tc.culprit {
+				t.Fatalf("got %s on %s, want %s on %s\nsummary: %s", rc.Rule, got, tc.rule, tc.culprit, rc.Summary)
+			}
+			var aff []string
+			for _, r := range rc.AffectedObjects {
+				aff = append(aff, r.Kind+"/"+r.Name)
+			}
+			if !contains(aff, "Deployment/storefront") {
+				t.Errorf("affectedObjects %v lack the Deployment the controller fails to act on", aff)
+			}
+			for _, w := range tc.terms {
+				if !strings.Contains(rc.Summary, w) {
+					t.Errorf("summary lacks %q: %s", w, rc.Summary)
+				}
+			}
+		})
+	}
+}
