@@ -42,7 +42,9 @@ func TestAnnotatedControllerIsRead(t *testing.T) {
 	withSA := func(name string) func(*corev1.PodSpec) {
 		return func(s *corev1.PodSpec) { s.ServiceAccountName = name }
 	}
-	noise := app("reindexer", 1, nil, func(p *corev1.Pod) { fx.Unschedulable(p, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.") })
+	noise := app("reindexer", 1, nil, func(p *corev1.Pod) {
+		fx.Unschedulable(p, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.")
+	})
 	watchDenied := strings.Repeat(`W0305 07:58:13.204118       1 reflector.go:561] failed to watch *v1.ConfigMap: configmaps is forbidden: User "system:serviceaccount:shop:reloader" cannot watch resource "configmaps" in API group "" in the namespace "shop"`+"\n", 4)
 	for _, tc := range []struct {
 		name, key, problem string
@@ -60,9 +62,9 @@ func TestAnnotatedControllerIsRead(t *testing.T) {
 			rule: "rbac-forbidden", culprit: "Role/reloader-role", terms: []string{"watch", "reloader.stakater.com/auto"}},
 		{name: "an image updater that lists an API the cluster no longer serves", key: "keel.sh/policy",
 			problem: "storefront still runs the old image although a new one was pushed this morning",
-			objs: append(append(app("keel", 1, nil, nil), fx.Node("node-1")), noise...),
-			logs: logBook{"keel-": strings.Repeat(`time="2026-03-04T10:02:14Z" level=error msg="Failed to list *v1beta1.CronJob: the server could not find the requested resource"`+"\n", 5)},
-			rule: "app-error-logged", culprit: "Deployment/keel", terms: []string{"v1beta1", "keel.sh/policy"}},
+			objs:    append(append(app("keel", 1, nil, nil), fx.Node("node-1")), noise...),
+			logs:    logBook{"keel-": strings.Repeat(`time="2026-03-04T10:02:14Z" level=error msg="Failed to list *v1beta1.CronJob: the server could not find the requested resource"`+"\n", 5)},
+			rule:    "app-error-logged", culprit: "Deployment/keel", terms: []string{"v1beta1", "keel.sh/policy"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := append(annotated(tc.key), tc.objs...)
