@@ -98,6 +98,9 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		if note == "" && lr.Note != "" && len(lr.Lines) == 0 {
 			note = lr.Note
 		}
+		if pc.skipsAsked(ctx, cs, specs[cs.Name], textLines(lr)) {
+			return true
+		}
 		clue := ExtractClues(textLines(lr))
 		// One error line may be noise; a repeated one, or a fatal one, is the application's state.
 		// A well-known error's signature counts when it repeats, even written at info level.

@@ -23,11 +23,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
 	fx "github.com/kubage/kubage/test/fixtures"
+	"github.com/kubage/kubage/test/vocabulary"
 )
 
 // A healthy Deployment whose annotations ask a controller of the namespace to act on it: the
@@ -88,5 +91,58 @@ func TestAnnotatedControllerIsRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A controller that logs, at debug level, that it skips the Ingress the user asks about: the
+// controller is the culprit, and the value the line quotes that is its own argument is named.
+func TestControllerSkipsAskedObject(t *testing.T) {
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "checkout", Namespace: ns},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: "checkout.shop.example.com"}}}}
+	dns := app("external-dns", 1, func(s *corev1.PodSpec) {
+		s.Containers[0].Args = []string{"--source=ingress", "--registry=txt", "--txt-owner-id=prod-eu1-green", "--interval=1m"}
+	}, nil)
+	skip := `time="2026-03-04T10:02:14Z" level=debug msg="Skipping endpoint checkout.shop.example.com 300 IN CNAME  lb-blue.example.net [] because owner id does not match, found: \"prod-eu1\", required: \"prod-eu1-green\""` + "\n"
+	other := `time="2026-03-04T10:02:14Z" level=debug msg="Skipping endpoint returns-old.shop.example.com 300 IN CNAME lb.example.net [] because owner id does not match"` + "\n"
+	logs := logBook{"external-dns-": `time="2026-03-04T10:02:11Z" level=info msg="Instantiating new Kubernetes client"` + "\n" + skip + other + skip}
+	objs := append(append(dns, app("storefront", 2, nil, nil)...), ing, fx.Node("node-1"))
+	for _, s := range []agent.Session{
+		{ID: "targeted", Problem: "checkout.shop.example.com still resolves to the old load balancer", Namespace: ns, Target: &agent.Target{Kind: "Ingress", Name: "checkout"}},
+		{ID: "target-less", Problem: "after the cut-over checkout.shop.example.com still resolves to the old load balancer", Namespace: ns},
+	} {
+		t.Run(s.ID, func(t *testing.T) {
+			e := agent.NewRuleEngine(fake.NewClientset(objs...))
+			e.Now = func() time.Time { return fx.Now }
+			e.Logs = logs.source()
+			rc := drive(t, e, s).RootCause
+			if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "controller-skips-object" || got != "Deployment/external-dns" {
+				t.Fatalf("got %s on %s, want controller-skips-object on Deployment/external-dns\nsummary: %s", rc.Rule, got, rc.Summary)
+			}
+			for _, w := range []string{"--txt-owner-id=prod-eu1-green", "Ingress checkout", "owner id does not match"} {
+				if !strings.Contains(rc.Summary, w) {
+					t.Errorf("summary lacks %q: %s", w, rc.Summary)
+				}
+			}
+			for _, g := range vocabulary.Gaps(rc) {
+				t.Errorf("%s: the summary does not name %s: %s", rc.Rule, g, rc.Summary)
+			}
+		})
+	}
+}
+
+// A line that skips another object, or a client that cannot reach the asked host, is not a
+// controller declining to act on it.
+func TestSkipLinesNamingOtherObjects(t *testing.T) {
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "checkout", Namespace: ns},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: "checkout.shop.example.com"}}}}
+	logs := logBook{"worker-": `level=debug msg="Skipping endpoint checkout.shop.example.com.old 300 IN CNAME because owner id does not match"` + "\n" +
+		`level=warn msg="skipping refresh: dial tcp: lookup checkout.shop.example.com: no such host"` + "\n"}
+	objs := append(append(app("worker", 1, nil, nil), app("checkout", 1, nil, nil)...), ing, fx.Node("node-1"))
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logs.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "checkout.shop.example.com is slow", Namespace: ns, Target: &agent.Target{Kind: "Ingress", Name: "checkout"}}).RootCause
+	if rc.Rule == "controller-skips-object" {
+		t.Fatalf("a skip of another name read as the asked object's: %s", rc.Summary)
 	}
 }

@@ -64,6 +64,9 @@ type env struct {
 	reasons map[string][]string
 	// known are the objects the task read, "kind/name" (summaryrefs.go).
 	known map[string]bool
+	// askedMemo is the object the session asks about, once askedDone (analyze_skips.go).
+	askedMemo *askedObject
+	askedDone bool
 }
 
 func (e *env) record(tool, args string, err error) error {

@@ -172,6 +172,11 @@ func init() {
 		Signals:    "missing relation/table or migration errors in the container's error line; a Job in the namespace that failed or has not completed",
 		Actions:    []ActionTemplate{{Description: "Fix and re-run Job {job}", Command: "kubectl -n {ns} logs job/{job}", Risk: RiskLow}},
 		Validation: []string{"kubectl -n {ns} get job {job}  # COMPLETIONS 1/1", verifyPods}})
+	rule(Rule{ID: "controller-skips-object", Category: "ControllerSkipsObject", Confidence: 76,
+		Title:      "a controller running beside the object logs that it skips (ignores, will not update) it",
+		Signals:    "a Running pod whose log lines name the object the session asks about (the target, an Ingress host, a host in the problem text) with 'skipping', 'ignoring', 'does not match', 'refusing to'; a value the line quotes that is the controller's own argument or variable",
+		Actions:    []ActionTemplate{{Description: "Make the setting of {workload} ({setting}) and what {object} carries agree, then watch its log: {errorLine}", Command: "kubectl -n {ns} logs {pod} -c {container} --tail=100", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} logs {pod} -c {container} --since=5m  # the object is no longer skipped"}})
 	rule(Rule{ID: "app-error-logged", Category: "ApplicationError", Confidence: 60,
 		Title:      "a running workload keeps logging an error",
 		Signals:    "Running and Ready pods whose recent log lines repeat an error",

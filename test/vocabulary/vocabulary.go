@@ -193,6 +193,7 @@ var Vocabulary = map[string][]string{
 	"rolebinding-role-missing": {"RoleBinding", "Role|ClusterRole", "does not exist|not found"},
 	"rbac-allowed":             {"allowed"},
 	"app-error-logged":         {"log"},
+	"controller-skips-object":  {"skips", "log"},
 	// Conclusions without a failure: nothing to name.
 	"no-problem-found": nil, "inconclusive": nil, "target-not-found": nil, "unsupported-target": nil,
 }
