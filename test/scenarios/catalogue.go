@@ -92,6 +92,8 @@ func All() []*Scenario {
 	out = append(out, wave18aScenarios()...)
 	out = append(out, wave18bScenarios()...)
 	out = append(out, wave18cScenarios()...)
+	out = append(out, wave19aScenarios()...)
+	out = append(out, wave19bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
