@@ -233,8 +233,22 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 	stems := make([]map[string]bool, len(settings))
 	for i, s := range settings {
 		stems[i] = stemSet(nameWordsOf(s.name))
+	}
+	for i := range settings {
+		// A setting that extends another's name (auth_basic_user_file of auth_basic) is
+		// that setting's parameter: the words they share count once, as one family's.
+		inherited := map[string]bool{}
+		for j := range settings {
+			if j != i && extendsName(settings[i].name, settings[j].name) {
+				for w := range stems[j] {
+					inherited[w] = true
+				}
+			}
+		}
 		for w := range stems[i] {
-			df[w]++
+			if !inherited[w] {
+				df[w]++
+			}
 		}
 	}
 	var best *configSetting
@@ -272,6 +286,21 @@ func closestSetting(line string, settings []configSetting) *configSetting {
 		}
 	}
 	return best
+}
+
+// extendsName reports whether name continues base's name by more words (auth_basic_user_file
+// of auth_basic, QUEUE_PREFETCH_COUNT of QUEUE_PREFETCH).
+func extendsName(name, base string) bool {
+	nw, bw := nameWordsOf(name), nameWordsOf(base)
+	if len(bw) == 0 || len(nw) <= len(bw) {
+		return false
+	}
+	for i := range bw {
+		if nw[i] != bw[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // stemSet is the set of words (three letters or more, no stop words), each without a plural s.

@@ -57,4 +57,12 @@ func TestClosestSetting(t *testing.T) {
 			t.Errorf("%q: closest %q, want %q", c.line, got, c.want)
 		}
 	}
+	// A setting and its parameters (auth_basic, auth_basic_user_file) share words as one
+	// family: the words do not weigh less for it, and the family is found.
+	nginx := []configSetting{{name: "auth_basic", value: "\"Staging\""}, {name: "auth_basic_user_file", value: "/etc/nginx/htpasswd"},
+		{name: "listen", value: "8080"}, {name: "fastcgi_pass", value: "127.0.0.1:9000"}}
+	line := `[error] 29#29: *1 no user/password was provided for basic authentication, client: 10.244.0.1, server: _, request: "GET /healthz HTTP/1.1"`
+	if b := closestSetting(line, nginx); b == nil || b.name != "auth_basic" && b.name != "auth_basic_user_file" {
+		t.Errorf("nginx basic authentication: closest %v, want auth_basic or auth_basic_user_file", b)
+	}
 }
