@@ -68,6 +68,11 @@ func analyzePod(ctx context.Context, e *env, ref ObjectRef) error {
 		if e.runningErrors(ctx, pod) {
 			return nil
 		}
+		// A controller its workload's annotations ask to act on it may be failing at that.
+		n := len(e.res.Findings)
+		if e.followWorkloadControllers(ctx, e.workloadOf(ctx, pod)); len(e.res.Findings) > n {
+			return nil
+		}
 		return e.checkNetworkPolicies(ctx, []*corev1.Pod{pod}, e.ref("Pod", pod.Name))
 	}
 	return nil

@@ -71,23 +71,25 @@ func TestAnnotatedControllerIsRead(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := append(annotated(tc.key), tc.objs...)
-			e := agent.NewRuleEngine(fake.NewClientset(objs...))
-			e.Now = func() time.Time { return fx.Now }
-			e.Logs = tc.logs.source()
-			rc := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns, Target: deploy("storefront")}).RootCause
-			if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != tc.rule || got != tc.culprit {
-				t.Fatalf("got %s on %s, want %s on %s\nsummary: %s", rc.Rule, got, tc.rule, tc.culprit, rc.Summary)
-			}
-			var aff []string
-			for _, r := range rc.AffectedObjects {
-				aff = append(aff, r.Kind+"/"+r.Name)
-			}
-			if !contains(aff, "Deployment/storefront") {
-				t.Errorf("affectedObjects %v lack the Deployment the controller fails to act on", aff)
-			}
-			for _, w := range tc.terms {
-				if !strings.Contains(rc.Summary, w) {
-					t.Errorf("summary lacks %q: %s", w, rc.Summary)
+			for _, target := range []*agent.Target{deploy("storefront"), nil} {
+				e := agent.NewRuleEngine(fake.NewClientset(objs...))
+				e.Now = func() time.Time { return fx.Now }
+				e.Logs = tc.logs.source()
+				rc := drive(t, e, agent.Session{ID: "t", Problem: tc.problem, Namespace: ns, Target: target}).RootCause
+				if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != tc.rule || got != tc.culprit {
+					t.Fatalf("target %v: got %s on %s, want %s on %s\nsummary: %s", target, rc.Rule, got, tc.rule, tc.culprit, rc.Summary)
+				}
+				var aff []string
+				for _, r := range rc.AffectedObjects {
+					aff = append(aff, r.Kind+"/"+r.Name)
+				}
+				if !contains(aff, "Deployment/storefront") {
+					t.Errorf("affectedObjects %v lack the Deployment the controller fails to act on", aff)
+				}
+				for _, w := range tc.terms {
+					if !strings.Contains(rc.Summary, w) {
+						t.Errorf("summary lacks %q: %s", w, rc.Summary)
+					}
 				}
 			}
 		})

@@ -29,7 +29,6 @@ var knownMisses = map[string]string{
 	"kibana-empty-since-search-upgrade":   "app-error-logged on DaemonSet fluent-bit; Elasticsearch 8's refusal of the _type parameter and Fluent Bit's Suppress_Type_Name option in ConfigMap fluent-bit-config are not known (measured 10:55 UTC)",
 	"checkout-slo-board-not-in-grafana":   "no-problem-found: the dashboard sidecar's label value (grafana_dashboard \"true\" where it selects \"1\") is compared with nothing (measured 10:55 UTC)",
 	"etl-runner-pending-pool-never-grows": "unschedulable-insufficient-resources on Deployment etl-runner; the cluster-autoscaler's 'max size reached' for its node group and its --nodes=1:1 argument are not read (measured 10:55 UTC)",
-	"checkout-dashboards-no-data":         "app-error-logged on StatefulSet prometheus: the logged denial names ServiceAccount shop/prometheus (the log is static, the scenario's namespace generated), so the pod's own Role is not evaluated (measured 10:55 UTC)",
 	// Wave 13 (two outside writers: clues in application logs; multi-hop Kubernetes faults), measured 2026-11-29
 	// 06:40 UTC on 16340f0 before any rule change: 12 of its 25 tune scenarios hit; wave 14 (two outside writers:
 	// events, conditions and specs; sidecar, provider and Running-but-erroring logs), measured 07:31 UTC on
@@ -67,7 +66,6 @@ var knownMisses = map[string]string{
 	// scenarios hit target-less, the same 6 with the engine of the session's start (3921993). Not worked on except two:
 	"bazel-cache-stuck-creating-on-nvme-node":  "volume-mount-failed ('PVC is not bound') on Deployment bazel-remote-cache; pvc-nodename-bypasses-scheduler (fa509ed, from this scenario) does not win in the e2e, unit-tested only (measured 14:24 UTC)",
 	"catalog-api-mongo-no-primary-new-cluster": "crash-loop on Deployment catalog-api with Secret catalog-api-mongo-uri listed; the replicaSet=rs0 inside the URI is a Secret value, never read (measured 14:24 UTC)",
-	"checkout-dns-still-on-blue-cluster":       "no-problem-found: external-dns's --txt-owner-id and its 'owner id does not match' skip are not known (measured 14:24 UTC)",
 	"embeddings-api-lookups-time-out-new-pool": "targeted: dependency-unreachable on Service qdrant; the DaemonSet node-local-dns that does not tolerate the pool's taint is found target-less only (measured 14:24 UTC)",
 	"jobs-api-enqueues-fail-after-scaleout":    "app-error-logged on Deployment jobs-api (READONLY); that Service jobs-redis-master's selector also selects the replicas is not compared (measured 14:24 UTC)",
 	"payments-api-stuck-one-of-two-ready":      "readiness-probe-failing on Deployment payments-api; the sidecar's control-plane address mesh-xds:18000 and the egress policy that blocks it are not followed (measured 14:24 UTC)",
