@@ -47,7 +47,7 @@ func (pc *podCheck) limitRangeDefault(ctx context.Context, p *corev1.Pod, resour
 	for _, res := range resources {
 		name := corev1.ResourceName(res)
 		for _, c := range p.Spec.Containers {
-			if !strings.Contains(ann, res+" request for container "+c.Name) {
+			if !limitRangerSet(ann, res, "request", c.Name) {
 				continue
 			}
 			got, ok := c.Resources.Requests[name]
@@ -122,4 +122,47 @@ func (e *env) defaultLimit(ctx context.Context, res corev1.ResourceName, val str
 		}
 	}
 	return nil, ""
+}
+
+// limitRangeSlowStart reports a LimitRange whose default CPU limit, which the pod template
+// does not ask for, holds a container whose liveness (or startup) probe finds nothing
+// listening yet or times out: throttled to a fraction of a core, the application starts
+// slower than the probe allows and is restarted before it is up. The namespace's default is
+// what put the limit there.
+func (pc *podCheck) limitRangeSlowStart(ctx context.Context, spec corev1.Container, msg string) (ObjectRef, string, bool) {
+	low := strings.ToLower(msg)
+	if !probeTimedOut(msg) && !strings.Contains(low, "connection refused") {
+		return ObjectRef{}, "", false
+	}
+	ann := pc.pod.Annotations[annLimitRanger]
+	q, ok := spec.Resources.Limits[corev1.ResourceCPU]
+	if !ok || q.MilliValue() > 500 || !limitRangerSet(ann, "cpu", "limit", spec.Name) {
+		return ObjectRef{}, "", false
+	}
+	lr, _ := pc.e.defaultLimit(ctx, corev1.ResourceCPU, q.String())
+	if lr == nil {
+		return ObjectRef{}, "", false
+	}
+	why := fmt.Sprintf(" Its cpu limit %s is not in the pod template: LimitRange %s sets default cpu=%s for every container that asks for none (the LimitRanger admission plugin wrote it into container %s, annotation %s: %q). Held to %s, the application starts slower than the probe allows and is restarted before it listens. Raise the LimitRange's default cpu limit, give the workload its own cpu limit, or a startupProbe.",
+		q.String(), lr.Name, q.String(), spec.Name, annLimitRanger, tools.Sanitize(ann, 200, true), cpuWords(q.MilliValue()))
+	return pc.e.ref("LimitRange", lr.Name), why, true
+}
+
+// limitRangerSet reports whether the LimitRanger's annotation says it set resource res's
+// field ("request" or "limit") for container c: "LimitRanger plugin set: cpu, memory request
+// for container app; cpu, memory limit for container app".
+func limitRangerSet(ann, res, field, c string) bool {
+	ann = strings.TrimPrefix(ann, "LimitRanger plugin set:")
+	for _, part := range strings.Split(ann, ";") {
+		what, ok := strings.CutSuffix(strings.TrimSpace(part), " "+field+" for container "+c)
+		if !ok {
+			continue
+		}
+		for _, r := range strings.Split(what, ",") {
+			if strings.TrimSpace(r) == res {
+				return true
+			}
+		}
+	}
+	return false
 }

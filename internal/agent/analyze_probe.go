@@ -87,9 +87,16 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			}
 		}
 		summary += probeTimeout(probe, g.Message, lr.Lines)
-		summary += probeCPU(probe, g.Message, spec)
+		culprit := ObjectRef{}
+		listen := probeListenPort(probe, msg, spec, lr.Lines)
+		if lref, why, ok := pc.limitRangeSlowStart(ctx, spec, msg); ok && rule == "liveness-probe-failing" && listen == "" {
+			culprit = lref
+			summary += why
+		} else {
+			summary += probeCPU(probe, g.Message, spec)
+		}
 		summary += probeScheme(probe, msg, spec)
-		summary += probeListenPort(probe, msg, spec, lr.Lines)
+		summary += listen
 		if unread != "" {
 			summary += " Its log cannot be read" + strings.TrimPrefix(unread, ", and its log cannot be read") + ": this is read from the pod's events and spec."
 		}
@@ -104,7 +111,7 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			srcs, where = pc.settingSources(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue})
 			summary += where
 		}
-		pc.findWith(ctx, rule, cs.Name, summary, ObjectRef{}, append([]string{ev}, evIDs...), facts, srcs)
+		pc.findWith(ctx, rule, cs.Name, summary, culprit, append([]string{ev}, evIDs...), facts, srcs)
 		if rule == "readiness-probe-failing" {
 			pc.followPeers(ctx, g.Message)
 		}

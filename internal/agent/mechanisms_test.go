@@ -119,6 +119,54 @@ func TestLivenessProbeTiming(t *testing.T) {
 	}
 }
 
+// The same slow start, held to a quarter of a core by a cpu limit the pod template never
+// asked for: the namespace's LimitRange default put it there, and it is what to change. With
+// the limit written in the template, the workload stays the culprit.
+func TestLivenessSlowStartUnderLimitRangeDefault(t *testing.T) {
+	lr := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "container-defaults", Namespace: ns},
+		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
+			Default:        corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("512Mi")},
+			DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")}}}}}
+	for _, injected := range []bool{true, false} {
+		objs := app("sso", 1, func(s *corev1.PodSpec) {
+			s.Containers[0].LivenessProbe = &corev1.Probe{InitialDelaySeconds: 60, PeriodSeconds: 10, FailureThreshold: 3}
+			if !injected {
+				s.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}
+			}
+		}, func(p *corev1.Pod) {
+			fx.SetNotReady(p)
+			p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("512Mi")}
+			if injected {
+				p.Annotations = map[string]string{"kubernetes.io/limit-ranger": "LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app"}
+			}
+			cs := &p.Status.ContainerStatuses[0]
+			cs.RestartCount = 3
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fx.Ago(20 * time.Second)}}
+			cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", StartedAt: fx.Ago(2 * time.Minute), FinishedAt: fx.Ago(25 * time.Second)}}
+		})
+		for _, o := range objs {
+			if p, ok := o.(*corev1.Pod); ok {
+				objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Liveness probe failed: Get \"http://10.244.1.7:9000/health/live\": dial tcp 10.244.1.7:9000: connect: connection refused", 9, time.Minute))
+				break
+			}
+		}
+		e := agent.NewRuleEngine(fake.NewClientset(append(objs, lr, fx.Node("node-1"))...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook{"sso-": "INFO  [io.quarkus] (main) starting\n"}.source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: "sso restarts and never comes up", Namespace: ns}).RootCause
+		want := "Deployment/sso"
+		if injected {
+			want = "LimitRange/container-defaults"
+		}
+		if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "liveness-probe-failing" || got != want {
+			t.Fatalf("injected=%v: got %s on %s, want liveness-probe-failing on %s: %s", injected, rc.Rule, got, want, rc.Summary)
+		}
+		if injected && (!strings.Contains(rc.Summary, "250m") || !strings.Contains(rc.Summary, "LimitRange container-defaults")) {
+			t.Errorf("summary lacks the default and its LimitRange: %s", rc.Summary)
+		}
+	}
+}
+
 func withEnv(kv ...string) func(*corev1.PodSpec) {
 	return func(s *corev1.PodSpec) {
 		for i := 0; i+1 < len(kv); i += 2 {
