@@ -58,6 +58,8 @@ func TestExtractCluesPicksTheErrorLine(t *testing.T) {
 		{name: "x509 expiry", text: "ERROR tls: failed to verify certificate: x509: certificate has expired or is not yet valid", line: "x509", class: ErrTLS},
 		{name: "disk full", text: "INFO writing\nERROR write /data/wal/0001: no space left on device", line: "no space", class: ErrDisk, paths: []string{"/data/wal/0001"}},
 		{name: "schema", text: "ERROR: relation \"orders\" does not exist at character 15", line: "relation", class: ErrSchema},
+		{name: "a column the schema lacks (Rails on PostgreSQL)", text: "ActiveRecord::StatementInvalid (PG::UndefinedColumn: ERROR:  column accounts.mfa_enforced_at does not exist", line: "UndefinedColumn", class: ErrSchema},
+		{name: "a column the schema lacks (SQLite)", text: "sqlite3.OperationalError: no such column: users.locale", line: "no such column", class: ErrSchema},
 		{name: "auth", text: "FATAL: password authentication failed for user \"app\"", line: "password authentication failed", class: ErrAuth},
 		{name: "timeout with host port", text: "error: dial tcp redis:6379: i/o timeout", line: "i/o timeout", class: ErrTimeout, hosts: []string{"redis:6379"}},
 		{name: "libpq names the server it could not reach",
