@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -159,4 +160,46 @@ func rootFSHint(c corev1.Container) string {
 	}
 	return fmt.Sprintf("its root filesystem is read-only (securityContext.readOnlyRootFilesystem: true), so it can write only under its writable mounts (%s): a write anywhere else fails with \u201cread-only file system\u201d",
 		orDefault(strings.Join(clipList(w, 4), ", "), "none"))
+}
+
+// execFailure is the container runtime's refusal to start the command it was given.
+var execFailure = regexp.MustCompile(`exec: "([^"]{1,300})": (executable file not found in \$PATH|stat [^:]{1,300}: no such file or directory|permission denied)`)
+
+// execNotFound reports a container the runtime could not start because its command names no
+// executable of the image: most often a command written as one string ("bundle exec rails
+// db:migrate"), which the runtime runs without a shell, looking for a file of that whole name.
+func (pc *podCheck) execNotFound(ctx context.Context, d *depCheck) bool {
+	text := d.clue.Line
+	if t := lastTermination(d.cs); t != nil {
+		text += "\n" + clipString(t.Message, 2000)
+	}
+	m := execFailure.FindStringSubmatch(strings.ReplaceAll(text, `\"`, `"`))
+	if m == nil {
+		return false
+	}
+	exe, why := m[1], m[2]
+	field, list := "command", d.spec.Command
+	if len(list) == 0 {
+		field, list = "args", d.spec.Args
+	}
+	if len(list) == 0 || list[0] != exe {
+		return false
+	}
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	exit := int32(128)
+	if t := lastTermination(d.cs); t != nil {
+		exit = t.ExitCode
+	}
+	var s string
+	if strings.ContainsAny(exe, " \t") {
+		parts := strings.Fields(exe)
+		s = fmt.Sprintf("%s: the runtime could not start it (exit code %d, %q): the %s of container %s in %s %s is written as one string, %q, and the runtime runs no shell, so it looks for an executable named with the spaces included. Write it as a list, %s: [%s], or run it through a shell (sh -c).",
+			d.opening(), exit, why, field, d.spec.Name, wl.Kind, wl.Name, exe, field, strings.Join(parts, ", "))
+	} else {
+		s = fmt.Sprintf("%s: the runtime could not start it (exit code %d, %q): the %s of container %s in %s %s names %q, which image %s does not provide at that path or on its PATH. Fix the %s (or the image).",
+			d.opening(), exit, why, field, d.spec.Name, wl.Kind, wl.Name, exe, d.spec.Image, field)
+	}
+	facts := map[string]string{"exitCode": fmt.Sprint(exit), "exitMeaning": "the command could not be run", "field": field}
+	d.report(ctx, "container-command-invalid", 0, wl, s, nil, nil, facts)
+	return true
 }

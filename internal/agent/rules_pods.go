@@ -97,6 +97,11 @@ func init() {
 		Signals:    "waiting reason CreateContainerError / RunContainerError, terminated reason ContainerCannotRun, message",
 		Actions:    []ActionTemplate{{Description: "Fix the container's command, entrypoint or security settings ({message})", Command: "kubectl -n {ns} edit {workload}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "container-command-invalid", Category: "ContainerCommandInvalid", Confidence: 88,
+		Title:      "the runtime cannot start the container's command: it names no executable of the image, often a command written as one string",
+		Signals:    "exec: \"…\": executable file not found in $PATH (or no such file or directory) in the termination message; exit code 128 (StartError, ContainerCannotRun); the first element of command or args",
+		Actions:    []ActionTemplate{{Description: "Fix the {field} of container {container} in {workload}: one list element per word, or sh -c", Command: "kubectl -n {ns} edit {workload}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "container-failed", Category: "ContainerFailed", Confidence: 75,
 		Title:      "a container exited with an error and is not restarted",
 		Signals:    "pod phase Failed, terminated exit code != 0, log tail",

@@ -409,6 +409,17 @@ func vocabCases() []vocabCase {
 				n.Spec.Unschedulable = true
 				return []runtime.Object{n}
 			}},
+		{name: "a command written as one string", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: "web never starts after the release", rule: "container-command-invalid",
+			contains: []string{"one string", "bundle exec puma", "[bundle, exec, puma]"},
+			objs: func() []runtime.Object {
+				d, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Spec.Containers[0].Command = []string{"bundle exec puma"}
+					fx.CrashLoop(p, 128, "StartError", 4)
+					p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "bundle exec puma": executable file not found in $PATH: unknown`
+				})
+				d.Spec.Template.Spec.Containers[0].Command = []string{"bundle exec puma"}
+				return o
+			}},
 		{name: "a toleration that expires on a NoExecute taint", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: "web pods are replaced every half minute", rule: "toleration-seconds-evicts",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, nil)
