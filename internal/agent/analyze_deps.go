@@ -132,7 +132,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if !d.clue.IsError() {
 		return false
 	}
-	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) || pc.execNotFound(ctx, d) {
+	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) || pc.execNotFound(ctx, d) || pc.keyFileTooOpen(ctx, d) {
 		return true
 	}
 	if pc.identityRejected(ctx, d) || pc.agentOnPodIP(ctx, d) || pc.peerPolicyBlocked(ctx, d) || pc.duplicateDefaults(ctx, d) || pc.socketMismatch(ctx, d) || pc.absentSetting(ctx, d) {

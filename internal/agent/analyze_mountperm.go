@@ -19,9 +19,12 @@ package agent
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // "Permission denied" or "read-only file system" on a path the application writes: the path
@@ -144,4 +147,63 @@ func runAsUser(c corev1.Container, p *corev1.Pod) string {
 		return fmt.Sprint(*p.Spec.SecurityContext.RunAsUser)
 	}
 	return ""
+}
+
+// keyTooOpen is a program refusing a key or certificate file whose mode lets others read it:
+// OpenSSH ("Permissions 0644 for '/root/.ssh/id_rsa' are too open", "Load key "…": bad
+// permissions") and PostgreSQL ("private key file "…" has group or world access").
+var keyTooOpen = regexp.MustCompile(`(?i)permissions (?:0?[0-7]{3,4}) for '([^']{1,256})' are too open|load key "([^"]{1,256})": bad permissions|private key file "([^"]{1,256})" has group or world access`)
+
+// keyFileTooOpen reports a key file, mounted from a Secret or ConfigMap, that its program
+// ignores because the volume's mode (defaultMode, or the item's mode) lets others read it.
+func (pc *podCheck) keyFileTooOpen(ctx context.Context, d *depCheck) bool {
+	text := append([]string{d.clue.Line}, pc.lines[d.cs.Name]...)
+	if t := lastTermination(d.cs); t != nil {
+		text = append(text, strings.Split(clipString(t.Message, 4000), "\n")...)
+	}
+	var file, said string
+	for _, l := range text {
+		if m := keyTooOpen.FindStringSubmatch(clipBytes(l, maxClueLineLen)); m != nil {
+			file, said = m[1]+m[2]+m[3], strings.TrimSpace(m[0])
+			break
+		}
+	}
+	if file == "" {
+		return false
+	}
+	mnt, vol := mountFor(d.spec, pc.pod, file)
+	if mnt == nil || vol == nil {
+		return false
+	}
+	var src ObjectRef
+	var mode *int32
+	key := strings.TrimPrefix(strings.TrimPrefix(file, strings.TrimSuffix(mnt.MountPath, "/")), "/")
+	if mnt.SubPath != "" {
+		key = mnt.SubPath
+	}
+	switch {
+	case vol.Secret != nil:
+		src, mode = pc.e.ref("Secret", vol.Secret.SecretName), vol.Secret.DefaultMode
+		for _, it := range vol.Secret.Items {
+			if it.Path == key && it.Mode != nil {
+				mode = it.Mode
+			}
+		}
+	case vol.ConfigMap != nil:
+		src, mode = pc.e.ref("ConfigMap", vol.ConfigMap.Name), vol.ConfigMap.DefaultMode
+	default:
+		return false
+	}
+	m := int32(0o644) // the API server's default for both
+	if mode != nil {
+		m = *mode
+	}
+	if m&0o077 == 0 {
+		return false // only the owner may read it: not this
+	}
+	wl := pc.e.workloadOf(ctx, pc.pod)
+	facts := map[string]string{"path": file, "sourceResource": kubectlResource(wl), "volume": vol.Name, "mode": fmt.Sprintf("%04o", m)}
+	d.report(ctx, "key-file-mode-too-open", 0, wl, fmt.Sprintf("%s: %q: %s is mounted from %s %s by volume %s with defaultMode %04o (decimal %d), which lets group and others read it, so the program ignores the key. Set defaultMode (or the item's mode) to 0400 (decimal 256) in %s %s, and a securityContext fsGroup/runAsUser that owns it.",
+		d.opening(), tools.Sanitize(said, 200, true), file, src.Kind, src.Name, vol.Name, m, m, wl.Kind, wl.Name), nil, []ObjectRef{src}, facts)
+	return true
 }

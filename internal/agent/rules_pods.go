@@ -102,6 +102,11 @@ func init() {
 		Signals:    "exec: \"…\": executable file not found in $PATH (or no such file or directory) in the termination message; exit code 128 (StartError, ContainerCannotRun); the first element of command or args",
 		Actions:    []ActionTemplate{{Description: "Fix the {field} of container {container} in {workload}: one list element per word, or sh -c", Command: "kubectl -n {ns} edit {workload}", Risk: RiskLow}},
 		Validation: []string{verifyPods}})
+	rule(Rule{ID: "key-file-mode-too-open", Category: "FilePermissions", Confidence: 86,
+		Title:      "a key file mounted from a Secret or ConfigMap is readable by group and others, so the program (ssh, PostgreSQL) ignores it",
+		Signals:    "'Permissions 0644 for … are too open', 'Load key …: bad permissions', 'private key file … has group or world access' in the log or termination message; the defaultMode (or item mode) of the volume that mounts the file",
+		Actions:    []ActionTemplate{{Description: "Set defaultMode: 0400 on volume {volume} in {sourceResource} (the file {path} is now {mode})", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "container-failed", Category: "ContainerFailed", Confidence: 75,
 		Title:      "a container exited with an error and is not restarted",
 		Signals:    "pod phase Failed, terminated exit code != 0, log tail",

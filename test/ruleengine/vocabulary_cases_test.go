@@ -420,6 +420,21 @@ func vocabCases() []vocabCase {
 				d.Spec.Template.Spec.Containers[0].Command = []string{"bundle exec puma"}
 				return o
 			}},
+		{name: "an ssh key mounted readable by others", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: "the git sync keeps failing", rule: "key-file-mode-too-open",
+			contains: []string{"Secret git-ssh", "0644", "0400"},
+			objs: func() []runtime.Object {
+				vol := corev1.Volume{Name: "ssh", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "git-ssh", DefaultMode: fx.Ptr(int32(0o644))}}}
+				mount := corev1.VolumeMount{Name: "ssh", MountPath: "/root/.ssh", ReadOnly: true}
+				d, _, o := webApp(1, func(p *corev1.Pod) {
+					p.Spec.Volumes = append(p.Spec.Volumes, vol)
+					p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, mount)
+					fx.CrashLoop(p, 128, "Error", 4)
+					p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = "Permissions 0644 for '/root/.ssh/id_ed25519' are too open.\nThis private key will be ignored.\ngit@git.example.com: Permission denied (publickey).\nfatal: Could not read from remote repository."
+				})
+				d.Spec.Template.Spec.Volumes = append(d.Spec.Template.Spec.Volumes, vol)
+				d.Spec.Template.Spec.Containers[0].VolumeMounts = append(d.Spec.Template.Spec.Containers[0].VolumeMounts, mount)
+				return append(o, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "git-ssh", Namespace: ns}, Data: map[string][]byte{"id_ed25519": []byte("k")}})
+			}},
 		{name: "a toleration that expires on a NoExecute taint", target: &agent.Target{Kind: "Deployment", Name: "web"}, problem: "web pods are replaced every half minute", rule: "toleration-seconds-evicts",
 			objs: func() []runtime.Object {
 				_, _, o := webApp(1, nil)

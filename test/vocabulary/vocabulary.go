@@ -44,6 +44,7 @@ var Vocabulary = map[string][]string{
 	"secret-key-missing":              {"Secret", "key"},
 	"create-container-error":          {"CreateContainerError|RunContainerError|ContainerCannotRun|CreateContainerConfigError|FailedCreatePodSandBox"},
 	"container-failed":                {"exit code|exited with code"},
+	"key-file-mode-too-open":          {"defaultMode", "Secret|ConfigMap"},
 	"container-command-invalid":       {"exit code", "command|args"},
 	"readiness-probe-failing":         {"readiness probe", "ready"},
 	"liveness-probe-failing":          {"liveness probe|startup probe", "restart"},
