@@ -17,6 +17,7 @@ limitations under the License.
 package agent
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -93,4 +94,54 @@ func probeListenPort(p *corev1.Probe, msg string, c corev1.Container, lines []st
 	}
 	return fmt.Sprintf(" The container's log says it listens on port %s (“%s”), not on port %d where the probe is refused: point the probe, the containerPort and the Service's targetPort at %s, or make the application listen on %d again.",
 		strings.Join(ports, ", "), quote, want, ports[0], want)
+}
+
+// portSetting is the setting of the container whose value holds the port its log says it
+// listens on (ASPNETCORE_URLS=http://+:5000, PORT=5000, server.port), when exactly one
+// setting's name speaks of a port, a URL or an address; nil otherwise.
+func (pc *podCheck) portSetting(ctx context.Context, c corev1.Container, lines []string, refused int32) *configSetting {
+	var ports []string
+	for _, l := range lines {
+		if m := listenLine.FindStringSubmatch(l); m != nil && m[1] != strconv.Itoa(int(refused)) && !containsStr(ports, m[1]) {
+			ports = append(ports, m[1])
+		}
+	}
+	if len(ports) == 0 {
+		return nil
+	}
+	settings := pc.e.configSettings(ctx, pc.pod, c, pc.e.workloadOf(ctx, pc.pod))
+	var found []int
+	for i, s := range settings {
+		if s.secret || s.value == "" || !portName.MatchString(s.name) {
+			continue
+		}
+		for _, p := range ports {
+			if portValue(s.value, p) {
+				found = append(found, i)
+				break
+			}
+		}
+	}
+	if len(found) != 1 {
+		return nil
+	}
+	return &settings[found[0]]
+}
+
+// portName is a setting name about where a server listens.
+var portName = regexp.MustCompile(`(?i)(port|url|urls|listen|bind|addr|address|endpoint)`)
+
+// portValue reports whether value holds port p as a whole number (":5000", "5000").
+func portValue(value, p string) bool {
+	for i := 0; ; {
+		j := strings.Index(value[i:], p)
+		if j < 0 {
+			return false
+		}
+		s, e := i+j, i+j+len(p)
+		if (s == 0 || value[s-1] < '0' || value[s-1] > '9') && (e == len(value) || value[e] < '0' || value[e] > '9') {
+			return true
+		}
+		i = s + 1
+	}
 }

@@ -73,7 +73,10 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 			unread = unreadableLog(lr)
 			symptom += unread
 		}
-		if pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
+		// The log announcing another port than the refused probe's explains the refusal
+		// by itself: whatever else the log names is not why nothing answers there.
+		listen := probeListenPort(probe, msg, spec, lr.Lines)
+		if listen == "" && pc.followClue(ctx, &depCheck{pc: pc, cs: cs, spec: spec, clue: clue, symptom: symptom, evIDs: append([]string{ev}, evIDs...)}) {
 			return true
 		}
 		summary := fmt.Sprintf("%s probe (%s) of container %s in pod %s fails (x%d): %s", kind, pl, cs.Name, pc.pod.Name, g.Count, msg)
@@ -88,7 +91,14 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		}
 		summary += probeTimeout(probe, g.Message, lr.Lines)
 		culprit := ObjectRef{}
-		listen := probeListenPort(probe, msg, spec, lr.Lines)
+		if listen != "" {
+			if set := pc.portSetting(ctx, spec, lr.Lines, probePort(probe, spec)); set != nil {
+				listen += " It takes the port from " + clipString(set.say(), 200) + "."
+				if set.ref.Kind == "ConfigMap" || set.ref.Kind == "Secret" {
+					culprit = set.ref
+				}
+			}
+		}
 		if lref, why, ok := pc.limitRangeSlowStart(ctx, spec, msg); ok && rule == "liveness-probe-failing" && listen == "" {
 			culprit = lref
 			summary += why

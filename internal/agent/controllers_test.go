@@ -26,6 +26,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
@@ -146,5 +147,38 @@ func TestSkipLinesNamingOtherObjects(t *testing.T) {
 	rc := drive(t, e, agent.Session{ID: "t", Problem: "checkout.shop.example.com is slow", Namespace: ns, Target: &agent.Target{Kind: "Ingress", Name: "checkout"}}).RootCause
 	if rc.Rule == "controller-skips-object" {
 		t.Fatalf("a skip of another name read as the asked object's: %s", rc.Summary)
+	}
+}
+
+// A readiness probe refused on the port the spec names while the container's log announces
+// another: that explains the refusal whatever else the log complains about, and the shared
+// setting that moved the port is the culprit.
+func TestRefusedProbeTakesTheAnnouncedPort(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dotnet-defaults", Namespace: ns},
+		Data: map[string]string{"ASPNETCORE_URLS": "http://+:5000", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector:4317", "DOTNET_gcServer": "0"}}
+	objs := app("catalog-api", 1, func(s *corev1.PodSpec) {
+		envFrom("dotnet-defaults")(s)
+		s.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}
+		s.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz/ready", Port: intstr.FromString("http")}}, PeriodSeconds: 10}
+	}, func(p *corev1.Pod) { fx.SetNotReady(p) })
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok {
+			objs = append(objs, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", `Readiness probe failed: Get "http://10.244.1.23:8080/healthz/ready": dial tcp 10.244.1.23:8080: connect: connection refused`, 30, time.Minute))
+			break
+		}
+	}
+	logs := logBook{"catalog-api-": "info: Microsoft.Hosting.Lifetime[14]\n      Now listening on: http://[::]:5000\n" +
+		strings.Repeat("fail: OpenTelemetry.Exporter[0] Exporter failed to send data to otel-collector:4317: No such host is known. (otel-collector:4317)\n", 3)}
+	e := agent.NewRuleEngine(fake.NewClientset(append(objs, cm, fx.Node("node-1"))...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logs.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "catalog-api never becomes ready", Namespace: ns, Target: deploy("catalog-api")}).RootCause
+	if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "readiness-probe-failing" || got != "ConfigMap/dotnet-defaults" {
+		t.Fatalf("got %s on %s, want readiness-probe-failing on ConfigMap/dotnet-defaults: %s", rc.Rule, got, rc.Summary)
+	}
+	for _, w := range []string{"ASPNETCORE_URLS", "5000", "8080"} {
+		if !strings.Contains(rc.Summary, w) {
+			t.Errorf("summary lacks %q: %s", w, rc.Summary)
+		}
 	}
 }
