@@ -124,10 +124,12 @@ func causeChains(lines []string, scores []int) {
 // entryContinuations gives the indented text of an error entry the severity of its header.
 func entryContinuations(lines []string, scores []int, classes []ErrClass) {
 	severe := false
+	msg := 0 // the score of the entry's message line, the first under the header
 	for i, l := range lines {
 		l = clipBytes(l, maxClueLineLen)
 		if m := entryHeader.FindStringSubmatch(l); m != nil {
 			severe = m[1] == "fail" || m[1] == "crit" || m[1] == "error"
+			msg = -1
 			continue
 		}
 		if !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
@@ -136,6 +138,21 @@ func entryContinuations(lines []string, scores []int, classes []ErrClass) {
 		}
 		if s, c := scoreLine(l, true); severe && scores[i] > -6 && s > scores[i] {
 			scores[i], classes[i] = s, c
+		}
+		switch {
+		case !severe:
+		case msg < 0:
+			msg = scores[i]
+		case msg > 0 && !isFrame(l) && exceptionLine.MatchString(l):
+			// The exception under the message names the cause ("SmtpCommandException:
+			// 5.7.1 …: Relay access denied" under "Sending invoice … failed; will retry").
+			if scores[i] <= msg {
+				scores[i] = msg + 1
+				if classes[i] == ErrNone {
+					classes[i] = ErrGeneric
+				}
+			}
+			msg = 0
 		}
 	}
 }
