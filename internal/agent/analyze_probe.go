@@ -93,7 +93,8 @@ func (pc *podCheck) probeFailure(ctx context.Context, cs corev1.ContainerStatus,
 		culprit := ObjectRef{}
 		if listen != "" {
 			if set := pc.portSetting(ctx, spec, lr.Lines, probePort(probe, spec)); set != nil {
-				listen += " It takes the port from " + clipString(set.say(), 200) + "."
+				// First, so a long quoted listener line cannot clip it away.
+				listen = " It takes the port from " + clipString(set.say(), 200) + "." + listen
 				if set.ref.Kind == "ConfigMap" || set.ref.Kind == "Secret" {
 					culprit = set.ref
 				}

@@ -151,7 +151,7 @@ func ErrorObjects(text string) []NamedObject {
 
 // quoteLine quotes an error line for a summary as the application wrote it (no escapes, so
 // its words can be searched for); the line is already sanitized to one line.
-func quoteLine(l string) string { return "\u201c" + l + "\u201d" }
+func quoteLine(l string) string { return "\u201c" + strings.TrimSpace(l) + "\u201d" }
 
 // clipBytes cuts s to at most n bytes (on a byte boundary; callers sanitize before showing).
 func clipBytes(s string, n int) string {

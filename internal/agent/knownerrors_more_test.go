@@ -146,6 +146,14 @@ func TestKnownErrorsMoreServices(t *testing.T) {
 			},
 			logs: logBook{"transcoder-": repeat(`pika.exceptions.ChannelClosedByBroker: (406, 'PRECONDITION_FAILED - delivery acknowledgement on channel 1 timed out. Timeout value used: 600000 ms. This timeout value can be configured, see consumers doc guide to learn more')`, 3)},
 			rule: "request-timeout-setting", culprit: "ConfigMap/broker-conf", terms: []string{"consumer_timeout = 600000"}},
+		{name: "Postfix relay refusing a client outside mynetworks", problem: "customers stopped getting invoices",
+			objs: func() []runtime.Object {
+				o := app("invoice-mailer", 1, withEnv("SMTP_HOST", "smtp-relay", "SMTP_PORT", "587"), nil)
+				return append(o, serverOf("smtp-relay", "boky/postfix:4.2.1", 587, envFrom("relay-env"), cmWith("relay-env", "POSTFIX_mynetworks", "127.0.0.0/8 10.10.0.0/16"), fx.Node("node-1"))...)
+			},
+			logs: logBook{"invoice-mailer-": "fail: Billing.Worker[0]\n      Sending invoice INV-1 to a@example.com failed; will retry\n      MailKit.Net.Smtp.SmtpCommandException: 5.7.1 <a@example.com>: Relay access denied\n" +
+				"fail: Billing.Worker[0]\n      Sending invoice INV-2 to b@example.com failed; will retry\n      MailKit.Net.Smtp.SmtpCommandException: 5.7.1 <b@example.com>: Relay access denied\n"},
+			rule: "server-access-rule", culprit: "ConfigMap/relay-env", terms: []string{"mynetworks"}},
 		{name: "Elasticsearch's default total fields limit", problem: "some logs never show up",
 			objs: func() []runtime.Object {
 				o := app("log-shipper", 1, withEnv("ES_URL", "http://logs-es:9200"), nil)
