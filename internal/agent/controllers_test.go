@@ -22,6 +22,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -180,5 +181,29 @@ func TestRefusedProbeTakesTheAnnouncedPort(t *testing.T) {
 		if !strings.Contains(rc.Summary, w) {
 			t.Errorf("summary lacks %q: %s", w, rc.Summary)
 		}
+	}
+}
+
+// A run made from a CronJob by hand own-references it without being controlled by it; the
+// CronJob's template is what the run copied, so the fix is named there.
+func TestManualRunBlamesItsCronJob(t *testing.T) {
+	cj := fx.CronJob(ns, "manifest-backup", "15 1 * * *")
+	j := fx.Job(ns, "manifest-backup-manual-7xk2p", "registry.example/backup:1")
+	j.Annotations = map[string]string{"cronjob.kubernetes.io/instantiate": "manual"}
+	j.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: cj.Name, UID: cj.UID}}
+	vol := corev1.Volume{Name: "sshkey", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "backup-ssh", DefaultMode: fx.Ptr(int32(0o644))}}}
+	j.Spec.Template.Spec.Volumes = []corev1.Volume{vol}
+	j.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "sshkey", MountPath: "/backup/.ssh"}}
+	j.Spec.BackoffLimit = fx.Ptr(int32(0))
+	j.Status.Failed = 1
+	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: fx.Ago(time.Minute)}}
+	p := fx.FailedJobPod(j, "22wbb", 128)
+	p.Status.ContainerStatuses[0].State.Terminated.Message = "Permissions 0644 for '/backup/.ssh/id_ed25519' are too open.\nThis private key will be ignored.\ngit@git.example: Permission denied (publickey)."
+	e := agent.NewRuleEngine(fake.NewClientset(cj, j, p, fx.Node("node-1")))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{}.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "the manual backup run failed", Namespace: ns}).RootCause
+	if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "key-file-mode-too-open" || got != "CronJob/manifest-backup" {
+		t.Fatalf("got %s on %s, want key-file-mode-too-open on CronJob/manifest-backup: %s", rc.Rule, got, rc.Summary)
 	}
 }

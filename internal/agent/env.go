@@ -355,6 +355,12 @@ func (e *env) workloadOf(ctx context.Context, p *corev1.Pod) ObjectRef {
 	var cur metav1.Object = p
 	for depth := 0; depth < 4; depth++ {
 		or := controllerOf(cur)
+		if or == nil && ref.Kind == "Job" {
+			// A run made from a CronJob by hand (kubectl create job --from, or a tool that
+			// copies its template) may own-reference it without being controlled by it:
+			// its spec is still the CronJob's, where a fix goes.
+			or = ownerOfKind(cur, "CronJob")
+		}
 		if or == nil {
 			break
 		}
@@ -377,6 +383,17 @@ func (e *env) workloadOf(ctx context.Context, p *corev1.Pod) ObjectRef {
 	}
 	e.owners[string(p.UID)+p.Name] = ref
 	return ref
+}
+
+// ownerOfKind returns m's first owner reference of the given kind, controller or not.
+func ownerOfKind(m metav1.Object, kind string) *metav1.OwnerReference {
+	refs := m.GetOwnerReferences()
+	for i := range refs {
+		if refs[i].Kind == kind {
+			return &refs[i]
+		}
+	}
+	return nil
 }
 
 func controllerOf(m metav1.Object) *metav1.OwnerReference {
