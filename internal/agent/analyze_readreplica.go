@@ -22,6 +22,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // A write refused by a read-only replica is a wrong address: the setting that names the
@@ -32,6 +35,13 @@ import (
 
 // blameByAddress blames the object holding the address of a read-only replica.
 func (pc *podCheck) blameByAddress(ctx context.Context, d *depCheck, k *knownError, provs []knownProvider) *knownFinding {
+	// A writer's Service that also selects the replicas sends some writes to them whatever
+	// address the client holds.
+	for _, p := range provs {
+		if f := pc.selectorSpansReplicas(ctx, p.svc); f != nil {
+			return f
+		}
+	}
 	for _, p := range provs {
 		sign := pc.replicaSign(ctx, k, p.svc)
 		if sign == "" {
@@ -112,4 +122,42 @@ func (pc *podCheck) primaryBeside(ctx context.Context, k *knownError, name strin
 		}
 	}
 	return ""
+}
+
+// selectorSpansReplicas blames a writer's Service whose selector also picks the replicas:
+// the pods it selects belong to two or more workloads, one named as a replica, so a share of
+// the connections (and of the writes) lands on a read-only copy. Its selector lacks the label
+// that tells them apart (a role or component).
+func (pc *podCheck) selectorSpansReplicas(ctx context.Context, svc *corev1.Service) *knownFinding {
+	if len(svc.Spec.Selector) == 0 || hasWord(svc.Name, replicaWords) {
+		return nil
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	pods, _, err := listAs[*corev1.Pod](ctx, pc.e, "Pod", tools.ListOptions{LabelSelector: sel.String(), Max: 100})
+	if err != nil {
+		return nil
+	}
+	var wls []ObjectRef
+	replica := ""
+	for _, p := range pods {
+		wl := pc.e.workloadOf(ctx, p)
+		if containsRef(wls, wl) {
+			continue
+		}
+		wls = append(wls, wl)
+		if replica == "" && hasWord(wl.Name, replicaWords) {
+			replica = wl.Kind + " " + wl.Name
+		}
+	}
+	if len(wls) < 2 || replica == "" {
+		return nil
+	}
+	names := make([]string, 0, len(wls))
+	for _, w := range wls {
+		names = append(names, w.Kind+" "+w.Name)
+	}
+	sref := pc.e.ref("Service", svc.Name)
+	return &knownFinding{culprit: sref, key: "selector", extra: append([]ObjectRef{sref}, wls...),
+		says: []string{fmt.Sprintf("the client calls Service %s, whose selector %s selects the pods of %s: it also selects the read replicas of %s, so part of the writes land on a read-only copy; add the label that tells the writer apart (a role or component) to the selector",
+			svc.Name, labels.Set(svc.Spec.Selector).String(), strings.Join(names, " and "), replica)}}
 }

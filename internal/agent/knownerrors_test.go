@@ -171,6 +171,14 @@ func TestKnownErrorWriteToReadReplica(t *testing.T) {
 			},
 			logs: logBook{"portal-": repeat(`ERROR ReplyError: READONLY You can't write against a read only replica.`, 3)},
 			rule: "write-to-read-replica", culprit: "ConfigMap/portal-env", affected: []string{"Service/sessions"}, terms: []string{"replicaof", "SESSION_STORE"}},
+		{name: "Redis: the writer's Service also selects the replicas", problem: "enqueues fail since the scale-out",
+			objs: func() []runtime.Object {
+				o := app("jobs-api", 1, withEnv("REDIS_HOST", "jobs-redis-master", "REDIS_PORT", "6379"), nil)
+				o = append(o, db("jobs-redis-master", map[string]string{"app": "jobs-redis"}, withArgs("redis-server"))...)
+				return append(append(o, db("jobs-redis-replicas", map[string]string{"app": "jobs-redis"}, withArgs("redis-server", "--replicaof", "jobs-redis-master", "6379"))...), fx.Node("node-1"))
+			},
+			logs: logBook{"jobs-api-": repeat(`ERROR enqueue failed: ReplyError: READONLY You can't write against a read only replica.`, 3)},
+			rule: "write-to-read-replica", culprit: "Service/jobs-redis-master", affected: []string{"Deployment/jobs-redis-replicas"}, terms: []string{"selector", "app=jobs-redis"}},
 		{name: "a writer-looking Service is not blamed", problem: "checkout cannot save orders",
 			objs: func() []runtime.Object {
 				o := app("checkout", 1, withEnv("DB_HOST", "orders-db"), crashing)
