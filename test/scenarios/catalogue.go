@@ -94,6 +94,8 @@ func All() []*Scenario {
 	out = append(out, wave18cScenarios()...)
 	out = append(out, wave19aScenarios()...)
 	out = append(out, wave19bScenarios()...)
+	out = append(out, wave20aScenarios()...)
+	out = append(out, wave20bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
