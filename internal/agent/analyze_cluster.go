@@ -150,7 +150,11 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 		if _, err := e.get(ctx, target.Kind, target.Name); tools.IsNotFound(err) || ableFalse != nil && ableFalse.Reason == "FailedGetScale" {
 			affected := []ObjectRef{target}
 			meant := ""
-			if near := e.nearestOfKind(ctx, target.Kind, target.Name); near != "" {
+			if av := h.Spec.ScaleTargetRef.APIVersion; av != "" && removedWorkloadAPI(target.Kind, av) {
+				// The object exists, but not in the API the reference asks for.
+				meant = fmt.Sprintf(" Its scaleTargetRef.apiVersion is %s: %s is not found in that API, which the cluster no longer serves for it; set it to apps/v1.", av, target.Kind)
+				facts["apiVersion"] = av
+			} else if near := e.nearestOfKind(ctx, target.Kind, target.Name); near != "" {
 				affected = append(affected, e.ref(target.Kind, near))
 				meant = fmt.Sprintf(" %s %s exists: if it is the workload to scale, point scaleTargetRef.name at it.", target.Kind, near)
 				facts["closest"] = near
@@ -483,4 +487,15 @@ func (e *env) scaledShort(ctx context.Context, target ObjectRef) (want, have int
 		return 0, 0, false
 	}
 	return want, have, have < want
+}
+
+// removedWorkloadAPI reports an API version Kubernetes stopped serving a workload kind in
+// (1.16): extensions/v1beta1, apps/v1beta1 and apps/v1beta2 Deployments, DaemonSets,
+// StatefulSets and ReplicaSets exist only as apps/v1.
+func removedWorkloadAPI(kind, apiVersion string) bool {
+	switch kind {
+	case "Deployment", "DaemonSet", "StatefulSet", "ReplicaSet":
+		return apiVersion == "extensions/v1beta1" || apiVersion == "apps/v1beta1" || apiVersion == "apps/v1beta2"
+	}
+	return false
 }

@@ -366,6 +366,13 @@ func scenarios() []scenario {
 				return []runtime.Object{fx.Deployment(ns, "web-frontend", 2, "registry.example/web:2"), fx.Deployment(ns, "billing", 1, "registry.example/billing:1"),
 					hpa(0, 5, 0, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionFalse, Reason: "FailedGetScale", Message: `the HPA controller was unable to get the target's current scale: deployments/scale.apps "web" not found`})}
 			}},
+		{name: "hpa target in a removed API version", target: &agent.Target{Kind: "hpa", Name: "web"}, rule: "hpa-target-missing", culprit: "HorizontalPodAutoscaler/web", contains: []string{"extensions/v1beta1", "apps/v1"},
+			objs: func() []runtime.Object {
+				d, _, o := webApp(1, nil)
+				h := hpa(1, 5, 1, autoscalingv2.HorizontalPodAutoscalerCondition{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionFalse, Reason: "FailedGetScale", Message: `the HPA controller was unable to get the target's current scale: no matches for kind "Deployment" in group "extensions"`})
+				h.Spec.ScaleTargetRef = autoscalingv2.CrossVersionObjectReference{APIVersion: "extensions/v1beta1", Kind: "Deployment", Name: d.Name}
+				return append(o, h)
+			}},
 		{name: "node not ready", target: &agent.Target{Kind: "Node", Name: "node-1"}, rule: "node-not-ready", culprit: "Node/node-1", contains: []string{"Kubelet stopped posting"},
 			objs: func() []runtime.Object {
 				n := fx.Node("node-1")
