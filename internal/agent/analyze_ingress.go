@@ -132,7 +132,10 @@ func (e *env) ingressTLS(ctx context.Context, ing *networkingv1.Ingress, statusE
 		if i >= 5 || t.SecretName == "" {
 			continue
 		}
-		if _, err := e.get(ctx, "Secret", t.SecretName); !tools.IsNotFound(err) {
+		if obj, err := e.get(ctx, "Secret", t.SecretName); !tools.IsNotFound(err) {
+			if sec, ok := obj.(*corev1.Secret); ok && err == nil && e.ingressCertExpired(ctx, ing, t, sec, statusEv) {
+				return
+			}
 			continue
 		}
 		sref := e.ref("Secret", t.SecretName)

@@ -26,6 +26,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubage/kubage/internal/tools"
 )
 
 // TLS errors ("x509: certificate has expired", "unknown authority") are matched against the
@@ -182,4 +185,74 @@ func (pc *podCheck) certNameMismatch(ctx context.Context, d *depCheck, s *corev1
 	d.report(ctx, "certificate-name-mismatch", 0, ref, fmt.Sprintf("%s: it calls %s, but the certificate in Secret %s (key %s), which the server it calls (%s %s) mounts, is valid only for %s, so the client refuses it. Reissue it with %s among its DNS names, or call a name it covers.",
 		d.opening(), clipString(asked, 100), s.Name, key, owner.Kind, owner.Name, orDefault(covered, "no DNS name"), clipString(asked, 100)), nil, []ObjectRef{ref, owner},
 		map[string]string{"secret": s.Name, "host": clipString(asked, 100), "sourceResource": "secret/" + s.Name})
+}
+
+// ingressCertExpired reports an Ingress whose TLS Secret holds an expired certificate (or one
+// not valid yet): clients of its hosts get certificate errors. When another TLS Secret of the
+// namespace holds a valid certificate for those hosts (a renewal written under a new name),
+// the Ingress's secretName is what to change; otherwise the Secret is to renew.
+func (e *env) ingressCertExpired(ctx context.Context, ing *networkingv1.Ingress, t networkingv1.IngressTLS, s *corev1.Secret, statusEv string) bool {
+	var leaf *x509.Certificate
+	for _, c := range parseCerts(s.Data[corev1.TLSCertKey]) {
+		if !c.IsCA {
+			leaf = c
+			break
+		}
+	}
+	if leaf == nil || e.now.Before(leaf.NotAfter) && e.now.After(leaf.NotBefore) {
+		return false
+	}
+	iref, sref := e.ref("Ingress", ing.Name), e.ref("Secret", s.Name)
+	state := fmt.Sprintf("expired on %s (%s ago)", leaf.NotAfter.UTC().Format(time.RFC3339), e.now.Sub(leaf.NotAfter).Round(time.Hour))
+	if e.now.Before(leaf.NotBefore) {
+		state = "is not valid before " + leaf.NotBefore.UTC().Format(time.RFC3339)
+	}
+	hosts := t.Hosts
+	if len(hosts) == 0 {
+		hosts = leaf.DNSNames
+	}
+	summary := fmt.Sprintf("Ingress %s serves TLS for %s with Secret %s, whose certificate (CN=%s) %s: clients of those hosts get certificate errors.",
+		ing.Name, orDefault(strings.Join(hosts, ", "), "its hosts"), s.Name, clipString(leaf.Subject.CommonName, 100), state)
+	culprit, affected := sref, []ObjectRef{iref}
+	if other := e.validTLSSecretFor(ctx, s.Name, hosts); other != "" {
+		culprit, affected = iref, []ObjectRef{sref, e.ref("Secret", other)}
+		summary += fmt.Sprintf(" Secret %s holds a valid certificate for them (a renewal under another name): point the Ingress's tls secretName at %s, not %s.", other, other, s.Name)
+	} else {
+		summary += " Renew the certificate in Secret " + s.Name + "."
+	}
+	ev := e.objEvidence(sref, fmt.Sprintf("Secret %s key tls.crt: certificate CN=%s %s", s.Name, clipString(leaf.Subject.CommonName, 100), state))
+	e.find(Finding{Rule: "certificate-expired", Object: iref, Culprit: culprit, Affected: affected, Evidence: []string{statusEv, ev},
+		Facts:   map[string]string{"secret": s.Name, "sourceResource": "secret/" + s.Name, "notAfter": leaf.NotAfter.UTC().Format(time.RFC3339)},
+		Summary: summary})
+	return true
+}
+
+// validTLSSecretFor names another TLS Secret of the namespace whose certificate is valid now
+// and covers every host, or "".
+func (e *env) validTLSSecretFor(ctx context.Context, except string, hosts []string) string {
+	if len(hosts) == 0 {
+		return ""
+	}
+	secs, _, err := listAs[*corev1.Secret](ctx, e, "Secret", tools.ListOptions{Max: 200, FieldSelector: "type=" + string(corev1.SecretTypeTLS)})
+	if err != nil {
+		return ""
+	}
+	for _, s := range secs {
+		if s.Name == except {
+			continue
+		}
+		for _, c := range parseCerts(s.Data[corev1.TLSCertKey]) {
+			if c.IsCA || !e.now.Before(c.NotAfter) || !e.now.After(c.NotBefore) {
+				continue
+			}
+			all := true
+			for _, h := range hosts {
+				all = all && c.VerifyHostname(h) == nil
+			}
+			if all {
+				return s.Name
+			}
+		}
+	}
+	return ""
 }

@@ -464,3 +464,34 @@ func TestRequestsOutweighOtherPoolsSelector(t *testing.T) {
 		t.Fatalf("got %s: %s", rc.Rule, rc.Summary)
 	}
 }
+
+// An Ingress serving an expired certificate: its Secret is renewed, or, when the renewal was
+// written to another Secret, the Ingress is pointed at it.
+func TestIngressCertificateExpired(t *testing.T) {
+	cert := func(name string, notAfter time.Time) *corev1.Secret {
+		pemb := selfSignedPEM(t, &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "shop.example.com"}, DNSNames: []string{"shop.example.com"},
+			NotBefore: notAfter.Add(-90 * 24 * time.Hour), NotAfter: notAfter})
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Type: corev1.SecretTypeTLS, Data: map[string][]byte{"tls.crt": pemb, "tls.key": []byte("TOPSECRET")}}
+	}
+	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: ns}, Spec: networkingv1.IngressSpec{
+		TLS:   []networkingv1.IngressTLS{{Hosts: []string{"shop.example.com"}, SecretName: "shop-tls-2024"}},
+		Rules: []networkingv1.IngressRule{{Host: "shop.example.com"}}}}
+	for _, renewed := range []bool{true, false} {
+		objs := []runtime.Object{ing, cert("shop-tls-2024", fx.Now.Add(-72*time.Hour)), fx.Node("node-1")}
+		want := "Secret/shop-tls-2024"
+		if renewed {
+			objs = append(objs, cert("shop-tls", fx.Now.Add(60*24*time.Hour)))
+			want = "Ingress/shop"
+		}
+		e := agent.NewRuleEngine(fake.NewClientset(objs...))
+		e.Now = func() time.Time { return fx.Now }
+		e.Logs = logBook{}.source()
+		rc := drive(t, e, agent.Session{ID: "t", Problem: "browsers warn that shop.example.com's certificate expired", Namespace: ns, Target: &agent.Target{Kind: "Ingress", Name: "shop"}}).RootCause
+		if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "certificate-expired" || got != want {
+			t.Fatalf("renewed=%v: got %s on %s, want certificate-expired on %s: %s", renewed, rc.Rule, got, want, rc.Summary)
+		}
+		if !strings.Contains(rc.Summary, "shop-tls-2024") || renewed && !strings.Contains(rc.Summary, "Secret shop-tls ") || strings.Contains(rc.Summary, "TOPSECRET") {
+			t.Errorf("renewed=%v: summary: %s", renewed, rc.Summary)
+		}
+	}
+}
