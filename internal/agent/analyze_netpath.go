@@ -75,6 +75,16 @@ func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.S
 	port := targetPortOf(svc, provider, h.Port)
 	consumer := netPeer{Labels: pc.pod.Labels, Namespace: e.s.Namespace, IP: pc.pod.Status.PodIP}
 	if ok, isolating := policyVerdict(pols, e.s.Namespace, provider.Labels, networkingv1.PolicyTypeIngress, consumer, port); !ok {
+		if near, why := portNearMiss(isolating, e.s.Namespace, consumer, port, provider); near != nil {
+			// A rule meant for this client, on a port the provider does not serve under
+			// that name or number: the rule to fix, not the policy that isolates.
+			nref := e.ref("NetworkPolicy", near.Name)
+			d.evIDs = append(d.evIDs, e.objEvidence(nref, "NetworkPolicy "+near.Name+": "+tools.Summarize(near, e.now).Status))
+			d.report(ctx, "networkpolicy-deny-ingress", 86, nref, fmt.Sprintf("%s: it calls Service %s, whose pods are isolated for ingress; NetworkPolicy %s admits pods labelled %s, but only on %s, so the traffic is dropped. Name the port as the pods do (%s), or use its number.",
+				d.opening(), svc.Name, near.Name, podSelector(pc.pod), why, portString(port)),
+				nil, []ObjectRef{nref, e.ref("Service", svc.Name)}, map[string]string{"name": near.Name, "pods": provider.Name})
+			return true
+		}
 		pol := isolating[0]
 		nref := e.ref("NetworkPolicy", pol.Name)
 		ev := e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status)
@@ -208,4 +218,43 @@ func (pc *podCheck) localTrafficOnly(ctx context.Context, d *depCheck, svc *core
 	d.report(ctx, "dependency-unreachable", 80, sref, fmt.Sprintf("%s, which sets internalTrafficPolicy: Local, so traffic from a node goes only to ready pods on that same node; pod %s runs on node %s and the Service's %d ready pod(s) run on %s, so its connections are dropped. Set internalTrafficPolicy: Cluster, or run a backend on every client node (a DaemonSet).",
 		head, pc.pod.Name, node, len(ready), strings.Join(clipList(nodes, 4), ", ")), nil, []ObjectRef{sref}, facts)
 	return true
+}
+
+// portNearMiss finds, among the policies isolating the provider, an ingress rule whose peers
+// admit the consumer but whose ports miss the one it calls: a named port no container of the
+// provider defines (the Service's port name written for the pod's), or another number. It
+// says which ports the rule lists and what the provider calls them.
+func portNearMiss(pols []*networkingv1.NetworkPolicy, ns string, consumer netPeer, port netPort, provider *corev1.Pod) (*networkingv1.NetworkPolicy, string) {
+	defined := map[string]bool{}
+	for _, c := range provider.Spec.Containers {
+		for _, cp := range c.Ports {
+			if cp.Name != "" {
+				defined[cp.Name] = true
+			}
+		}
+	}
+	for _, pol := range pols {
+		for _, r := range pol.Spec.Ingress {
+			if len(r.Ports) == 0 || len(r.From) > 0 && !anyPeer(r.From, ns, consumer) || portMatches(r.Ports, port) {
+				continue
+			}
+			var listed []string
+			undefined := ""
+			for _, p := range r.Ports {
+				if p.Port == nil {
+					continue
+				}
+				listed = append(listed, p.Port.String())
+				if p.Port.StrVal != "" && !defined[p.Port.StrVal] && undefined == "" {
+					undefined = p.Port.StrVal
+				}
+			}
+			why := "port " + strings.Join(listed, ", ")
+			if undefined != "" {
+				why = fmt.Sprintf("the named port %s, which no container of pod %s defines", undefined, provider.Name)
+			}
+			return pol, why
+		}
+	}
+	return nil, ""
 }

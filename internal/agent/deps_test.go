@@ -225,6 +225,26 @@ func TestConsumersAndTextClues(t *testing.T) {
 			logs: logBook{"web-": "ERROR request to api:80 failed: dial tcp 10.96.0.20:80: i/o timeout\n"},
 			rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-from-frontend", affected: []string{"Deployment/web", "Service/api"},
 			terms: []string{"api-from-frontend", "app=web"}},
+		{name: "a default deny beside a rule for the consumer on a named port the pods do not define", problem: "web times out",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, crashing)
+				o = append(o, app("api", 1, func(s *corev1.PodSpec) {
+					s.Containers[0].Ports = []corev1.ContainerPort{{Name: "bolt", ContainerPort: 7687}}
+				}, nil)...)
+				deny := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "default-deny-ingress", Namespace: ns},
+					Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}}}
+				named := intstr.FromString("tcp-bolt")
+				allow := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "api-allow-web", Namespace: ns},
+					Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: apiLabels}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+						Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}},
+							Ports: []networkingv1.NetworkPolicyPort{{Port: &named}}}}}}
+				svc := svcAt("api", "10.96.0.20", apiLabels, 7687)
+				svc.Spec.Ports[0].Name, svc.Spec.Ports[0].TargetPort = "tcp-bolt", intstr.FromString("bolt")
+				return append(o, svc, deny, allow, fx.Node("node-1"))
+			},
+			logs: logBook{"web-": "ERROR request to api:7687 failed: dial tcp 10.96.0.20:7687: i/o timeout\n"},
+			rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-allow-web", affected: []string{"Deployment/web", "Service/api"},
+			terms: []string{"tcp-bolt", "bolt"}},
 		{name: "a peer with namespaceSelector and podSelector together needs both: a timeout blames the namespace label", problem: "web times out",
 			objs: func() []runtime.Object {
 				o := app("web", 1, nil, crashing)
