@@ -106,7 +106,7 @@ func wave20aFirstScenarios() []*Scenario {
 					},
 				)
 			},
-			Wait: all(podsWith(influx, unschedulable("volume node affinity conflict")), w17bClaimBound("data-influxdb-0"), w11aStatefulSetReady("kapacitor", 1), readyReplicas("telegraf", 1)),
+			Wait: all(podsWith(influx, unschedulable("node affinity")), w17bClaimBound("data-influxdb-0"), w11aStatefulSetReady("kapacitor", 1), readyReplicas("telegraf", 1)),
 		},
 		{
 			// The namespace's LimitRange caps a whole pod (type Pod) at 1Gi of memory. The release
