@@ -144,6 +144,9 @@ const (
 	maxEntities    = 6    // hosts, paths and keys each
 )
 
+// zeroCounter is a count of failures or errors that is zero.
+var zeroCounter = regexp.MustCompile(`(?i)\b(?:fail(?:ed|ures?|s)?|errors?|errs?|error_count|errorcount|exceptions?|panics?|fatal)(?:[ _-]?(?:count|total))?\s*[=:]\s*0+(?:\.0+)?\b|\b(?:0|no|zero)\s+(?:errors?|failures?|failed|exceptions?|panics?)\b`)
+
 // IsError reports whether the clue carries an error at all.
 func (c Clue) IsError() bool { return c.Score > 0 && c.Class != ErrNone }
 
@@ -226,6 +229,8 @@ func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 	if isFrame(line) {
 		return -6, ErrNone
 	}
+	// Counters of nothing ("failed=0", "0 errors", "errors: 0") report health, not an error.
+	line = zeroCounter.ReplaceAllString(line, " ")
 	low := strings.ToLower(line)
 	score, class := 0, ErrNone
 	for _, f := range errFamilies {
