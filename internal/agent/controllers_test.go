@@ -207,3 +207,23 @@ func TestManualRunBlamesItsCronJob(t *testing.T) {
 		t.Fatalf("got %s on %s, want key-file-mode-too-open on CronJob/manifest-backup: %s", rc.Rule, got, rc.Summary)
 	}
 }
+
+// A publisher whose messages find no queue, and a consumer's binding key a letter away from
+// the routing key it quotes: the consumer's ConfigMap holds the typo.
+func TestNearValueInAnotherConfigMap(t *testing.T) {
+	cm := func(name, key string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"EXCHANGE": "orders", "BINDING_KEY": key, "PREFETCH": "10"}}
+	}
+	objs := append(app("orders-api", 1, nil, nil), cm("order-mailer-config", "order.created"), cm("invoice-worker-config", "orders.created"), fx.Node("node-1"))
+	logs := logBook{"orders-api-": strings.Repeat(`2026-03-09 10:00:01.311  WARN 1 --- [connectionFactory1] c.s.o.events.OrderEventsPublisher : returned by broker: replyCode=312 replyText=NO_ROUTE exchange=orders routingKey=orders.created`+"\n", 4)}
+	e := agent.NewRuleEngine(fake.NewClientset(objs...))
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logs.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "customers no longer get order confirmation mails", Namespace: ns, Target: deploy("orders-api")}).RootCause
+	if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "config-value-rejected" || got != "ConfigMap/order-mailer-config" {
+		t.Fatalf("got %s on %s, want config-value-rejected on ConfigMap/order-mailer-config: %s", rc.Rule, got, rc.Summary)
+	}
+	if !strings.Contains(rc.Summary, `"order.created"`) || !strings.Contains(rc.Summary, "BINDING_KEY") {
+		t.Errorf("summary: %s", rc.Summary)
+	}
+}
