@@ -70,3 +70,14 @@ func scaledBack(evs []tools.EventGroup) string {
 	}
 	return ""
 }
+
+// removedWorkloadAPI reports an API version Kubernetes stopped serving a workload kind in
+// (1.16): extensions/v1beta1, apps/v1beta1 and apps/v1beta2 Deployments, DaemonSets,
+// StatefulSets and ReplicaSets exist only as apps/v1.
+func removedWorkloadAPI(kind, apiVersion string) bool {
+	switch kind {
+	case "Deployment", "DaemonSet", "StatefulSet", "ReplicaSet":
+		return apiVersion == "extensions/v1beta1" || apiVersion == "apps/v1beta1" || apiVersion == "apps/v1beta2"
+	}
+	return false
+}
