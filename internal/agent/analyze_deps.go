@@ -120,7 +120,7 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	}
 	// Last, the tokens the error quotes, matched against the objects and configuration the
 	// workload is given (analyze_tokens.go, analyze_namedobject.go).
-	if d.clue.IsError() && (pc.namedObjectKey(ctx, d) || pc.tokenInConfig(ctx, d) || pc.settingEchoed(ctx, d, false) || pc.nearValueElsewhere(ctx, d)) {
+	if d.clue.IsError() && (pc.namedObjectKey(ctx, d) || pc.tokenInConfig(ctx, d) || pc.settingEchoed(ctx, d, false) || pc.nearValueElsewhere(ctx, d, false)) {
 		return true
 	}
 	// Nothing it names explains it: the same image elsewhere may be given what it lacks.
@@ -132,7 +132,7 @@ func (pc *podCheck) followText(ctx context.Context, d *depCheck) bool {
 	if !d.clue.IsError() {
 		return false
 	}
-	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) || pc.execNotFound(ctx, d) || pc.keyFileTooOpen(ctx, d) {
+	if d.clue.Forbidden != nil && pc.rbacDenied(ctx, d) || pc.execNotFound(ctx, d) || pc.keyFileTooOpen(ctx, d) || pc.nearValueElsewhere(ctx, d, true) {
 		return true
 	}
 	if pc.identityRejected(ctx, d) || pc.agentOnPodIP(ctx, d) || pc.peerPolicyBlocked(ctx, d) || pc.duplicateDefaults(ctx, d) || pc.socketMismatch(ctx, d) || pc.absentSetting(ctx, d) {

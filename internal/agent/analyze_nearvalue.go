@@ -38,7 +38,9 @@ var compoundValue = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+
 const maxNearValueMaps = 60
 
 // nearValueElsewhere reports a ConfigMap value a letter or two from a name the error quotes.
-func (pc *podCheck) nearValueElsewhere(ctx context.Context, d *depCheck) bool {
+// strict asks for the stronger case, where other settings write the quoted name exactly: it
+// is then checked before the container's own settings that echo the error.
+func (pc *podCheck) nearValueElsewhere(ctx context.Context, d *depCheck, strict bool) bool {
 	if networkClass(d.clue.Class) || d.clue.Line == "" {
 		return false
 	}
@@ -77,7 +79,7 @@ func (pc *podCheck) nearValueElsewhere(ctx context.Context, d *depCheck) bool {
 	// A name also written exactly elsewhere is one the other side does use correctly; the
 	// near value beside it is the one that drifted.
 	sort.SliceStable(hits, func(i, j int) bool { return exact[hits[i].tok] && !exact[hits[j].tok] })
-	if len(hits) == 0 || !exact[hits[0].tok] && len(hits) > 1 {
+	if len(hits) == 0 || !exact[hits[0].tok] && (len(hits) > 1 || strict) {
 		return false
 	}
 	h := hits[0]

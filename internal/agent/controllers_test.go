@@ -214,7 +214,8 @@ func TestNearValueInAnotherConfigMap(t *testing.T) {
 	cm := func(name, key string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Data: map[string]string{"EXCHANGE": "orders", "BINDING_KEY": key, "PREFETCH": "10"}}
 	}
-	objs := append(app("orders-api", 1, nil, nil), cm("order-mailer-config", "order.created"), cm("invoice-worker-config", "orders.created"), fx.Node("node-1"))
+	objs := append(app("orders-api", 1, withEnv("ORDERS_EVENTS_EXCHANGE", "orders", "ORDERS_EVENTS_CREATED_KEY", "orders.created"), nil),
+		cm("order-mailer-config", "order.created"), cm("invoice-worker-config", "orders.created"), fx.Node("node-1"))
 	logs := logBook{"orders-api-": strings.Repeat(`2026-03-09 10:00:01.311  WARN 1 --- [connectionFactory1] c.s.o.events.OrderEventsPublisher : returned by broker: replyCode=312 replyText=NO_ROUTE exchange=orders routingKey=orders.created`+"\n", 4)}
 	e := agent.NewRuleEngine(fake.NewClientset(objs...))
 	e.Now = func() time.Time { return fx.Now }
