@@ -73,4 +73,5 @@ var knownMisses = map[string]string{
 	"billing-api-crashes-after-pw-rotation": "crash-loop on Deployment billing-api naming Secret billing-db-url; the '#' in the rotated password inside DATABASE_URL is a Secret value, never read (measured 17:21 UTC)",
 	// Wave 20 (first run 17:30 UTC, engine 19168f3).
 	"checkout-flag-flip-never-applied": "setting-switched-off; that Reloader in search mode reloads only for ConfigMaps annotated reloader.stakater.com/match is not known (measured 17:44 UTC)",
+	"log-indices-never-pruned":         "job-backoff-limit on CronJob es-index-cleanup without the pod's text: its runs restart the pod in place and the Job controller deletes it when the run fails, so between runs no pod says 'exec: \"--config\": executable file not found' (hit at 17:44 UTC, missed in CI17 at 18:09 UTC: timing)",
 }
