@@ -440,7 +440,9 @@ func hiddenHistory(e *env, cj *batchv1.CronJob, cref ObjectRef, jobs []*batchv1.
 	// The run in progress, if any, is listed until it finishes: only a finished Job kept would
 	// contradict the limit, and it is the finished ones nobody ever sees.
 	for _, j := range jobs {
-		if j.Status.CompletionTime != nil || j.Status.Active == 0 {
+		// A run that finished moments ago is still listed until the controller's next pass
+		// deletes it; one kept longer contradicts the limit.
+		if j.Status.CompletionTime != nil && e.now.Sub(j.Status.CompletionTime.Time) > time.Minute || j.Status.CompletionTime == nil && j.Status.Active == 0 {
 			return Finding{}, false
 		}
 	}

@@ -568,6 +568,22 @@ func vocabCases() []vocabCase {
 				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Name: j.Name, Namespace: ns}}
 				return []runtime.Object{cj, j, fx.Node("node-1")}
 			}},
+		{name: "cronjob whose history limit 0 hides every successful run, asked the moment a run finished", target: &agent.Target{Kind: "CronJob", Name: "audit-export"}, problem: "the audit export never seems to run: no finished Job of it is ever listed", rule: "cronjob-history-hidden",
+			contains: []string{"successfulJobsHistoryLimit is 0"},
+			objs: func() []runtime.Object {
+				cj := fx.CronJob(ns, "audit-export", "* * * * *")
+				cj.UID = fx.UID("CronJob", "audit-export")
+				cj.CreationTimestamp = fx.Ago(30 * time.Minute)
+				cj.Spec.SuccessfulJobsHistoryLimit = fx.Ptr(int32(0))
+				cj.Status.LastScheduleTime = fx.Ptr(fx.Ago(8 * time.Second))
+				cj.Status.LastSuccessfulTime = fx.Ptr(fx.Ago(2 * time.Second))
+				j := fx.Job(ns, "audit-export-29932501", "busybox:1.36")
+				j.Status.StartTime = fx.Ptr(fx.Ago(7 * time.Second))
+				j.Status.CompletionTime = fx.Ptr(fx.Ago(2 * time.Second))
+				j.Status.Succeeded = 1
+				j.OwnerReferences = []metav1.OwnerReference{fx.OwnerRef("CronJob", "batch/v1", cj)}
+				return []runtime.Object{cj, j, fx.Node("node-1")}
+			}},
 		{name: "pods that get no traffic behind a ClientIP Service, found without a target", problem: "two of the three web pods never get any requests while the third is overloaded", rule: "service-session-affinity",
 			contains: []string{"sessionAffinity ClientIP", "Deployment bff (1 pod(s))", "3 ready pod(s)"}, objs: stickyWeb},
 		{name: "pods that get no traffic behind a ClientIP Service, asked about the Deployment", target: deploy("web"), problem: "two of the three web pods never get any requests while the third is overloaded", rule: "service-session-affinity",
