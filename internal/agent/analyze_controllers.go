@@ -153,17 +153,18 @@ func (e *env) annotatedControllers(ctx context.Context, obj ObjectRef, anns ...m
 			}
 		}
 	}
-	if deps, _, err := listAs[*appsv1.Deployment](ctx, e, "Deployment", tools.ListOptions{Max: scanMaxObjects}); err == nil {
+	// Listed once per task: every healthy workload and Ready pod read asks again.
+	if deps, err := listOnce[*appsv1.Deployment](ctx, e, "Deployment", scanMaxObjects); err == nil {
 		for _, d := range deps {
 			add("Deployment", d.Name, d.Spec.Template.Spec, d.Spec.Selector)
 		}
 	}
-	if stss, _, err := listAs[*appsv1.StatefulSet](ctx, e, "StatefulSet", tools.ListOptions{Max: scanMaxObjects}); err == nil {
+	if stss, err := listOnce[*appsv1.StatefulSet](ctx, e, "StatefulSet", scanMaxObjects); err == nil {
 		for _, s := range stss {
 			add("StatefulSet", s.Name, s.Spec.Template.Spec, s.Spec.Selector)
 		}
 	}
-	if dss, _, err := listAs[*appsv1.DaemonSet](ctx, e, "DaemonSet", tools.ListOptions{Max: scanMaxObjects}); err == nil {
+	if dss, err := listOnce[*appsv1.DaemonSet](ctx, e, "DaemonSet", scanMaxObjects); err == nil {
 		for _, d := range dss {
 			add("DaemonSet", d.Name, d.Spec.Template.Spec, d.Spec.Selector)
 		}
