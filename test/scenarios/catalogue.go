@@ -96,6 +96,8 @@ func All() []*Scenario {
 	out = append(out, wave19bScenarios()...)
 	out = append(out, wave20aScenarios()...)
 	out = append(out, wave20bScenarios()...)
+	out = append(out, wave21aScenarios()...)
+	out = append(out, wave21bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
