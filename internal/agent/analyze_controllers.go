@@ -176,15 +176,10 @@ func (e *env) annotatedControllers(ctx context.Context, obj ObjectRef, anns ...m
 // wrong: a finding on a controller's pod also names obj, the object it fails to act on.
 func (e *env) followControllers(ctx context.Context, obj ObjectRef, anns ...map[string]string) {
 	for _, c := range e.annotatedControllers(ctx, obj, anns...) {
-		s, err := metav1.LabelSelectorAsSelector(c.selector)
-		if err != nil || c.selector == nil || s.Empty() {
+		pods := e.podsReadyFirst(ctx, c.selector)
+		if len(pods) == 0 {
 			continue
 		}
-		pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: s.String(), Max: 20})
-		if err != nil || len(pods) == 0 {
-			continue
-		}
-		sort.SliceStable(pods, func(i, j int) bool { return !isReady(pods[i]) && isReady(pods[j]) })
 		pod := pods[0]
 		n := len(e.res.Findings)
 		if found, err := e.checkPod(ctx, pod); err != nil || !found && isReady(pod) && !e.runningErrors(ctx, pod) {
@@ -200,6 +195,24 @@ func (e *env) followControllers(ctx context.Context, obj ObjectRef, anns ...map[
 			}
 		}
 	}
+}
+
+// podsReadyFirst lists (up to 20 of) the pods sel picks, the Ready ones first; nil for a
+// missing or empty selector.
+func (e *env) podsReadyFirst(ctx context.Context, sel *metav1.LabelSelector) []*corev1.Pod {
+	if sel == nil {
+		return nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || s.Empty() {
+		return nil
+	}
+	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: s.String(), Max: 20})
+	if err != nil {
+		return nil
+	}
+	sort.SliceStable(pods, func(i, j int) bool { return !isReady(pods[i]) && isReady(pods[j]) })
+	return pods
 }
 
 // followWorkloadControllers reads the controllers a healthy workload's annotations (on the

@@ -96,21 +96,8 @@ func (e *env) ingressControllerPod(ctx context.Context) *corev1.Pod {
 			sel = d.Spec.Selector
 		}
 	}
-	if sel == nil {
-		return nil
-	}
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil || s.Empty() {
-		return nil
-	}
-	pods, _, err := listAs[*corev1.Pod](ctx, e, "Pod", tools.ListOptions{LabelSelector: s.String(), Max: 20})
-	if err != nil {
-		return nil
-	}
-	for _, p := range pods {
-		if isReady(p) {
-			return p
-		}
+	if pods := e.podsReadyFirst(ctx, sel); len(pods) > 0 && isReady(pods[0]) {
+		return pods[0]
 	}
 	return nil
 }

@@ -148,13 +148,20 @@ func containsWord(text, word string) bool {
 	if word == "" {
 		return false
 	}
+	return wordAt(text, word, func(start, end int) bool {
+		return (start == 0 || !isNameByte(text[start-1])) && (end == len(text) || !isNameByte(text[end]))
+	})
+}
+
+// wordAt reports whether word occurs in text at a place whole accepts (given its start and end).
+func wordAt(text, word string, whole func(start, end int) bool) bool {
 	for i := 0; ; {
 		j := strings.Index(text[i:], word)
 		if j < 0 {
 			return false
 		}
-		start, end := i+j, i+j+len(word)
-		if (start == 0 || !isNameByte(text[start-1])) && (end == len(text) || !isNameByte(text[end])) {
+		start := i + j
+		if whole(start, start+len(word)) {
 			return true
 		}
 		i = start + 1

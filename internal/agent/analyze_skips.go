@@ -120,19 +120,11 @@ func namesWhole(line, name string) bool {
 		return false
 	}
 	low, name := strings.ToLower(line), strings.ToLower(name)
-	for i := 0; ; {
-		j := strings.Index(low[i:], name)
-		if j < 0 {
-			return false
-		}
-		s, end := i+j, i+j+len(name)
+	return wordAt(low, name, func(s, end int) bool {
 		before := s == 0 || !isNameByte(low[s-1]) && low[s-1] != '.'
 		after := end == len(low) || !isNameByte(low[end]) && (low[end] != '.' || end+1 == len(low) || low[end+1] == ' ')
-		if before && after {
-			return true
-		}
-		i = s + 1
-	}
+		return before && after
+	})
 }
 
 // skipsAsked reports (and records) a Running controller whose log says it leaves the asked
