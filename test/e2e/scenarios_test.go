@@ -140,7 +140,9 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 		}
 		table := scenarios.Table(tune)
 		acc := scenarios.AccuracyTable(scenarios.Accuracy(corpus))
-		classes := "held-out hits per class (counts only):\n" + scenarios.ClassTable(held)
+		classes := "held-out hits per class (counts only):\n" + scenarios.ClassTable(held) +
+			"\nheld-out misses per kind (counts only):\n" + scenarios.MissKindTable(held) +
+			"\ntune misses per kind:\n" + scenarios.MissKindTable(tune)
 		known := fmt.Sprintf("known misses (tune split, reported not asserted): %d\n%s", len(knownMisses), strings.Join(knownMisses, "\n"))
 		AddReportEntry("rule engine scenario table (tune split)", table, ReportEntryVisibilityAlways)
 		AddReportEntry("rule engine accuracy per split and variant", acc+"\n"+classes+"\n"+known, ReportEntryVisibilityAlways)

@@ -269,6 +269,82 @@ func AccuracyTable(cells []Cell) string {
 	return b.String()
 }
 
+// Kinds of corpus misses, for MissKindTable.
+const (
+	MissNothingFound  = "nothing found"
+	MissCulpritRanked = "culprit in a finding that lost"
+	MissCulpritSeen   = "culprit read, no finding on it"
+	MissCulpritAbsent = "culprit never read"
+	MissTermsOnly     = "culprit named, terms missing"
+	MissFailed        = "session failed"
+)
+
+// MissKind sorts a missed run into one of the kinds above ("" for a hit): the engine named the
+// culprit without the terms that explain it, or, when it did not name it, whether a finding
+// of the session named it (a ranking miss), the session read it without a finding (a
+// detection miss) or never read it (a reach miss), or found nothing at all.
+func (r Result) MissKind() string {
+	rc := r.Conclusion.RootCause
+	switch {
+	case r.Hit():
+		return ""
+	case rc.Rule == "" && rc.Summary == "":
+		return MissFailed
+	case !strings.Contains(r.Miss, "not in affectedObjects"):
+		return MissTermsOnly
+	}
+	wanted := func(o agent.ObjectRef) bool {
+		return o.Name != "" && strings.Contains(" "+strings.ReplaceAll(r.Expected, "+", " ")+" ", " "+o.Kind+"/"+o.Name+" ")
+	}
+	seen := false
+	for _, it := range r.Trace.Iterations {
+		for _, tr := range it.Results {
+			for _, f := range tr.Findings {
+				for _, o := range append([]agent.ObjectRef{f.Culprit, f.Object}, f.Affected...) {
+					if wanted(o) {
+						return MissCulpritRanked
+					}
+				}
+			}
+			for _, o := range tr.Examined {
+				seen = seen || wanted(o)
+			}
+		}
+	}
+	switch {
+	case rc.Rule == "no-problem-found":
+		return MissNothingFound
+	case seen:
+		return MissCulpritSeen
+	}
+	return MissCulpritAbsent
+}
+
+// MissKindTable counts misses per kind and variant; it names no scenario, so it may be printed
+// for the held-out split.
+func MissKindTable(results []Result) string {
+	kinds := []string{MissNothingFound, MissCulpritRanked, MissCulpritSeen, MissCulpritAbsent, MissTermsOnly, MissFailed}
+	n := map[string]map[Variant]int{}
+	for _, r := range results {
+		if k := r.MissKind(); k != "" {
+			if n[k] == nil {
+				n[k] = map[Variant]int{}
+			}
+			n[k][r.Variant]++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| Miss | targeted | target-less | no-logs |\n|---|---|---|---|\n")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "| %s |", k)
+		for _, v := range AllVariants {
+			fmt.Fprintf(&b, " %d |", n[k][v])
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // ClassTable counts hits per class × variant over results (held-out results shown this way
 // reveal no scenario).
 func ClassTable(results []Result) string {

@@ -75,6 +75,40 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestMissKind: a miss is sorted by how far the session got towards the culprit.
+func TestMissKind(t *testing.T) {
+	cm := agent.ObjectRef{Kind: "ConfigMap", Name: "app-config"}
+	pod := agent.ObjectRef{Kind: "Pod", Name: "app-1"}
+	q := agent.ObjectRef{Kind: "ResourceQuota", Name: "compute"}
+	res := func(miss string, rc agent.RootCause, examined []agent.ObjectRef, findings ...agent.Finding) Result {
+		return Result{Variant: TargetLess, Expected: `ConfigMap/app-config+Deployment/app ["host"]`, Miss: miss,
+			Conclusion: agent.Conclusion{RootCause: rc},
+			Trace:      agent.Trace{Iterations: []agent.IterationTrace{{Results: []agent.TaskResult{{Examined: examined, Findings: findings}}}}}}
+	}
+	notIn := "ConfigMap/app-config not in affectedObjects"
+	crash := agent.RootCause{Rule: "crash-loop", Culprit: pod, Summary: "app-1 crashes"}
+	for name, tc := range map[string]struct {
+		r    Result
+		want string
+	}{
+		"hit":            {res("", crash, nil), ""},
+		"failed":         {res("session failed: boom", agent.RootCause{}, nil), MissFailed},
+		"terms only":     {res(`summary lacks "host"`, crash, nil), MissTermsOnly},
+		"nothing found":  {res(notIn, agent.RootCause{Rule: "no-problem-found", Summary: "nothing"}, []agent.ObjectRef{cm}), MissNothingFound},
+		"ranking":        {res(notIn, crash, nil, agent.Finding{Rule: "quota", Culprit: q}, agent.Finding{Rule: "x", Culprit: pod, Affected: []agent.ObjectRef{cm}}), MissCulpritRanked},
+		"read, no claim": {res(notIn, crash, []agent.ObjectRef{pod, cm}, agent.Finding{Rule: "crash-loop", Culprit: pod}), MissCulpritSeen},
+		"never read":     {res(notIn, crash, []agent.ObjectRef{pod, {Kind: "ConfigMap", Name: "app-config-old"}}), MissCulpritAbsent},
+	} {
+		if got := tc.r.MissKind(); got != tc.want {
+			t.Errorf("%s: kind %q, want %q", name, got, tc.want)
+		}
+	}
+	table := MissKindTable([]Result{res(notIn, crash, nil), res(`summary lacks "host"`, crash, nil), res("", crash, nil)})
+	if !strings.Contains(table, "| "+MissCulpritAbsent+" | 0 | 1 | 0 |") || !strings.Contains(table, "| "+MissTermsOnly+" | 0 | 1 | 0 |") {
+		t.Errorf("table:\n%s", table)
+	}
+}
+
 // TestNoLogsConfig: log requests are refused as Forbidden without reaching the server; other
 // requests pass.
 func TestNoLogsConfig(t *testing.T) {
