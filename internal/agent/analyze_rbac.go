@@ -262,6 +262,7 @@ func (pc *podCheck) rbacDenied(ctx context.Context, d *depCheck) bool {
 	if v == nil || den.Inferred && !v.confirmed {
 		return false
 	}
+	pc.runsAsDefault(ctx, sa, v)
 	d.evIDs = append(d.evIDs, v.evIDs...)
 	d.report(ctx, v.rule, v.conf, v.culprit, d.opening()+": "+v.summary, nil, v.affected, v.facts)
 	return true

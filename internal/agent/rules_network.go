@@ -203,6 +203,12 @@ func init() {
 		Signals:    "a SubjectAccessReview for the subject; Roles, ClusterRoles and their bindings that almost match (verb, resource, API group, subject name, kind or namespace); 'forbidden' errors quoted by applications; a controller's informer that never syncs ('failed to sync *v1.Ingress'), only when the review denies the list",
 		Actions:    []ActionTemplate{{Description: "Change {sourceResource} so it grants {verb} on {resource} to {subject}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}, {Description: "Or bind a role that allows it", Command: "kubectl -n {ns} create rolebinding {subjectName}-{verb}-{resourceSlug} --role={role} {bindFlag}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} auth can-i {verb} {resource} --as={user}  # yes"}})
+	rule(Rule{ID: "serviceaccount-not-set", Category: "RBACForbidden", Confidence: 92,
+		Title:   "the pod runs as the namespace's default ServiceAccount, while the permission it needs is bound to another account",
+		Signals: "a 'forbidden' error of ServiceAccount default from a pod whose template sets no serviceAccountName; exactly one other ServiceAccount of the namespace is bound (RoleBinding) to a role that allows the request",
+		Actions: []ActionTemplate{{Description: "Set serviceAccountName: {serviceAccount} in the pod template of {sourceResource} (binding the role to default would grant it to every pod of the namespace)",
+			Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
+		Validation: []string{"kubectl -n {ns} auth can-i {verb} {resource} --as=system:serviceaccount:{ns}:{serviceAccount}  # yes", verifyPods}})
 	rule(Rule{ID: "rbac-allowed", Category: "RBACAllowed", Confidence: 60,
 		Title:      "RBAC grants the permission in question now",
 		Signals:    "a SubjectAccessReview for the subject answers allowed",

@@ -192,6 +192,7 @@ var Vocabulary = map[string][]string{
 	"node-cordoned":            {"cordoned|unschedulable"},
 	// RBAC.
 	"rbac-forbidden":           {"RBAC", "Role|RoleBinding|ClusterRole"},
+	"serviceaccount-not-set":   {"serviceAccountName", "RoleBinding"},
 	"rolebinding-role-missing": {"RoleBinding", "Role|ClusterRole", "does not exist|not found"},
 	"rbac-allowed":             {"allowed"},
 	"app-error-logged":         {"log"},
