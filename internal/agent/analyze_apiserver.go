@@ -98,7 +98,7 @@ func (pc *podCheck) apiServerEgressBlocked(ctx context.Context, d *depCheck, h H
 		extra = append(extra, e.ref("NetworkPolicy", p.Name))
 	}
 	d.report(ctx, "networkpolicy-deny-egress", 75, nref, fmt.Sprintf("%s: it calls the API server at %s, and NetworkPolicy %s isolates pod %s for egress (podSelector %s), allowing only %s. Policies apply after the Service address is translated to the API server's endpoint, whose own port (%d on kubeadm-built clusters) no rule admits, so the call is dropped. Admit egress to that endpoint's address and port.",
-		d.opening(), h.String(), pol.Name, pc.pod.Name, policySelector(pol), egressAllows(pol), apiServerPort), nil, extra, map[string]string{"name": pol.Name, "host": h.Host})
+		d.opening(), h.String(), pol.Name, pc.pod.Name, policySelector(pol), policyAdmits(pol, networkingv1.PolicyTypeEgress), apiServerPort), nil, extra, map[string]string{"name": pol.Name, "host": h.Host})
 	return true
 }
 

@@ -134,60 +134,6 @@ func egressBlockedUnless(pols []*networkingv1.NetworkPolicy, ns string, podLabel
 	return isolating
 }
 
-// egressAllows says in words what a policy's egress rules let through.
-func egressAllows(pol *networkingv1.NetworkPolicy) string {
-	if len(pol.Spec.Egress) == 0 {
-		return "no egress at all"
-	}
-	var rules []string
-	for i, r := range pol.Spec.Egress {
-		if i == 4 {
-			rules = append(rules, fmt.Sprintf("%d more rule(s)", len(pol.Spec.Egress)-i))
-			break
-		}
-		ports := "all ports"
-		if len(r.Ports) > 0 {
-			var ps []string
-			for _, p := range r.Ports {
-				proto := "TCP"
-				if p.Protocol != nil {
-					proto = string(*p.Protocol)
-				}
-				s := proto
-				if p.Port != nil {
-					s += " " + p.Port.String()
-					if p.EndPort != nil {
-						s += fmt.Sprintf("-%d", *p.EndPort)
-					}
-				}
-				ps = append(ps, s)
-			}
-			ports = "port " + strings.Join(ps, ", ")
-		}
-		dest := "anywhere"
-		if len(r.To) > 0 {
-			var ds []string
-			for _, p := range r.To {
-				switch {
-				case p.IPBlock != nil:
-					d := p.IPBlock.CIDR
-					if len(p.IPBlock.Except) > 0 {
-						d += " except " + strings.Join(p.IPBlock.Except, ",")
-					}
-					ds = append(ds, d)
-				case p.NamespaceSelector != nil:
-					ds = append(ds, "pods of selected namespaces")
-				default:
-					ds = append(ds, "pods of this namespace")
-				}
-			}
-			dest = strings.Join(ds, ", ")
-		}
-		rules = append(rules, ports+" to "+dest)
-	}
-	return strings.Join(rules, "; ")
-}
-
 // outsideHost reports whether the clue's host lies outside the cluster: a name that is no
 // Service's, or an address outside the ranges of the cluster's Services and pods.
 func (pc *podCheck) outsideHost(h HostPort, scope hostScope, svcs []*corev1.Service) bool {
@@ -234,7 +180,7 @@ func (pc *podCheck) egressToOutside(ctx context.Context, d *depCheck, h HostPort
 		port = "443 or 80"
 	}
 	d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: it calls %s, outside the cluster, on port %s, but NetworkPolicy %s isolates pod %s for egress (podSelector %s) and allows only %s; no rule admits a public address on that port, so the connection is dropped.",
-		d.opening(), h.Host, port, pol.Name, pc.pod.Name, policySelector(pol), egressAllows(pol)), nil, extra, map[string]string{"name": pol.Name, "host": h.Host})
+		d.opening(), h.Host, port, pol.Name, pc.pod.Name, policySelector(pol), policyAdmits(pol, networkingv1.PolicyTypeEgress)), nil, extra, map[string]string{"name": pol.Name, "host": h.Host})
 	return true
 }
 

@@ -89,9 +89,19 @@ func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.S
 		nref := e.ref("NetworkPolicy", pol.Name)
 		ev := e.objEvidence(nref, "NetworkPolicy "+pol.Name+": "+tools.Summarize(pol, e.now).Status)
 		d.evIDs = append(d.evIDs, ev)
-		d.report(ctx, "networkpolicy-deny-ingress", 85, nref, fmt.Sprintf("%s: it calls Service %s, but NetworkPolicy %s isolates the provider pods (podSelector %s) for ingress and none of its rules admits pods labelled %s on port %s, so the traffic is dropped.",
-			d.opening(), svc.Name, pol.Name, policySelector(pol), podSelector(pc.pod), portString(port)),
-			nil, []ObjectRef{nref, e.ref("Service", svc.Name)}, map[string]string{"name": pol.Name, "pods": provider.Name})
+		extra := []ObjectRef{nref, e.ref("Service", svc.Name)}
+		why := fmt.Sprintf(" Its ingress rules admit %s.", policyAdmits(pol, networkingv1.PolicyTypeIngress))
+		if lack := labelsLacking(pol, networkingv1.PolicyTypeIngress, pc.pod.Labels); lack != "" {
+			wl := e.workloadOf(ctx, pc.pod)
+			if wl.IsZero() {
+				wl = pc.ref
+			}
+			why += fmt.Sprintf(" The client %s %s: label its pod template (%s %s) or widen the rule.", pc.pod.Name, lack, wl.Kind, wl.Name)
+			extra = append(extra, wl)
+		}
+		d.report(ctx, "networkpolicy-deny-ingress", 85, nref, fmt.Sprintf("%s: it calls Service %s, but NetworkPolicy %s isolates the provider pods (podSelector %s) for ingress and none of its rules admits pods labelled %s on port %s, so the traffic is dropped.%s",
+			d.opening(), svc.Name, pol.Name, policySelector(pol), podSelector(pc.pod), portString(port), why),
+			nil, extra, map[string]string{"name": pol.Name, "pods": provider.Name})
 		return true
 	}
 	peer := netPeer{Labels: provider.Labels, Namespace: e.s.Namespace, IP: provider.Status.PodIP}
@@ -161,8 +171,8 @@ func (pc *podCheck) egressBlocked(ctx context.Context, d *depCheck, h HostPort, 
 		if to != nil {
 			extra = append(extra, e.ref("Service", to.svc))
 		}
-		d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: NetworkPolicy %s isolates pod %s for egress (podSelector %s) and none of its rules allows %s.",
-			d.opening(), pol.Name, pc.pod.Name, policySelector(pol), what), nil, extra, map[string]string{"name": pol.Name})
+		d.report(ctx, "networkpolicy-deny-egress", 85, nref, fmt.Sprintf("%s: NetworkPolicy %s isolates pod %s for egress (podSelector %s) and none of its rules allows %s. Its egress rules allow %s.",
+			d.opening(), pol.Name, pc.pod.Name, policySelector(pol), what, policyAdmits(pol, networkingv1.PolicyTypeEgress)), nil, extra, map[string]string{"name": pol.Name})
 		return true
 	}
 	if net.ParseIP(h.Host) == nil {

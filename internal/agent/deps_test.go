@@ -225,6 +225,19 @@ func TestConsumersAndTextClues(t *testing.T) {
 			logs: logBook{"web-": "ERROR request to api:80 failed: dial tcp 10.96.0.20:80: i/o timeout\n"},
 			rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-from-frontend", affected: []string{"Deployment/web", "Service/api"},
 			terms: []string{"api-from-frontend", "app=web"}},
+		{name: "the rule admitting clients asks for a label the consumer's pods lack", problem: "the web rollout hangs",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, crashing)
+				o = append(o, app("api", 1, nil, nil)...)
+				pol := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "api-ingress", Namespace: ns},
+					Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: apiLabels}, PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+						Ingress: []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"api-client": "true"}}}},
+							Ports: []networkingv1.NetworkPolicyPort{{Port: fx.Ptr(intstr.FromInt32(8080))}}}}}}
+				return append(o, svcAt("api", "10.96.0.20", apiLabels, 8080), pol, fx.Node("node-1"))
+			},
+			logs: logBook{"web-": "ERROR request to api:8080 failed: dial tcp 10.96.0.20:8080: i/o timeout\n"},
+			rule: "networkpolicy-deny-ingress", culprit: "NetworkPolicy/api-ingress", affected: []string{"Deployment/web", "Service/api"},
+			terms: []string{"port TCP 8080 from pods labelled api-client=true", "lacks api-client=true", "Deployment web"}},
 		{name: "a default deny beside a rule for the consumer on a named port the pods do not define", problem: "web times out",
 			objs: func() []runtime.Object {
 				o := app("web", 1, nil, crashing)
@@ -269,7 +282,7 @@ func TestConsumersAndTextClues(t *testing.T) {
 			},
 			logs: logBook{"web-": "ERROR charge failed: Post \"https://api.cards.example.com/charge\": dial tcp: lookup api.cards.example.com: i/o timeout\n"},
 			rule: "networkpolicy-deny-egress", culprit: "NetworkPolicy/web-egress", affected: []string{"Deployment/web"},
-			terms: []string{"DNS", "web-egress"}},
+			terms: []string{"DNS", "web-egress", "egress rules allow all ports to pods labelled app=db"}},
 		{name: "a setting missing from the ConfigMap loaded with envFrom", problem: "web does not start",
 			objs: func() []runtime.Object {
 				o := app("web", 1, envFrom("web-config"), crashing)
