@@ -438,7 +438,8 @@ func (pc *podCheck) walkProvider(ctx context.Context, d *depCheck, svc *corev1.S
 		d.report(ctx, "dependency-unreachable", 0, sref, head+", whose targetPort matches no container port.", []ObjectRef{sref}, []ObjectRef{sref}, facts)
 		return true
 	}
-	if pc.policyBlocks(ctx, d, svc, ready[0], h) || pc.localTrafficOnly(ctx, d, svc, ready, head, facts) {
+	// Backends that cannot serve (analyze_backends.go) fail a share of the calls.
+	if pc.policyBlocks(ctx, d, svc, ready[0], h) || pc.localTrafficOnly(ctx, d, svc, ready, head, facts) || networkClass(d.clue.Class) && pc.wrongBackends(ctx, d, svc, sref, head, pods, facts) {
 		return true
 	}
 	if pc.unstableProvider(ctx, d, sref, head, pods, facts) {

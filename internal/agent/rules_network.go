@@ -92,6 +92,11 @@ func init() {
 		Actions:    []ActionTemplate{{Description: "Add an egress rule to NetworkPolicy {name} for the destination (and DNS: UDP/TCP 53 to kube-system)", Command: "kubectl -n {ns} edit networkpolicy {name}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} describe networkpolicy {name}", verifyPods}})
 	// --- Dependencies: a client failing because of what it calls ---
+	rule(Rule{ID: "service-backends-wrong", Category: "ServiceBackends", Confidence: 78,
+		Title:      "the Service sends part of its traffic to pods that cannot serve it: a Job's or stray pod that its selector also matches, or not-ready pods it publishes",
+		Signals:    "a client's refused, reset or 5xx calls to a Service with ready endpoints; the Ready pods its selector matches belong to a Deployment and to a Job, a bare pod or a workload without the target port; or publishNotReadyAddresses true while some of its pods are not Ready",
+		Actions:    []ActionTemplate{{Description: "Fix Service {service}: {fix}", Command: "kubectl -n {ns} edit service {service}", Risk: RiskMedium}},
+		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service} -o wide"}})
 	rule(Rule{ID: "dependency-unreachable", Category: "DependencyUnreachable", Confidence: 70,
 		Title:      "the application fails calling a Service whose backends are missing, not ready or broken",
 		Signals:    "a host in the container's error line (log tail, termination message, events) resolves to a Service of the namespace; its selector, ports, endpoints and backends",

@@ -193,6 +193,7 @@ var Vocabulary = map[string][]string{
 	// RBAC.
 	"rbac-forbidden":           {"RBAC", "Role|RoleBinding|ClusterRole"},
 	"serviceaccount-not-set":   {"serviceAccountName", "RoleBinding"},
+	"service-backends-wrong":   {"selector|publishNotReadyAddresses", "Service"},
 	"rolebinding-role-missing": {"RoleBinding", "Role|ClusterRole", "does not exist|not found"},
 	"rbac-allowed":             {"allowed"},
 	"app-error-logged":         {"log"},

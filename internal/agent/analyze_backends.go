@@ -1,0 +1,150 @@
+/*
+Copyright 2026 The KubAge Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubage/kubage/internal/tools"
+)
+
+// A Service with endpoints can still send a share of its clients' requests where nothing
+// serves them: its selector also matches the pods of a Job or a stray pod that copied the
+// server's labels, or it publishes not-ready addresses, so pods that are still starting or
+// failing their probe get traffic. The client then fails some of the time while the
+// provider's own pods look healthy.
+
+// wrongBackends reports such a Service. pods are the pods its selector matches.
+func (pc *podCheck) wrongBackends(ctx context.Context, d *depCheck, svc *corev1.Service, sref ObjectRef, head string, pods []*corev1.Pod, facts map[string]string) bool {
+	e := pc.e
+	var ready, unready []*corev1.Pod
+	for _, p := range pods {
+		switch {
+		case p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning:
+		case isReady(p):
+			ready = append(ready, p)
+		default:
+			unready = append(unready, p)
+		}
+	}
+	if svc.Spec.PublishNotReadyAddresses && len(ready) > 0 && len(unready) > 0 && svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		follow := []ObjectRef{}
+		for _, p := range representatives(unready, 2) {
+			follow = append(follow, e.ref("Pod", p.Name))
+		}
+		wl := e.workloadOf(ctx, unready[0])
+		extra := append([]ObjectRef{sref}, follow...)
+		if !wl.IsZero() {
+			extra = append(extra, wl)
+		}
+		facts["fix"] = "set publishNotReadyAddresses: false on Service " + svc.Name
+		d.report(ctx, "service-backends-wrong", 0, sref, fmt.Sprintf("%s, which sets publishNotReadyAddresses: true, so %d pod(s) that are not Ready (%s) receive its traffic beside the %d Ready one(s): requests that reach them fail. That setting is for headless peer discovery; set it to false so only Ready pods are endpoints.",
+			head, len(unready), podNames(unready, 3), len(ready)), nil, extra, facts)
+		return true
+	}
+	if len(ready) < 2 {
+		return false
+	}
+	// Ready backends from more than one owner, one of which is no long-running server (a
+	// Job's pod, a pod nothing controls) or does not serve the Service's port: that owner's
+	// share of the requests fails. Two Deployments behind one Service (blue/green, canary)
+	// are a choice, not a fault, and are left alone.
+	type owner struct {
+		ref  ObjectRef
+		pods []*corev1.Pod
+	}
+	owners := map[string]*owner{}
+	var keys []string
+	for _, p := range ready {
+		w := e.workloadOf(ctx, p)
+		if w.IsZero() {
+			w = e.ref("Pod", p.Name)
+		}
+		if owners[w.Key()] == nil {
+			owners[w.Key()] = &owner{ref: w}
+			keys = append(keys, w.Key())
+		}
+		owners[w.Key()].pods = append(owners[w.Key()].pods, p)
+	}
+	if len(owners) < 2 {
+		return false
+	}
+	sort.Strings(keys)
+	var odd []*owner
+	for _, k := range keys {
+		o := owners[k]
+		switch o.ref.Kind {
+		case "Job", "CronJob", "Pod":
+			odd = append(odd, o)
+		default:
+			if !servesPort(svc, o.pods[0]) {
+				odd = append(odd, o)
+			}
+		}
+	}
+	if len(odd) == 0 || len(odd) == len(owners) {
+		return false
+	}
+	o := odd[0]
+	var servers []string
+	for _, k := range keys {
+		if owners[k] != o {
+			servers = append(servers, owners[k].ref.Kind+" "+owners[k].ref.Name)
+		}
+	}
+	facts["fix"] = fmt.Sprintf("make the selector of Service %s specific to %s, or change the labels of %s %s's pods", svc.Name, strings.Join(servers, ", "), o.ref.Kind, o.ref.Name)
+	d.report(ctx, "service-backends-wrong", 0, sref, fmt.Sprintf("%s, whose selector %s also matches %d Ready pod(s) of %s %s (%s) beside those of %s: the Service spreads requests over all of them, and the share reaching %s %s fails. Make the selector specific to %s (a label %s's pods do not carry), or change the labels of %s %s's pods.",
+		head, tools.LabelsString(svc.Spec.Selector), len(o.pods), o.ref.Kind, o.ref.Name, podNames(o.pods, 2), strings.Join(servers, ", "), o.ref.Kind, o.ref.Name,
+		strings.Join(servers, ", "), o.ref.Name, o.ref.Kind, o.ref.Name), nil, []ObjectRef{sref, o.ref}, facts)
+	return true
+}
+
+// servesPort reports whether the pod declares the port the Service targets (a numeric
+// targetPort undeclared by every container is still served: declaring ports is optional).
+func servesPort(svc *corev1.Service, p *corev1.Pod) bool {
+	for _, sp := range svc.Spec.Ports {
+		if sp.TargetPort.StrVal == "" {
+			return true
+		}
+		for _, c := range p.Spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name == sp.TargetPort.StrVal {
+					return true
+				}
+			}
+		}
+	}
+	return len(svc.Spec.Ports) == 0
+}
+
+// podNames lists up to n pod names, and how many more.
+func podNames(pods []*corev1.Pod, n int) string {
+	var names []string
+	for i, p := range pods {
+		if i == n {
+			names = append(names, fmt.Sprintf("%d more", len(pods)-n))
+			break
+		}
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
