@@ -200,9 +200,9 @@ func (pc *podCheck) followHosts(ctx context.Context, d *depCheck) bool {
 			}
 		}
 	}
-	// The API server's names are never among the clue's hosts (they are no dependency of the
-	// namespace), but a timeout calling it may be the namespace's own egress policy.
-	if h, ok := apiServerNamed(d.clue.Line); ok && pc.apiServerEgressBlocked(ctx, d, h, svcs) {
+	// A timeout calling the API server (never among the clue's hosts) may be the namespace's
+	// egress policy; a call the container's proxy settings divert never reaches the Service.
+	if h, ok := apiServerNamed(d.clue.Line); ok && pc.apiServerEgressBlocked(ctx, d, h, svcs) || pc.proxyIntercepts(ctx, d, svcKeys(byName, byIP)) {
 		return true
 	}
 	for i, h := range d.clue.Hosts {

@@ -97,6 +97,11 @@ func init() {
 		Signals:    "a client's refused, reset or 5xx calls to a Service with ready endpoints; the Ready pods its selector matches belong to a Deployment and to a Job, a bare pod or a workload without the target port; or publishNotReadyAddresses true while some of its pods are not Ready",
 		Actions:    []ActionTemplate{{Description: "Fix Service {service}: {fix}", Command: "kubectl -n {ns} edit service {service}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} get endpointslices -l kubernetes.io/service-name={service} -o wide"}})
+	rule(Rule{ID: "proxy-intercepts-cluster-call", Category: "ProxySettings", Confidence: 84,
+		Title:      "the container's HTTP proxy settings send its calls to a cluster Service through an outside proxy, because NO_PROXY does not cover the Service's name",
+		Signals:    "a refused, timed-out or proxy-answered call (X-Squid-Error, Via: … squid, proxyconnect) to a Service of the cluster; HTTP_PROXY or HTTPS_PROXY in the container's environment, and NO_PROXY missing or not covering the host",
+		Actions:    []ActionTemplate{{Description: "Add {host} (or .svc, .cluster.local, the short Service names and the cluster's address ranges) to {key} in {sourceResource}, then restart the workload", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskLow}},
+		Validation: []string{verifyPods}})
 	rule(Rule{ID: "dependency-unreachable", Category: "DependencyUnreachable", Confidence: 70,
 		Title:      "the application fails calling a Service whose backends are missing, not ready or broken",
 		Signals:    "a host in the container's error line (log tail, termination message, events) resolves to a Service of the namespace; its selector, ports, endpoints and backends",

@@ -48,7 +48,7 @@ var auditedElsewhere = map[string]bool{
 	"networkpolicy-deny-egress": true, "schema-not-migrated": true, "certificate-expired": true, "certificate-name-mismatch": true, "agent-address-pod-ip": true, "ingress-path-type-mismatch": true, "volume-full": true,
 	"single-writer-store-shared": true, "pooler-transaction-mode": true, "write-to-read-replica": true, "disk-watermark-read-only": true, "worker-pool-by-cpus": true, "topic-not-created": true,
 	"server-limit-reached": true, "client-connection-setting": true, "server-access-rule": true, "runtime-memory-setting": true, "request-timeout-setting": true, "process-os-limit": true, "server-volume-unwritable": true, "data-directory-setting": true, "setting-switched-off": true, "provider-listens-loopback": true,
-	"controller-skips-object": true, "serviceaccount-not-set": true, "service-backends-wrong": true, // rbacidentity_test.go, backends_test.go
+	"controller-skips-object": true, "serviceaccount-not-set": true, "service-backends-wrong": true, "proxy-intercepts-cluster-call": true, // rbacidentity_test.go, backends_test.go, proxy_test.go
 	// The scheduler's clauses followed to what a user changes (schedclauses_test.go).
 	"unschedulable-preemption-never": true, "unschedulable-volume-node-affinity": true, "unschedulable-device-plugin": true, "unschedulable-topology-spread": true, "unschedulable-host-port": true,
 	"mount-not-writable": true, "config-file-invalid": true, "config-value-rejected": true, "migration-rejected": true, "rbac-forbidden": true, "cronjob-jobs-pile-up": true,

@@ -191,13 +191,14 @@ var Vocabulary = map[string][]string{
 	"node-network-unavailable": {"NetworkUnavailable"},
 	"node-cordoned":            {"cordoned|unschedulable"},
 	// RBAC.
-	"rbac-forbidden":           {"RBAC", "Role|RoleBinding|ClusterRole"},
-	"serviceaccount-not-set":   {"serviceAccountName", "RoleBinding"},
-	"service-backends-wrong":   {"selector|publishNotReadyAddresses", "Service"},
-	"rolebinding-role-missing": {"RoleBinding", "Role|ClusterRole", "does not exist|not found"},
-	"rbac-allowed":             {"allowed"},
-	"app-error-logged":         {"log"},
-	"controller-skips-object":  {"skips", "log"},
+	"rbac-forbidden":                {"RBAC", "Role|RoleBinding|ClusterRole"},
+	"serviceaccount-not-set":        {"serviceAccountName", "RoleBinding"},
+	"service-backends-wrong":        {"selector|publishNotReadyAddresses", "Service"},
+	"proxy-intercepts-cluster-call": {"NO_PROXY", "proxy"},
+	"rolebinding-role-missing":      {"RoleBinding", "Role|ClusterRole", "does not exist|not found"},
+	"rbac-allowed":                  {"allowed"},
+	"app-error-logged":              {"log"},
+	"controller-skips-object":       {"skips", "log"},
 	// Conclusions without a failure: nothing to name.
 	"no-problem-found": nil, "inconclusive": nil, "target-not-found": nil, "unsupported-target": nil,
 }
