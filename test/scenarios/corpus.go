@@ -342,7 +342,43 @@ func MissKindTable(results []Result) string {
 		}
 		b.WriteString("\n")
 	}
+	// Which rules won the target-less misses, per kind: the rules whose summaries leave out
+	// what explains the fault, or that win where another object is at fault.
+	byRule := map[string]map[string]int{}
+	for _, r := range results {
+		if k := r.MissKind(); k != "" && r.Variant == TargetLess {
+			if byRule[k] == nil {
+				byRule[k] = map[string]int{}
+			}
+			byRule[k][orNone(r.Conclusion.RootCause.Rule)]++
+		}
+	}
+	for _, k := range kinds {
+		if len(byRule[k]) == 0 {
+			continue
+		}
+		rules := make([]string, 0, len(byRule[k]))
+		for r := range byRule[k] {
+			rules = append(rules, r)
+		}
+		sort.Slice(rules, func(i, j int) bool {
+			a, c := byRule[k][rules[i]], byRule[k][rules[j]]
+			return a > c || a == c && rules[i] < rules[j]
+		})
+		var parts []string
+		for _, r := range rules {
+			parts = append(parts, fmt.Sprintf("%s %d", r, byRule[k][r]))
+		}
+		fmt.Fprintf(&b, "target-less, %s, by winning rule: %s\n", k, strings.Join(parts, ", "))
+	}
 	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 // ClassTable counts hits per class × variant over results (held-out results shown this way

@@ -104,7 +104,8 @@ func TestMissKind(t *testing.T) {
 		}
 	}
 	table := MissKindTable([]Result{res(notIn, crash, nil), res(`summary lacks "host"`, crash, nil), res("", crash, nil)})
-	if !strings.Contains(table, "| "+MissCulpritAbsent+" | 0 | 1 | 0 |") || !strings.Contains(table, "| "+MissTermsOnly+" | 0 | 1 | 0 |") {
+	if !strings.Contains(table, "| "+MissCulpritAbsent+" | 0 | 1 | 0 |") || !strings.Contains(table, "| "+MissTermsOnly+" | 0 | 1 | 0 |") ||
+		!strings.Contains(table, "target-less, "+MissTermsOnly+", by winning rule: crash-loop 1") {
 		t.Errorf("table:\n%s", table)
 	}
 }
