@@ -258,11 +258,12 @@ func (pc *podCheck) rbacDenied(ctx context.Context, d *depCheck) bool {
 	if sa == "" || den.Namespace != "" && den.Namespace != pc.e.s.Namespace {
 		return false
 	}
-	v := pc.e.judgeAccess(ctx, accessAsk{SA: sa, Verb: den.Verb, Resource: den.Resource, Group: den.Group, Name: den.Name})
+	ask := accessAsk{SA: sa, Verb: den.Verb, Resource: den.Resource, Group: den.Group, Name: den.Name}
+	v := pc.e.judgeAccess(ctx, ask)
 	if v == nil || den.Inferred && !v.confirmed {
 		return false
 	}
-	pc.runsAsDefault(ctx, sa, v)
+	pc.runsAsDefault(ctx, ask, v)
 	d.evIDs = append(d.evIDs, v.evIDs...)
 	d.report(ctx, v.rule, v.conf, v.culprit, d.opening()+": "+v.summary, nil, v.affected, v.facts)
 	return true

@@ -30,15 +30,17 @@ import (
 
 // runsAsDefault rewrites v when the denied account is the implicit "default" and another
 // ServiceAccount of the namespace holds the grant.
-func (pc *podCheck) runsAsDefault(ctx context.Context, sa string, v *accessVerdict) {
-	if sa != "default" || pc.pod.Spec.ServiceAccountName != "" && pc.pod.Spec.ServiceAccountName != "default" || v.rule != "rbac-forbidden" {
+func (pc *podCheck) runsAsDefault(ctx context.Context, a accessAsk, v *accessVerdict) {
+	if a.SA != "default" || pc.pod.Spec.ServiceAccountName != "" && pc.pod.Spec.ServiceAccountName != "default" || v.rule != "rbac-forbidden" {
 		return
 	}
 	view, err := pc.e.c.RBAC(ctx)
 	if err != nil {
 		return
 	}
-	a := accessAsk{SA: sa, Verb: v.facts["verb"], Resource: v.facts["resource"], Group: v.facts["group"]}
+	if g := v.facts["group"]; g != "" {
+		a.Group = g // judgeAccess may have found a custom resource's group
+	}
 	ns := pc.e.s.Namespace
 	holders := map[string]string{} // ServiceAccount → the RoleBinding granting it
 	for _, b := range view.RoleBindings {

@@ -71,3 +71,32 @@ func TestServiceBackendsThatCannotServe(t *testing.T) {
 		t.Errorf("blue/green blamed: %s", rc.Summary)
 	}
 }
+
+// A proxy's access log answered 503 for a share of its requests to the Service's address:
+// the Service that publishes its warming pods is followed from there, target-less.
+func TestAccessLogFiveHundredsFollowTheUpstream(t *testing.T) {
+	access := `10.244.1.1 - - [14/Jan/2026:11:02:01 +0000] "GET / HTTP/1.1" 200 18233 "-" "Mozilla/5.0" rt=0.041 upstream=10.96.0.20:80 ust=200
+10.244.1.1 - - [14/Jan/2026:11:02:02 +0000] "GET /search?q=wool HTTP/1.1" 503 197 "-" "Mozilla/5.0" rt=0.004 upstream=10.96.0.20:80 ust=503
+10.244.1.1 - - [14/Jan/2026:11:02:03 +0000] "GET /search?q=rain HTTP/1.1" 200 11804 "-" "Mozilla/5.0" rt=0.091 upstream=10.96.0.20:80 ust=200
+10.244.1.1 - - [14/Jan/2026:11:02:03 +0000] "GET /search?q=canvas HTTP/1.1" 503 197 "-" "Mozilla/5.0" rt=0.003 upstream=10.96.0.20:80 ust=503
+10.244.1.1 - - [14/Jan/2026:11:02:05 +0000] "GET /healthz HTTP/1.1" 200 2 "-" "kube-probe/1.31" rt=0.000 upstream=- ust=-
+10.244.1.1 - - [14/Jan/2026:11:02:06 +0000] "GET /search?q=linen HTTP/1.1" 503 197 "-" "Mozilla/5.0" rt=0.005 upstream=10.96.0.20:80 ust=503
+`
+	shared := func(p *corev1.Pod) { p.Labels["tier"] = "api" }
+	runDepCases(t, []depCase{
+		{name: "nginx answers 503 for the requests reaching published not-ready pods", problem: "about half the searches on web answer 503",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, nil)
+				o = append(o, app("api", 1, nil, shared)...)
+				o = append(o, app("api-green", 1, nil, func(p *corev1.Pod) {
+					shared(p)
+					fx.SetNotReady(p)
+					p.Status.ContainerStatuses[0].RestartCount = 0
+				})...)
+				svc := svcAt("api", "10.96.0.20", map[string]string{"tier": "api"}, 80)
+				svc.Spec.PublishNotReadyAddresses = true
+				return append(o, svc, fx.Node("node-1"))
+			},
+			logs: logBook{"web-": access}, rule: "service-backends-wrong", culprit: "Service/api", terms: []string{"publishNotReadyAddresses"}},
+	})
+}

@@ -155,9 +155,11 @@ var (
 	usageLine  = regexp.MustCompile(`(?i)^\s*(usage:|-{1,2}[a-z][\w-]*[ =]|flags:|options:|\s*-h, --help)`)
 	// "alert" is a severity only as syslog writes it ([alert], ALERT, level=alert): as a
 	// word it names alerting rules ("alert: HighErrorRate").
-	fatalMarker  = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg)\b|level=(fatal|panic|alert)|"level":\s*"(fatal|panic)"|\[alert\]|^F\d{4} \d\d:\d\d:\d\d|(?-i:\bALERT\b)`)
-	errorMarker  = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|refusing to|refuses to|denied|cannot|can't|unable|could not|couldn't|aborted|aborting)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|\.(exceptions|errors)\.\w+:|^E\d{4} \d\d:\d\d:\d\d`)
-	quietMarker  = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
+	fatalMarker = regexp.MustCompile(`(?i)\b(panic|fatal|critical|crit|emerg)\b|level=(fatal|panic|alert)|"level":\s*"(fatal|panic)"|\[alert\]|^F\d{4} \d\d:\d\d:\d\d|(?-i:\bALERT\b)`)
+	errorMarker = regexp.MustCompile(`(?i)\b(error|err|exception|traceback|failed|failure|refused|refusing to|refuses to|denied|cannot|can't|unable|could not|couldn't|aborted|aborting)\b|level=error|"level":\s*"error"|\w+(error|exception)\b|\.(exceptions|errors)\.\w+:|^E\d{4} \d\d:\d\d:\d\d`)
+	quietMarker = regexp.MustCompile(`(?i)\b(info|debug|trace)\b|level=(info|debug|trace)`)
+	// accessLog5xx is a request line of an access log (nginx, Apache, envoy) answered 5xx.
+	accessLog5xx = regexp.MustCompile(`"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) [^"]{1,1000} HTTP/[0-9.]+" 5\d\d\b`)
 	exitingWords = regexp.MustCompile(`(?i)\b(exiting|shutting down|exited|stopping|goodbye)\b`)
 
 	// libpq: connection to server at "db" (10.96.4.4), port 5432 failed; Ruby: connect(2) for "db" port 5432
@@ -244,7 +246,8 @@ func scoreLine(line string, inErrorEntry bool) (int, ErrClass) {
 			break
 		}
 	}
-	marked := inErrorEntry || strongConfig.MatchString(line)
+	// An access log's request line answered 5xx is an error however quiet its format.
+	marked := inErrorEntry || strongConfig.MatchString(line) || accessLog5xx.MatchString(line)
 	if fatalMarker.MatchString(line) {
 		score += 4
 		marked = true

@@ -42,7 +42,7 @@ func TestDeniedDefaultAccountWhileAnotherHoldsTheGrant(t *testing.T) {
 		p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = msg
 	})
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "deployment-restarter", Namespace: ns},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "patch"}}}}
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, ResourceNames: []string{"web"}, Verbs: []string{"get", "patch"}}}}
 	bind := func(name, account string) *rbacv1.RoleBinding {
 		return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "deployment-restarter"}, Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: account, Namespace: ns}}}
