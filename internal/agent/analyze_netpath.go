@@ -92,10 +92,7 @@ func (pc *podCheck) policyBlocks(ctx context.Context, d *depCheck, svc *corev1.S
 		extra := []ObjectRef{nref, e.ref("Service", svc.Name)}
 		why := fmt.Sprintf(" Its ingress rules admit %s.", policyAdmits(pol, networkingv1.PolicyTypeIngress))
 		if lack := labelsLacking(pol, networkingv1.PolicyTypeIngress, pc.pod.Labels); lack != "" {
-			wl := e.workloadOf(ctx, pc.pod)
-			if wl.IsZero() {
-				wl = pc.ref
-			}
+			wl := pc.workloadOrPod(ctx)
 			why += fmt.Sprintf(" The client %s %s: label its pod template (%s %s) or widen the rule.", pc.pod.Name, lack, wl.Kind, wl.Name)
 			extra = append(extra, wl)
 		}

@@ -223,6 +223,15 @@ type podCheck struct {
 	lines map[string][]string
 }
 
+// workloadOrPod is the workload owning the pod, or the pod itself when nothing controls it:
+// the object a user edits.
+func (pc *podCheck) workloadOrPod(ctx context.Context) ObjectRef {
+	if wl := pc.e.workloadOf(ctx, pc.pod); !wl.IsZero() {
+		return wl
+	}
+	return pc.ref
+}
+
 func (pc *podCheck) events(ctx context.Context) []tools.EventGroup {
 	if !pc.loaded {
 		pc.evs = pc.e.events(ctx, "Pod", pc.pod.Name)

@@ -44,10 +44,7 @@ func (pc *podCheck) proxyIntercepts(ctx context.Context, d *depCheck, svcs map[s
 		return false
 	}
 	e := pc.e
-	wl := e.workloadOf(ctx, pc.pod)
-	if wl.IsZero() {
-		wl = pc.ref
-	}
+	wl := pc.workloadOrPod(ctx)
 	// The value the container sees: env entries win over envFrom, and both come first here.
 	eff := map[string]configSetting{}
 	for _, s := range e.configSettings(ctx, pc.pod, d.spec, wl) {

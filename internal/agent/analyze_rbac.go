@@ -280,6 +280,8 @@ type accessVerdict struct {
 	evIDs    []string
 	// confirmed is a denial the SubjectAccessReview gave, not one assumed when it failed.
 	confirmed bool
+	// view is the RBAC read that explained the denial, for checks after it (nil if unread).
+	view *tools.RBACView
 }
 
 // judgeAccess asks the authorizer and, when the permission is denied, finds the RBAC object
@@ -337,6 +339,7 @@ func (e *env) judgeAccess(ctx context.Context, a accessAsk) *accessVerdict {
 		v.summary = fmt.Sprintf("ServiceAccount %s may not %s in %s (%s); the RBAC objects could not be read: %s", a.SA, a.what(), ns, verdict, lerr)
 		return v
 	}
+	v.view = &view
 	m := nearMiss(view, a, ns)
 	prefix := fmt.Sprintf("RBAC denies it: ServiceAccount %s may not %s in namespace %s (SubjectAccessReview: %s). ", a.SA, a.what(), ns, verdict)
 	if tools.IsNotFound(saErr) {

@@ -34,10 +34,10 @@ func (pc *podCheck) runsAsDefault(ctx context.Context, a accessAsk, v *accessVer
 	if a.SA != "default" || pc.pod.Spec.ServiceAccountName != "" && pc.pod.Spec.ServiceAccountName != "default" || v.rule != "rbac-forbidden" {
 		return
 	}
-	view, err := pc.e.c.RBAC(ctx)
-	if err != nil {
+	if v.view == nil {
 		return
 	}
+	view := *v.view
 	if g := v.facts["group"]; g != "" {
 		a.Group = g // judgeAccess may have found a custom resource's group
 	}
@@ -72,10 +72,7 @@ func (pc *podCheck) runsAsDefault(ctx context.Context, a accessAsk, v *accessVer
 	if _, err := pc.e.get(ctx, "ServiceAccount", name); err != nil {
 		return
 	}
-	wl := pc.e.workloadOf(ctx, pc.pod)
-	if wl.IsZero() {
-		wl = pc.ref
-	}
+	wl := pc.workloadOrPod(ctx)
 	field := "spec.template.spec.serviceAccountName"
 	switch wl.Kind {
 	case "CronJob":
