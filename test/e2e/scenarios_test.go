@@ -183,7 +183,7 @@ var _ = Describe("Rule engine scenarios", Ordered, ContinueOnFailure, Label("sce
 				}
 			}
 			if r := rs[scenarios.NoLogs]; !r.Hit() {
-				GinkgoWriter.Printf("%s: no-logs miss (reported): %s\n", s.Name, r.Miss)
+				GinkgoWriter.Printf("%s: no-logs miss (reported): %s (got %s on %s: %q)\n", s.Name, r.Miss, r.Rule, r.Culprit, r.Summary)
 			}
 			if s.KnownMiss != "" {
 				mu.Lock()
