@@ -122,7 +122,7 @@ func settingStem(key, suffix string) (string, bool) {
 var (
 	// addressWords name an address, alone or ending a word (pghost, dburl, apiserver).
 	addressWords = []string{"host", "hostname", "addr", "address", "url", "uri", "server", "endpoint", "dsn", "broker", "bootstrap",
-		"upstream", "backend", "peer", "seed", "target", "service", "svc", "api", "conn", "connection"}
+		"upstream", "backend", "peer", "seed", "target", "service", "svc", "api", "conn", "connection", "connect"}
 	// serverWords name a kind of server; a word starting with one is about it (postgresql, mongodb).
 	serverWords = []string{"redis", "postgres", "mysql", "mariadb", "mongo", "kafka", "amqp", "rabbitmq", "nats", "elastic", "memcache", "smtp", "zookeeper", "etcd", "cassandra"}
 	// notAddressWords end the names of settings that hold something else than an address.
@@ -135,6 +135,12 @@ var (
 		"schema": true, "table": true, "collection": true, "exchange": true, "vhost": true, "channel": true, "group": true,
 		"max": true, "min": true, "limit": true, "type": true, "scheme": true, "protocol": true, "method": true, "format": true,
 		"sslmode": true, "ssl": true, "tls": true, "cert": true, "ca": true, "label": true, "tag": true, "bucket": true, "weight": true}
+	// qualifierWords may follow an address word and say which address it is.
+	qualifierWords = map[string]bool{"primary": true, "secondary": true, "master": true, "main": true, "replica": true, "replicas": true,
+		"read": true, "write": true, "ro": true, "rw": true, "reader": true, "writer": true, "readonly": true, "internal": true,
+		"external": true, "public": true, "private": true, "local": true, "remote": true, "override": true, "default": true,
+		"list": true, "nodes": true, "http": true, "https": true, "grpc": true, "tcp": true, "v1": true, "v2": true, "v3": true,
+		"legacy": true, "new": true, "old": true, "fallback": true, "backup": true, "1": true, "2": true, "3": true, "0": true}
 )
 
 // hostySetting reports whether a setting's name says it holds an address.
@@ -143,16 +149,30 @@ func hostySetting(name string) bool {
 	if len(words) == 0 || notAddressWords[words[len(words)-1]] {
 		return false
 	}
-	for _, w := range words {
-		for _, a := range addressWords {
-			if w == a || w == a+"s" || len(w) > len(a) && len(a) >= 3 && strings.HasSuffix(w, a) {
-				return true
-			}
+	// The last word that names an address or a server decides; the words after it may only
+	// qualify which one (DB_HOST_PRIMARY), else they name something else of that server
+	// (ETCD_INITIAL_CLUSTER_STATE, REDIS_SENTINEL_MASTER, API_WORKERS).
+	for i := len(words) - 1; i >= 0; i-- {
+		if addressWord(words[i]) {
+			return true
 		}
-		for _, s := range serverWords {
-			if strings.HasPrefix(w, s) {
-				return true
-			}
+		if !qualifierWords[words[i]] {
+			return false
+		}
+	}
+	return false
+}
+
+// addressWord reports a word that names an address or a kind of server.
+func addressWord(w string) bool {
+	for _, a := range addressWords {
+		if w == a || w == a+"s" || len(w) > len(a) && len(a) >= 3 && strings.HasSuffix(w, a) {
+			return true
+		}
+	}
+	for _, s := range serverWords {
+		if strings.HasPrefix(w, s) {
+			return true
 		}
 	}
 	return false

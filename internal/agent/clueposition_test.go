@@ -136,6 +136,11 @@ func TestHostySetting(t *testing.T) {
 		"ELASTICSEARCH_HOSTS": true, "--db-host": true, "API_ENDPOINT": true, "REDIS": true, "MONGODB_URI": true, "apiserver": true,
 		"KC_DB_URL_DATABASE": false, "REDIS_PASSWORD": false, "OTEL_SERVICE_NAME": false, "API_KEY": false, "DB_PORT": false,
 		"RAPID_MODE": false, "KAFKA_TOPIC": false, "MONGO_INITDB_DATABASE": false, "LOG_LEVEL": false, "CAPITAL_CITY": false,
+		// Words after the address word must qualify it; any other word names something else
+		// of that server (a state, a master's name, a worker count, an account).
+		"DB_HOST_PRIMARY": true, "DATABASE_URL_RO": true, "KAFKA_ZOOKEEPER_CONNECT": true, "ELASTICSEARCH_NODES": true, "REDIS_MASTER": true,
+		"ETCD_INITIAL_CLUSTER_STATE": false, "REDIS_SENTINEL_MASTER": false, "API_WORKERS": false, "SERVICE_ACCOUNT": false,
+		"POSTGRES_INITDB_ARGS": false, "UPSTREAM_KEEPALIVE": false,
 	} {
 		if got := hostySetting(name); got != want {
 			t.Errorf("hostySetting(%q) = %v, want %v", name, got, want)

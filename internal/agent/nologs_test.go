@@ -277,3 +277,43 @@ func TestServerErrorNamesTheProvider(t *testing.T) {
 			rule: "dependency-unreachable", culprit: "Deployment/kvstore", terms: []string{"database space exceeded", "NOSPACE"}},
 	})
 }
+
+// Logs unreachable and a probe answering 503: a setting whose name holds a server's word but
+// whose last word says it holds something else (a state, a master's name) is no address, so
+// its value is not blamed as a missing Service.
+func TestNoLogsSettingThatIsNoAddress(t *testing.T) {
+	unready := func(p *corev1.Pod) {
+		fx.SetNotReady(p)
+		p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5}
+	}
+	env := func(kv ...string) func(*corev1.PodSpec) {
+		return func(s *corev1.PodSpec) {
+			for i := 0; i+1 < len(kv); i += 2 {
+				s.Containers[0].Env = append(s.Containers[0].Env, corev1.EnvVar{Name: kv[i], Value: kv[i+1]})
+			}
+		}
+	}
+	probeEvent := func(o []runtime.Object, prefix string) []runtime.Object {
+		for _, x := range o {
+			if p, ok := x.(*corev1.Pod); ok && strings.HasPrefix(p.Name, prefix) {
+				o = append(o, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 40, time.Minute))
+			}
+		}
+		return o
+	}
+	runDepCases(t, []depCase{
+		{name: "etcd's initial cluster state is not a host", problem: "the gateway's etcd is never ready",
+			objs: func() []runtime.Object {
+				o := probeEvent(app("etcd", 1, env("ETCD_INITIAL_CLUSTER_STATE", "existing", "ETCD_NAME", "etcd-0"), unready), "etcd-")
+				return append(o, svcAt("etcd", "10.96.0.80", map[string]string{"app": "etcd"}, 2379), fx.Node("node-1"))
+			},
+			logs: nil, rule: "readiness-probe-failing", culprit: "Deployment/etcd"},
+		{name: "a sentinel's master name is not a host", problem: "session-api is not ready",
+			objs: func() []runtime.Object {
+				o := probeEvent(app("session-api", 1, env("REDIS_SENTINEL_MASTER", "sessions", "REDIS_SENTINEL_HOSTS", "sessions-redis:26379"), unready), "session-api-")
+				o = append(o, app("sessions-redis", 1, nil, nil)...)
+				return append(withEndpoints(o, svcAt("sessions-redis", "10.96.0.82", map[string]string{"app": "sessions-redis"}, 26379), "sessions-redis-"), fx.Node("node-1"))
+			},
+			logs: nil, rule: "readiness-probe-failing", culprit: "Deployment/session-api"},
+	})
+}
