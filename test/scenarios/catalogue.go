@@ -98,6 +98,8 @@ func All() []*Scenario {
 	out = append(out, wave20bScenarios()...)
 	out = append(out, wave21aScenarios()...)
 	out = append(out, wave21bScenarios()...)
+	out = append(out, wave22aScenarios()...)
+	out = append(out, wave22bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
