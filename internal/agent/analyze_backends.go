@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubage/kubage/internal/tools"
 )
@@ -33,9 +35,54 @@ import (
 // failing their probe get traffic. The client then fails some of the time while the
 // provider's own pods look healthy.
 
-// wrongBackends reports such a Service. pods are the pods its selector matches.
+// backendFault is what is wrong with the pods a Service sends its traffic to.
+type backendFault struct {
+	text   string      // continues a sentence that ends with the Service's name
+	fix    string      // the change that mends it
+	follow []ObjectRef // the pods to look at
+	refs   []ObjectRef // the Service first, then what the wrong backends belong to
+}
+
+// wrongBackends reports such a Service to the client that calls it. pods are the pods its
+// selector matches.
 func (pc *podCheck) wrongBackends(ctx context.Context, d *depCheck, svc *corev1.Service, sref ObjectRef, head string, pods []*corev1.Pod, facts map[string]string) bool {
-	e := pc.e
+	f := pc.e.judgeBackends(ctx, svc, sref, pods)
+	if f == nil {
+		return false
+	}
+	facts["fix"] = f.fix
+	d.report(ctx, "service-backends-wrong", 0, sref, head+f.text, f.follow, f.refs, facts)
+	return true
+}
+
+// backendsSuspect is the namespace scan's cheap test for judgeBackends, read from the pods'
+// owner references alone: Ready pods of a Job or of no controller beside a controller's, or
+// not-ready addresses published while some pods are not Ready.
+func backendsSuspect(svc *corev1.Service, pods []*corev1.Pod) bool {
+	if len(svc.Spec.Selector) == 0 {
+		return false
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	ready, unready, odd := 0, 0, 0
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		if !isReady(p) {
+			unready++
+			continue
+		}
+		ready++
+		if c := metav1.GetControllerOf(p); c == nil || c.Kind == "Job" {
+			odd++
+		}
+	}
+	published := svc.Spec.PublishNotReadyAddresses && svc.Spec.ClusterIP != corev1.ClusterIPNone
+	return published && ready > 0 && unready > 0 || odd > 0 && odd < ready
+}
+
+// judgeBackends says what is wrong with the pods Service svc selects, or nil.
+func (e *env) judgeBackends(ctx context.Context, svc *corev1.Service, sref ObjectRef, pods []*corev1.Pod) *backendFault {
 	var ready, unready []*corev1.Pod
 	for _, p := range pods {
 		switch {
@@ -56,13 +103,12 @@ func (pc *podCheck) wrongBackends(ctx context.Context, d *depCheck, svc *corev1.
 		if !wl.IsZero() {
 			extra = append(extra, wl)
 		}
-		facts["fix"] = "set publishNotReadyAddresses: false on Service " + svc.Name
-		d.report(ctx, "service-backends-wrong", 0, sref, fmt.Sprintf("%s, which sets publishNotReadyAddresses: true, so %d pod(s) that are not Ready (%s) receive its traffic beside the %d Ready one(s): requests that reach them fail. That setting is for headless peer discovery; set it to false so only Ready pods are endpoints.",
-			head, len(unready), podNames(unready, 3), len(ready)), nil, extra, facts)
-		return true
+		return &backendFault{follow: follow, refs: extra, fix: "set publishNotReadyAddresses: false on Service " + svc.Name,
+			text: fmt.Sprintf(", which sets publishNotReadyAddresses: true, so %d pod(s) that are not Ready (%s) receive its traffic beside the %d Ready one(s): requests that reach them fail. That setting is for headless peer discovery; set it to false so only Ready pods are endpoints.",
+				len(unready), podNames(unready, 3), len(ready))}
 	}
 	if len(ready) < 2 {
-		return false
+		return nil
 	}
 	// Ready backends from more than one owner, one of which is no long-running server (a
 	// Job's pod, a pod nothing controls) or does not serve the Service's port: that owner's
@@ -86,7 +132,7 @@ func (pc *podCheck) wrongBackends(ctx context.Context, d *depCheck, svc *corev1.
 		owners[w.Key()].pods = append(owners[w.Key()].pods, p)
 	}
 	if len(owners) < 2 {
-		return false
+		return nil
 	}
 	sort.Strings(keys)
 	var odd []*owner
@@ -102,7 +148,7 @@ func (pc *podCheck) wrongBackends(ctx context.Context, d *depCheck, svc *corev1.
 		}
 	}
 	if len(odd) == 0 || len(odd) == len(owners) {
-		return false
+		return nil
 	}
 	o := odd[0]
 	var servers []string
@@ -111,11 +157,11 @@ func (pc *podCheck) wrongBackends(ctx context.Context, d *depCheck, svc *corev1.
 			servers = append(servers, owners[k].ref.Kind+" "+owners[k].ref.Name)
 		}
 	}
-	facts["fix"] = fmt.Sprintf("make the selector of Service %s specific to %s, or change the labels of %s %s's pods", svc.Name, strings.Join(servers, ", "), o.ref.Kind, o.ref.Name)
-	d.report(ctx, "service-backends-wrong", 0, sref, fmt.Sprintf("%s, whose selector %s also matches %d Ready pod(s) of %s %s (%s) beside those of %s: the Service spreads requests over all of them, and the share reaching %s %s fails. Make the selector specific to %s (a label %s's pods do not carry), or change the labels of %s %s's pods.",
-		head, tools.LabelsString(svc.Spec.Selector), len(o.pods), o.ref.Kind, o.ref.Name, podNames(o.pods, 2), strings.Join(servers, ", "), o.ref.Kind, o.ref.Name,
-		strings.Join(servers, ", "), o.ref.Name, o.ref.Kind, o.ref.Name), nil, []ObjectRef{sref, o.ref}, facts)
-	return true
+	return &backendFault{refs: []ObjectRef{sref, o.ref},
+		fix: fmt.Sprintf("make the selector of Service %s specific to %s, or change the labels of %s %s's pods", svc.Name, strings.Join(servers, ", "), o.ref.Kind, o.ref.Name),
+		text: fmt.Sprintf(", whose selector %s also matches %d Ready pod(s) of %s %s (%s) beside those of %s: the Service spreads requests over all of them, and the share reaching %s %s fails. Make the selector specific to %s (a label %s's pods do not carry), or change the labels of %s %s's pods.",
+			tools.LabelsString(svc.Spec.Selector), len(o.pods), o.ref.Kind, o.ref.Name, podNames(o.pods, 2), strings.Join(servers, ", "), o.ref.Kind, o.ref.Name,
+			strings.Join(servers, ", "), o.ref.Name, o.ref.Kind, o.ref.Name)}
 }
 
 // servesPort reports whether the pod declares the port the Service targets (a numeric

@@ -235,7 +235,7 @@ func analyzeNamespace(ctx context.Context, e *env, _ ObjectRef) error {
 			sp, _, _ := protocolUnserved(s, p)
 			wrongProto = sp != nil
 		}
-		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil || unnamed || sticky || wrongProto) {
+		if n < scanMaxLeads && ((len(s.Spec.Selector) > 0 || selectorless) && s.Spec.Type != corev1.ServiceTypeExternalName && readyBySvc[s.Name] == 0 || s.DeletionTimestamp != nil || unnamed || sticky || wrongProto || backendsSuspect(s, pods)) {
 			lead(e.ref("Service", s.Name))
 			n++
 		}

@@ -100,3 +100,44 @@ func TestAccessLogFiveHundredsFollowTheUpstream(t *testing.T) {
 			logs: logBook{"web-": access}, rule: "service-backends-wrong", culprit: "Service/api", terms: []string{"publishNotReadyAddresses"}},
 	})
 }
+
+// Logs unreachable, no client failing visibly: the namespace scan still finds a Service whose
+// endpoints include pods that cannot serve, from the objects alone.
+func TestServiceBackendsFoundWithoutAClient(t *testing.T) {
+	shared := func(p *corev1.Pod) { p.Labels["tier"] = "api" }
+	sel := map[string]string{"tier": "api"}
+	runDepCases(t, []depCase{
+		{name: "a Job's Ready pod among the endpoints", problem: "product pages fail now and then",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, nil)
+				o = append(o, app("api", 2, nil, shared)...)
+				j := fx.Job(ns, "api-reindex", "registry.example/api:1")
+				j.Spec.Template.Labels["tier"] = "api"
+				jp := fx.Pod(ns, "api-reindex-x1", j.Spec.Template.Labels, j.Spec.Template.Spec, j, "Job")
+				return append(o, j, jp, svcAt("api", "10.96.0.20", sel, 80), fx.Node("node-1"))
+			},
+			logs: nil, rule: "service-backends-wrong", culprit: "Service/api", affected: []string{"Job/api-reindex"},
+			terms: []string{"tier=api", "Job api-reindex"}},
+		{name: "warming pods published as endpoints", problem: "about half the searches answer 503",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, nil)
+				o = append(o, app("api", 1, nil, shared)...)
+				o = append(o, app("api-green", 1, nil, func(p *corev1.Pod) {
+					shared(p)
+					fx.SetNotReady(p)
+					p.Status.ContainerStatuses[0].RestartCount = 0
+					p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5}
+				})...)
+				for _, x := range o {
+					if p, ok := x.(*corev1.Pod); ok && p.Labels["app"] == "api-green" {
+						o = append(o, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 12, time.Minute))
+					}
+				}
+				svc := svcAt("api", "10.96.0.20", sel, 80)
+				svc.Spec.PublishNotReadyAddresses = true
+				return append(o, svc, fx.Node("node-1"))
+			},
+			logs: nil, rule: "service-backends-wrong", culprit: "Service/api", affected: []string{"Deployment/api-green"},
+			terms: []string{"publishNotReadyAddresses: true"}},
+	})
+}
