@@ -37,10 +37,9 @@ import (
 
 // backendFault is what is wrong with the pods a Service sends its traffic to.
 type backendFault struct {
-	text   string      // continues a sentence that ends with the Service's name
-	fix    string      // the change that mends it
-	follow []ObjectRef // the pods to look at
-	refs   []ObjectRef // the Service first, then what the wrong backends belong to
+	text string      // continues a sentence that ends with the Service's name
+	fix  string      // the change that mends it
+	refs []ObjectRef // the Service first, then the wrong backends and what they belong to
 }
 
 // wrongBackends reports such a Service to the client that calls it. pods are the pods its
@@ -51,7 +50,7 @@ func (pc *podCheck) wrongBackends(ctx context.Context, d *depCheck, svc *corev1.
 		return false
 	}
 	facts["fix"] = f.fix
-	d.report(ctx, "service-backends-wrong", 0, sref, head+f.text, f.follow, f.refs, facts)
+	d.report(ctx, "service-backends-wrong", 0, sref, head+f.text, nil, f.refs, facts)
 	return true
 }
 
@@ -94,16 +93,16 @@ func (e *env) judgeBackends(ctx context.Context, svc *corev1.Service, sref Objec
 		}
 	}
 	if svc.Spec.PublishNotReadyAddresses && len(ready) > 0 && len(unready) > 0 && svc.Spec.ClusterIP != corev1.ClusterIPNone {
-		follow := []ObjectRef{}
+		// The pods are named, not followed: the Service's setting, not their state, is the
+		// cause (a pod still warming up is right not to be Ready).
+		extra := []ObjectRef{sref}
 		for _, p := range representatives(unready, 2) {
-			follow = append(follow, e.ref("Pod", p.Name))
+			extra = append(extra, e.ref("Pod", p.Name))
 		}
-		wl := e.workloadOf(ctx, unready[0])
-		extra := append([]ObjectRef{sref}, follow...)
-		if !wl.IsZero() {
+		if wl := e.workloadOf(ctx, unready[0]); !wl.IsZero() {
 			extra = append(extra, wl)
 		}
-		return &backendFault{follow: follow, refs: extra, fix: "set publishNotReadyAddresses: false on Service " + svc.Name,
+		return &backendFault{refs: extra, fix: "set publishNotReadyAddresses: false on Service " + svc.Name,
 			text: fmt.Sprintf(", which sets publishNotReadyAddresses: true, so %d pod(s) that are not Ready (%s) receive its traffic beside the %d Ready one(s): requests that reach them fail. That setting is for headless peer discovery; set it to false so only Ready pods are endpoints.",
 				len(unready), podNames(unready, 3), len(ready))}
 	}

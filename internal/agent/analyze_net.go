@@ -100,8 +100,7 @@ func analyzeService(ctx context.Context, e *env, ref ObjectRef) error {
 	// Ready endpoints, yet a share of them serves nothing (analyze_backends.go).
 	if f := e.judgeBackends(ctx, svc, sref, pods); f != nil {
 		facts["fix"] = f.fix
-		// The pods are named, not followed: the Service's setting, not their state, is the cause.
-		e.find(Finding{Rule: "service-backends-wrong", Object: sref, Culprit: sref, Affected: append(f.refs, f.follow...), Evidence: []string{statusEv, sliceEv}, Facts: facts,
+		e.find(Finding{Rule: "service-backends-wrong", Object: sref, Culprit: sref, Affected: f.refs, Evidence: []string{statusEv, sliceEv}, Facts: facts,
 			Summary: fmt.Sprintf("Requests to Service %s partly fail: Service %s%s", svc.Name, svc.Name, f.text)})
 		return nil
 	}

@@ -88,16 +88,24 @@ func TestAccessLogFiveHundredsFollowTheUpstream(t *testing.T) {
 			objs: func() []runtime.Object {
 				o := app("web", 1, nil, nil)
 				o = append(o, app("api", 1, nil, shared)...)
-				o = append(o, app("api-green", 1, nil, func(p *corev1.Pod) {
+				o = append(o, app("api-green", 2, nil, func(p *corev1.Pod) {
 					shared(p)
 					fx.SetNotReady(p)
 					p.Status.ContainerStatuses[0].RestartCount = 0
+					p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5}
 				})...)
+				// The warming pods fail their own probe too: they are right not to be Ready.
+				for _, x := range o {
+					if p, ok := x.(*corev1.Pod); ok && p.Labels["app"] == "api-green" {
+						o = append(o, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 12, time.Minute))
+					}
+				}
 				svc := svcAt("api", "10.96.0.20", map[string]string{"tier": "api"}, 80)
 				svc.Spec.PublishNotReadyAddresses = true
 				return append(o, svc, fx.Node("node-1"))
 			},
-			logs: logBook{"web-": access}, rule: "service-backends-wrong", culprit: "Service/api", terms: []string{"publishNotReadyAddresses"}},
+			logs: logBook{"web-": access, "api-green-": "[WARN ][search.Http] GET /api/search?q=wool -> 503 {\"error\":\"index warming\"}\n"},
+			rule: "service-backends-wrong", culprit: "Service/api", terms: []string{"publishNotReadyAddresses"}},
 	})
 }
 
