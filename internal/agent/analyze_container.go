@@ -392,19 +392,33 @@ func (pc *podCheck) imagePull(ctx context.Context, cs corev1.ContainerStatus, sp
 				return
 			}
 		}
-		pc.find(ctx, "image-pull-auth", cs.Name, summary, ObjectRef{}, evIDs, facts)
-		pc.addPullSecrets()
+		pc.authRefused(ctx, cs, fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry refused the credentials (imagePullSecrets %s)", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(facts["pullSecret"], "none")), short, evIDs, facts)
 	case class == PullNotFound:
 		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the image or tag does not exist: %s", p.Name, spec.Image, cs.State.Waiting.Reason, short), ObjectRef{}, evIDs, facts)
 	case class == PullAmbiguous && len(p.Spec.ImagePullSecrets) == 0:
 		pc.find(ctx, "image-pull-not-found", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): the registry says the repository does not exist or needs credentials, and the pod has no imagePullSecrets: %s", p.Name, spec.Image, cs.State.Waiting.Reason, short), ObjectRef{}, evIDs, facts)
 	case class == PullAmbiguous:
 		facts["pullSecret"] = firstPullSecret(p)
-		pc.find(ctx, "image-pull-auth", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): access denied with imagePullSecrets %s: %s", p.Name, spec.Image, cs.State.Waiting.Reason, facts["pullSecret"], short), ObjectRef{}, evIDs, facts)
-		pc.addPullSecrets()
+		pc.authRefused(ctx, cs, fmt.Sprintf("Pod %s cannot pull image %s (%s): access denied with imagePullSecrets %s", p.Name, spec.Image, cs.State.Waiting.Reason, facts["pullSecret"]), short, evIDs, facts)
 	default:
 		pc.find(ctx, "image-pull-error", cs.Name, fmt.Sprintf("Pod %s cannot pull image %s (%s): %s", p.Name, spec.Image, cs.State.Waiting.Reason, orDefault(short, "no further detail from the kubelet")), ObjectRef{}, evIDs, facts)
 	}
+}
+
+// authRefused reports a pull the registry refused (head, then the runtime's words), saying
+// first when the pod's own pull secrets kept its ServiceAccount's from being added.
+func (pc *podCheck) authRefused(ctx context.Context, cs corev1.ContainerStatus, head, said string, evIDs []string, facts map[string]string) {
+	note, sa := pc.hiddenPullSecretsNote(ctx)
+	summary := head + ": " + said
+	if note != "" {
+		summary = head + "." + note + " The runtime reports: " + said
+	}
+	pc.find(ctx, "image-pull-auth", cs.Name, summary, ObjectRef{}, evIDs, facts)
+	if !sa.IsZero() {
+		last := &pc.e.res.Findings[len(pc.e.res.Findings)-1]
+		last.Affected = mergeRefs(last.Affected, []ObjectRef{sa})
+	}
+	pc.addPullSecrets()
 }
 
 // termClue reads a termination message. Written by a process that failed, it is an error

@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	fx "github.com/kubage/kubage/test/fixtures"
@@ -52,5 +53,37 @@ func TestPullSecretOfTheWrongType(t *testing.T) {
 	rc := drive(t, e, sessionFor("pricing cannot pull its image")).RootCause
 	if rc.Rule != "image-pull-auth" || strings.Contains(rc.Summary, "of type") {
 		t.Errorf("a correctly typed pull secret was blamed for its type: %s %s", rc.Rule, rc.Summary)
+	}
+}
+
+// The ServiceAccount admission adds the account's imagePullSecrets only to pods that list
+// none of their own: a template that adds a pull secret (for a new sidecar's registry) loses
+// the account's, and the registry the account's secret was for refuses the pull.
+func TestPodPullSecretsReplaceTheAccounts(t *testing.T) {
+	objs := func(own bool) func() []runtime.Object {
+		return func() []runtime.Object {
+			o := app("exporter", 1, func(s *corev1.PodSpec) {
+				s.ServiceAccountName = "ledger"
+				if own {
+					s.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "dockerhub-mirror"}}
+				} else {
+					s.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "harbor-robot"}}
+				}
+			}, func(p *corev1.Pod) {
+				fx.Waiting(p, "ImagePullBackOff", `Back-off pulling image "registry.private.example/ledger/exporter:1.4.0": unexpected status from HEAD request: 401 Unauthorized`)
+			})
+			sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ledger"}, ImagePullSecrets: []corev1.LocalObjectReference{{Name: "harbor-robot"}}}
+			return append(o, sa, fx.PullSecret(ns, "harbor-robot"), fx.PullSecret(ns, "dockerhub-mirror"), fx.Node("node-1"))
+		}
+	}
+	runDepCases(t, []depCase{
+		{name: "the template's own pull secret hides the account's", problem: "exporter cannot pull its image", objs: objs(true),
+			rule: "image-pull-auth", culprit: "Deployment/exporter", affected: []string{"ServiceAccount/ledger"},
+			terms: []string{"harbor-robot", "dockerhub-mirror", "ServiceAccount ledger"}},
+	})
+	// The account's secret is in the pod's list: nothing was hidden.
+	rc := drive(t, engine(objs(false)()...), sessionFor("exporter cannot pull its image")).RootCause
+	if strings.Contains(rc.Summary, "only to pods") {
+		t.Errorf("a pod that lists the account's secret was said to lose it: %s", rc.Summary)
 	}
 }
