@@ -133,8 +133,11 @@ func (pc *podCheck) scheduling(ctx context.Context) (bool, error) {
 		} else if req := requiredAffinity(p); req != "" {
 			sel = "required node affinity " + req + pc.nodeLabelValues(ctx, p)
 		}
-		pc.find(ctx, "unschedulable-node-affinity", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node matches its %s. Scheduler: %s", p.Name, sel, short),
-			wl, evIDs, map[string]string{"nodeSelector": sel, "message": short})
+		summary, culprit := fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): no node matches its %s.", p.Name, sel), wl
+		if by, why, ok := pc.admittedSelector(ctx, p); ok {
+			summary, culprit = summary+why, by
+		}
+		pc.find(ctx, "unschedulable-node-affinity", "", summary+" Scheduler: "+short, culprit, evIDs, map[string]string{"nodeSelector": sel, "message": short})
 	case SchedCordoned:
 		pc.find(ctx, "unschedulable-nodes-cordoned", "", fmt.Sprintf("Pod %s cannot be scheduled (FailedScheduling): the candidate nodes are cordoned.%s Scheduler: %s", p.Name, fit.summary(), short),
 			wl, evIDs, map[string]string{"message": short})

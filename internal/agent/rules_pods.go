@@ -47,7 +47,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get pods -l {podSelector}  # STATUS Running", "kubectl -n {ns} rollout status {resource}"}})
 	rule(Rule{ID: "image-pull-auth", Category: "ImagePullAuth", Confidence: 88,
 		Title:   "the registry refuses to serve the image without valid credentials",
-		Signals: "ErrImagePull/ImagePullBackOff messages with unauthorized / authentication required / denied / 403, missing imagePullSecrets",
+		Signals: "ErrImagePull/ImagePullBackOff messages with unauthorized / authentication required / denied / 403, missing imagePullSecrets, the ServiceAccount's imagePullSecrets left out because the pod lists its own",
 		Actions: []ActionTemplate{
 			{Description: "Create (or fix) the registry pull secret {pullSecret}", Command: "kubectl -n {ns} create secret docker-registry {pullSecret} --docker-server=<registry> --docker-username=<user> --docker-password=<token>", Risk: RiskLow},
 			{Description: "Reference it from the pod template", Command: "kubectl -n {ns} patch {resource} --type=merge -p '{\"spec\":{\"template\":{\"spec\":{\"imagePullSecrets\":[{\"name\":\"{pullSecret}\"}]}}}}'", Risk: RiskMedium},
@@ -238,7 +238,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get pods -l {podSelector} -o wide"}})
 	rule(Rule{ID: "unschedulable-node-affinity", Category: "NodeAffinityMismatch", Confidence: 85,
 		Title:   "no node matches the pod's nodeSelector or node affinity",
-		Signals: "FailedScheduling \"didn't match Pod's node affinity/selector\", the pod's nodeSelector",
+		Signals: "FailedScheduling \"didn't match Pod's node affinity/selector\", the pod's nodeSelector against its template's (entries added at admission by the RuntimeClass or the namespace's node-selector annotation)",
 		Actions: []ActionTemplate{
 			{Description: "Fix the nodeSelector/affinity of {workload} ({nodeSelector})", Command: "kubectl -n {ns} edit {workload}  # spec.template.spec.nodeSelector / affinity", Risk: RiskMedium},
 			{Description: "Or label the intended nodes", Command: "kubectl label node <node> <key>=<value>", Risk: RiskMedium},
