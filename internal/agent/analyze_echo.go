@@ -211,8 +211,8 @@ func (pc *podCheck) settingEchoed(ctx context.Context, d *depCheck, strong bool)
 			d.opening(), best.svc, s.say(), s.name), nil, []ObjectRef{s.ref, sref}, facts)
 		return true
 	}
-	d.report(ctx, "config-setting-named", 0, s.ref, fmt.Sprintf("%s: the error names a setting of its own configuration: %s. Change %s there, then restart %s %s.",
-		d.opening(), s.say(), s.name, wl.Kind, wl.Name), nil, []ObjectRef{s.ref}, facts)
+	d.report(ctx, "config-setting-named", 0, s.ref, fmt.Sprintf("%s: the error names a setting of its own configuration: %s. Change %s there, then restart %s %s.%s",
+		d.opening(), s.say(), s.name, wl.Kind, wl.Name, e.othersSet(ctx, s.name, s.value, wl)), nil, []ObjectRef{s.ref}, facts)
 	return true
 }
 

@@ -225,7 +225,8 @@ func (pc *podCheck) tokenInConfig(ctx context.Context, d *depCheck) bool {
 			if h.line != "" && h.line != tok {
 				in = fmt.Sprintf(" (“%s”)", h.line)
 			}
-			summary = fmt.Sprintf("%s: the value %s the error quotes comes from %s%s; the application rejects it, so fix it there.", d.opening(), tokenFact(tok), h.where, in)
+			summary = fmt.Sprintf("%s: the value %s the error quotes comes from %s%s; the application rejects it, so fix it there.%s", d.opening(), tokenFact(tok), h.where, in,
+				pc.e.othersSet(ctx, h.key, tok, pc.e.workloadOf(ctx, pc.pod)))
 		}
 		d.evIDs = append(d.evIDs, pc.e.objEvidence(h.ref, fmt.Sprintf("%s holds %s", h.where, tokenFact(tok))))
 		d.report(ctx, "config-value-rejected", 0, h.ref, summary, nil, []ObjectRef{h.ref}, facts)

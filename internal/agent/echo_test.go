@@ -18,6 +18,7 @@ package agent_test
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -109,5 +110,38 @@ func TestSettingEchoedByTheError(t *testing.T) {
 			},
 			logs: logBook{"reporter-": "ERROR template render failed: missing key user_name in invoice.tmpl\nERROR template render failed: missing key user_name in invoice.tmpl\n"},
 			rule: "app-error-logged", culprit: "Deployment/reporter", terms: []string{"user_name"}},
+	})
+}
+
+// A setting the error names is compared with the value a working workload of the namespace
+// gives it: the sibling that still runs kept the value the failing one lost.
+func TestNamedSettingComparedWithAWorkingSibling(t *testing.T) {
+	objs := func() []runtime.Object {
+		o := app("quota-api", 1, withEnv("REDIS_SENTINEL_HOSTS", "quota-redis-sentinel:26379", "REDIS_SENTINEL_MASTER", "mymaster"), crashing)
+		o = append(o, app("quota-sync", 1, withEnv("REDIS_SENTINEL_HOSTS", "quota-redis-sentinel:26379", "REDIS_SENTINEL_MASTER", "quota-primary"), nil)...)
+		o = append(o, app("billing", 1, withEnv("REDIS_SENTINEL_MASTER", "billing-primary"), crashing)...)
+		return append(o, fx.Node("node-1"))
+	}
+	runDepCases(t, []depCase{
+		{name: "the sentinel master name differs from the running sibling's", problem: "quota-api keeps restarting",
+			objs: objs, logs: logBook{"quota-api-": "INFO starting quota-api\nERROR redis.sentinel.MasterNotFoundError: No master found for 'mymaster'\n", "billing-": "INFO up\n"},
+			rule: "config-value-rejected", culprit: "Deployment/quota-api", terms: []string{"REDIS_SENTINEL_MASTER", "quota-sync", "quota-primary"}},
+		{name: "a Running pod whose readiness fails on the same error", problem: "quota-api is never ready",
+			objs: func() []runtime.Object {
+				o := app("quota-api", 1, withEnv("REDIS_SENTINEL_MASTER", "mymaster"), func(p *corev1.Pod) {
+					fx.SetNotReady(p)
+					p.Status.ContainerStatuses[0].RestartCount = 0
+					p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5}
+				})
+				for _, x := range o {
+					if p, ok := x.(*corev1.Pod); ok {
+						o = append(o, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 12, time.Minute))
+					}
+				}
+				o = append(o, app("quota-sync", 1, withEnv("REDIS_SENTINEL_MASTER", "quota-primary"), nil)...)
+				return append(o, fx.Node("node-1"))
+			},
+			logs: logBook{"quota-api-": "INFO GET /readyz 503\nWARNING readiness failed: the sentinels know no redis master of the configured sentinel master name\n", "quota-sync-": "INFO synced\n"},
+			rule: "config-setting-named", culprit: "Deployment/quota-api", terms: []string{"REDIS_SENTINEL_MASTER", "quota-primary"}},
 	})
 }
