@@ -37,8 +37,11 @@ import (
 // loopbackListen is a listener announcement on a loopback address, with its port.
 var loopbackListen = regexp.MustCompile(`(?i)\b(?:listen|listening|serving|server|started|starting|bound|bind|endpoint)\b[^\n]{0,160}?(?:localhost|127\.0\.0\.1|\[::1\]|::1)["']?:(\d{2,5})\b`)
 
-// loopbackListener reports a Ready provider whose log says it listens on loopback at the
-// port the Service sends the refused client to.
+// listenWord marks a configuration line or key that sets where a server listens.
+var listenWord = regexp.MustCompile(`(?i)(listen|bind|serve|server[_.-]?(addr|host)|http[_.-]?(addr|host)|host[_.-]?addr)`)
+
+// loopbackListener reports a Ready provider whose log, or whose configuration, says it listens
+// on loopback at the port the Service sends the refused client to.
 func (pc *podCheck) loopbackListener(ctx context.Context, d *depCheck, svc *corev1.Service, ready []*corev1.Pod, sref ObjectRef, head string, facts map[string]string) bool {
 	if d.clue.Class != ErrRefused || len(ready) == 0 {
 		return false
@@ -70,9 +73,6 @@ func (pc *podCheck) loopbackListener(ctx context.Context, d *depCheck, svc *core
 			}
 		}
 	}
-	if line == "" {
-		return false
-	}
 	wl := e.workloadOf(ctx, p)
 	culprit, where := wl, fmt.Sprintf("%s %s", wl.Kind, wl.Name)
 	pcp := &podCheck{e: e, pod: p, ref: e.ref("Pod", p.Name)}
@@ -84,11 +84,25 @@ func (pc *podCheck) loopbackListener(ctx context.Context, d *depCheck, svc *core
 	}
 	dp := &depCheck{pc: pcp, cs: cs[0], spec: spec}
 	cm := pcp.configMapReader(ctx)
-	for _, tok := range []string{"localhost:" + fmt.Sprint(tp.Number), "127.0.0.1:" + fmt.Sprint(tp.Number)} {
+	var set *tokenHit
+	for _, tok := range []string{"localhost:" + fmt.Sprint(tp.Number), "127.0.0.1:" + fmt.Sprint(tp.Number), "[::1]:" + fmt.Sprint(tp.Number)} {
 		if h := pcp.tokenSource(ctx, dp, cm, tok, true); h != nil {
-			culprit, where = h.ref, h.where
+			culprit, where, set = h.ref, h.where, h
 			break
 		}
+	}
+	// A server that does not announce its address (php-fpm's "ready to handle connections")
+	// still reads it from its configuration: a listen setting on loopback at that port.
+	said := ""
+	switch {
+	case line != "":
+		said = fmt.Sprintf("it logs “%s”", tools.Sanitize(line, 200, true))
+		d.evIDs = append(d.evIDs, e.objEvidence(e.ref("Pod", p.Name), fmt.Sprintf("pod %s logs: %s", p.Name, tools.Sanitize(line, 200, true))))
+	case set != nil && listenWord.MatchString(set.key+" "+set.line):
+		said = fmt.Sprintf("its configuration says “%s” (%s)", tools.Sanitize(orDefault(set.line, set.key), 160, true), set.where)
+		d.evIDs = append(d.evIDs, e.objEvidence(set.ref, set.where+": "+tools.Sanitize(orDefault(set.line, set.key), 160, true)))
+	default:
+		return false
 	}
 	if culprit == wl {
 		if names, paths := mountedConfigMaps(spec, p); len(names) > 0 {
@@ -96,8 +110,7 @@ func (pc *podCheck) loopbackListener(ctx context.Context, d *depCheck, svc *core
 		}
 	}
 	facts["providerPod"], facts["sourceResource"] = p.Name, kubectlResource(culprit)
-	d.evIDs = append(d.evIDs, e.objEvidence(e.ref("Pod", p.Name), fmt.Sprintf("pod %s logs: %s", p.Name, tools.Sanitize(line, 200, true))))
-	d.report(ctx, "provider-listens-loopback", 0, culprit, fmt.Sprintf("%s, whose pod %s is Ready but listens on the loopback interface only: it logs “%s”, so connections from other pods to port %d are refused. Make it listen on 0.0.0.0:%d: set the listen address (endpoint) in %s.",
-		head, p.Name, tools.Sanitize(line, 200, true), tp.Number, tp.Number, where), nil, []ObjectRef{sref, wl, culprit}, facts)
+	d.report(ctx, "provider-listens-loopback", 0, culprit, fmt.Sprintf("%s, whose pod %s is Ready but listens on the loopback interface only: %s, so connections from other pods to port %d are refused. Make it listen on 0.0.0.0:%d: set the listen address (endpoint) in %s.",
+		head, p.Name, said, tp.Number, tp.Number, where), nil, []ObjectRef{sref, wl, culprit}, facts)
 	return true
 }

@@ -19,6 +19,7 @@ package agent_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -56,6 +57,47 @@ func TestProviderListensOnLoopback(t *testing.T) {
 	e.Logs = logBook{"checkout-": client, "otel-collector-": server("0.0.0.0")}.source()
 	if c := drive(t, e, sessionFor("checkout traces are missing")); c.RootCause.Rule == "provider-listens-loopback" {
 		t.Errorf("blamed a server listening on 0.0.0.0: %s", c.RootCause.Summary)
+	}
+}
+
+// A server that never announces its address (php-fpm says only "ready to handle connections")
+// is read from its configuration: a pool whose listen line is on loopback at the port the
+// Service targets refuses every other pod. A pool listening on the port alone is not blamed.
+func TestProviderConfiguredOnLoopback(t *testing.T) {
+	objs := func(listen string) func() []runtime.Object {
+		return func() []runtime.Object {
+			o := app("shop-web", 1, func(s *corev1.PodSpec) {
+				s.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 5}
+			}, func(p *corev1.Pod) {
+				fx.SetNotReady(p)
+				p.Status.ContainerStatuses[0].RestartCount = 0
+			})
+			for _, x := range o {
+				if p, ok := x.(*corev1.Pod); ok {
+					o = append(o, fx.Event(ns, "Pod", p.Name, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 502", 20, time.Minute))
+				}
+			}
+			o = append(o, app("shop-fpm", 1, func(s *corev1.PodSpec) {
+				mountCM("shop-fpm-pool", "/usr/local/etc/php-fpm.d")(s)
+				s.Containers[0].Ports = []corev1.ContainerPort{{Name: "fastcgi", ContainerPort: 9000}}
+			}, nil)...)
+			svc := svcAt("shop-fpm", "10.96.0.141", map[string]string{"app": "shop-fpm"}, 9000)
+			svc.Spec.Ports[0].TargetPort = intstr.FromInt32(9000)
+			return append(withEndpoints(o, svc, "shop-fpm-"), cmWith("shop-fpm-pool", "www.conf", "[www]\nuser = www-data\nlisten = "+listen+"\npm = dynamic\npm.max_children = 10\n"), fx.Node("node-1"))
+		}
+	}
+	logs := logBook{
+		"shop-web-": `2026/11/29 09:00:01 [error] 21#21: *1 connect() failed (111: Connection refused) while connecting to upstream, client: 10.244.1.1, server: _, request: "GET /healthz HTTP/1.1", upstream: "fastcgi://10.96.0.141:9000", host: "10.244.1.23:8080"` + "\n",
+		"shop-fpm-": "[29-Nov-2026 09:00:00] NOTICE: fpm is running, pid 1\n[29-Nov-2026 09:00:00] NOTICE: ready to handle connections\n",
+	}
+	runDepCases(t, []depCase{
+		{name: "the pool listens on 127.0.0.1:9000", problem: "shop-web answers 502", objs: objs("127.0.0.1:9000"), logs: logs,
+			rule: "provider-listens-loopback", culprit: "ConfigMap/shop-fpm-pool", affected: []string{"Service/shop-fpm"}, terms: []string{"listen = 127.0.0.1:9000", "0.0.0.0:9000"}},
+	})
+	e := engine(objs("9000")()...)
+	e.Logs = logs.source()
+	if c := drive(t, e, sessionFor("shop-web answers 502")); c.RootCause.Rule == "provider-listens-loopback" {
+		t.Errorf("blamed a pool listening on every interface: %s", c.RootCause.Summary)
 	}
 }
 

@@ -149,7 +149,7 @@ func init() {
 		Validation: []string{"kubectl -n {ns} get service {name} -o jsonpath='{.spec.sessionAffinity}'"}})
 	rule(Rule{ID: "provider-listens-loopback", Category: "ProviderListensLoopback", Confidence: 82,
 		Title:      "the server behind the Service listens on the loopback interface only, so other pods are refused",
-		Signals:    "a client refused at a Service whose pods are Ready; the server's log announcing its listener on localhost/127.0.0.1 at the Service's target port; the setting (or the configuration file without one) that gives the listen address",
+		Signals:    "a client refused at a Service whose pods are Ready; the server's log announcing its listener on localhost/127.0.0.1 at the Service's target port, or a listen setting of its configuration on loopback at that port; the setting (or the configuration file without one) that gives the listen address",
 		Actions:    []ActionTemplate{{Description: "Make the server listen on 0.0.0.0 in {sourceResource}", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{"kubectl -n {ns} logs {providerPod} | grep -i listen  # 0.0.0.0"}})
 	rule(Rule{ID: "config-setting-named", Category: "ConfigSettingNamed", Confidence: 80,
