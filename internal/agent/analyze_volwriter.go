@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,6 +72,75 @@ func (pc *podCheck) volumeWriter(ctx context.Context, d *depCheck) bool {
 		ok := pc.followClue(ctx, dd)
 		e.inWriter = false
 		if ok {
+			return true
+		}
+	}
+	return pc.writerNotAsked(ctx, d, shared, statuses)
+}
+
+// writerNotAsked handles a file missing from a shared volume whose writer reported no error:
+// an init container that exited 0 (or a running sidecar) wrote what its settings asked for,
+// and the setting that lists what it produces shares the missing file's distinctive words
+// without naming it (GEOIPUPDATE_EDITION_IDS = "GeoLite2-ASN GeoLite2-Country" for a missing
+// GeoLite2-City.mmdb): that setting is where the file is added.
+func (pc *podCheck) writerNotAsked(ctx context.Context, d *depCheck, shared string, statuses map[string]corev1.ContainerStatus) bool {
+	e := pc.e
+	missing := ""
+	for _, p := range d.clue.Paths {
+		if ext := path.Ext(p); ext != "" && len(p) > len(ext)+1 {
+			missing = p
+			break
+		}
+	}
+	if missing == "" {
+		return false
+	}
+	stem := strings.TrimSuffix(path.Base(missing), path.Ext(missing))
+	var distinct []string
+	for _, w := range nameWords(stem) {
+		if len(w) >= 4 {
+			distinct = append(distinct, w)
+		}
+	}
+	if len(distinct) == 0 || len(nameWords(stem)) < 2 {
+		return false // one word alone ("config") says nothing of a family of products
+	}
+	wl := e.workloadOf(ctx, pc.pod)
+	for _, c := range append(append([]corev1.Container{}, pc.pod.Spec.InitContainers...), pc.pod.Spec.Containers...) {
+		st, ok := statuses[c.Name]
+		if c.Name == d.cs.Name || !mountsVolume(c, shared) || !ok {
+			continue
+		}
+		done := st.State.Terminated != nil && st.State.Terminated.ExitCode == 0 || st.State.Running != nil && !isInitContainer(pc.pod, c.Name)
+		if !done {
+			continue
+		}
+		for _, s := range e.configSettings(ctx, pc.pod, c, wl) {
+			low := strings.ToLower(s.value)
+			if s.secret || low == "" || strings.Contains(low, strings.ToLower(stem)) {
+				continue
+			}
+			words := map[string]bool{}
+			for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !isLetter(byte(r)) && !isDigit(byte(r)) }) {
+				words[w] = true
+			}
+			common := 0
+			for _, w := range distinct {
+				if words[w] {
+					common++
+				}
+			}
+			if common == 0 || !strings.ContainsAny(s.value, " ,;") {
+				continue // a list of products, sharing the file's family words
+			}
+			kind := "init container"
+			if !isInitContainer(pc.pod, c.Name) {
+				kind = "container"
+			}
+			d.evIDs = append(d.evIDs, e.objEvidence(s.ref, s.where+": "+s.value))
+			d.report(ctx, "config-file-missing", 0, s.ref, fmt.Sprintf("%s: the file %s is missing from volume %s, which %s %s fills; that writer finished without an error, so it wrote what its settings ask for: %s = %s (%s) lists no %s. Add %s to %s there, then restart %s %s.",
+				d.opening(), missing, shared, kind, c.Name, s.name, clipString(s.value, 120), s.where, stem, stem, s.name, wl.Kind, wl.Name),
+				nil, []ObjectRef{s.ref, wl}, map[string]string{"path": missing, "key": s.name, "sourceResource": kubectlResource(s.ref)})
 			return true
 		}
 	}

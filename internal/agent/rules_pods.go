@@ -176,7 +176,7 @@ func init() {
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "config-file-missing", Category: "ConfigFileMissing", Confidence: 86,
 		Title:      "the application reads a file that the volume mounted there does not provide",
-		Signals:    "'open PATH: no such file' in the container's error line, or a quiet failure (exit 127, 126, 2, 1) whose command or arguments name a file in a mounted volume; the container's volumeMounts, the ConfigMap or Secret keys behind them",
+		Signals:    "'open PATH: no such file' in the container's error line, or a quiet failure (exit 127, 126, 2, 1) whose command or arguments name a file in a mounted volume; the container's volumeMounts, the ConfigMap or Secret keys behind them; for a shared volume another container fills without an error, the writer's setting that lists what it produces",
 		Actions:    []ActionTemplate{{Description: "Add the key for {path} to {sourceResource} (or fix the path / items)", Command: "kubectl -n {ns} edit {sourceResource}", Risk: RiskMedium}},
 		Validation: []string{verifyPods}})
 	rule(Rule{ID: "config-file-invalid", Category: "ConfigFileInvalid", Confidence: 85,

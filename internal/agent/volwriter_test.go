@@ -51,3 +51,42 @@ func TestMissingFileFollowedToTheSidecarThatWritesIt(t *testing.T) {
 			rule: "config-value-rejected", culprit: "ConfigMap/vault-agent-payouts", terms: []string{"mount_path", "vault-agent", "did not appear"}},
 	})
 }
+
+// A file missing from a volume an init container fills, while that writer ran and exited 0:
+// it wrote what its settings asked for, and the setting that lists its products (sharing the
+// missing file's distinctive words, without its name) is where the file is added.
+func TestMissingFileTheWriterWasNeverAskedFor(t *testing.T) {
+	spec := func(editions string) func(*corev1.PodSpec) {
+		return func(s *corev1.PodSpec) {
+			s.Volumes = []corev1.Volume{{Name: "geoip", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+			s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "geoip", MountPath: "/usr/share/GeoIP"}}
+			s.InitContainers = []corev1.Container{{Name: "geoipupdate", Image: "ghcr.io/maxmind/geoipupdate:v7.1.0",
+				EnvFrom:      []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "geoipupdate-env"}}}},
+				VolumeMounts: []corev1.VolumeMount{{Name: "geoip", MountPath: "/usr/share/GeoIP"}}}}
+			_ = editions
+		}
+	}
+	crash := func(p *corev1.Pod) {
+		fx.CrashLoop(p, 1, "Error", 4)
+		p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message = "Error: ENOENT: no such file or directory, open '/usr/share/GeoIP/GeoLite2-City.mmdb'"
+		p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "geoipupdate", Ready: true,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}}}
+	}
+	objs := func(editions string) func() []runtime.Object {
+		return func() []runtime.Object {
+			return append(app("geo-lookup", 1, spec(editions), crash),
+				cmWith("geoipupdate-env", "GEOIPUPDATE_EDITION_IDS", editions, "GEOIPUPDATE_DB_DIR", "/usr/share/GeoIP", "GEOIPUPDATE_VERBOSE", "1"), fx.Node("node-1"))
+		}
+	}
+	runDepCases(t, []depCase{
+		{name: "the edition list lacks the City database", problem: "geo-lookup keeps crashing",
+			objs: objs("GeoLite2-ASN GeoLite2-Country"), logs: nil,
+			rule: "config-file-missing", culprit: "ConfigMap/geoipupdate-env", affected: []string{"Deployment/geo-lookup"},
+			terms: []string{"GEOIPUPDATE_EDITION_IDS", "GeoLite2-City", "geoipupdate"}},
+	})
+	// The writer was asked for the file: the setting is not blamed.
+	rc := drive(t, engine(objs("GeoLite2-ASN GeoLite2-City")()...), sessionFor("geo-lookup keeps crashing")).RootCause
+	if rc.Culprit.Name == "geoipupdate-env" {
+		t.Errorf("a setting that lists the file was blamed: %s", rc.Summary)
+	}
+}
