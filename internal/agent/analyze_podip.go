@@ -174,6 +174,16 @@ func (pc *podCheck) aliasInCluster(ctx context.Context, d *depCheck, svc *corev1
 		return true, true
 	}
 	target := strings.ToLower(svc.Spec.ExternalName)
+	if net.ParseIP(strings.Trim(target, "[]")) != nil {
+		// ExternalName takes a DNS name: an address written there is answered as a CNAME to
+		// a name made of digits, which resolves to nothing.
+		sref := e.ref("Service", svc.Name)
+		d.evIDs = append(d.evIDs, e.objEvidence(sref, "Service "+svc.Name+": type ExternalName, externalName "+target))
+		d.report(ctx, "dependency-host-unknown", 0, sref, fmt.Sprintf("%s: it calls Service %s, of type ExternalName with externalName %s, an IP address: cluster DNS answers the Service's name with a CNAME to %s, taken as a host name made of digits, which resolves to nothing. ExternalName takes a DNS name; for a fixed address make %s a Service without a selector, with an EndpointSlice for %s.",
+			d.opening(), svc.Name, target, target, svc.Name, target), nil, []ObjectRef{sref},
+			map[string]string{"host": target, "service": svc.Name, "source": "Service " + svc.Name + " spec.externalName", "sourceResource": kubectlResource(sref)})
+		return true, true
+	}
 	name, _, scope := classifyHost(target, e.s.Namespace)
 	if scope != hostInNamespace || !strings.Contains(target, ".") || name == svc.Name {
 		return false, false

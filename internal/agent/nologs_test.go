@@ -317,3 +317,27 @@ func TestNoLogsSettingThatIsNoAddress(t *testing.T) {
 			logs: nil, rule: "readiness-probe-failing", culprit: "Deployment/session-api"},
 	})
 }
+
+// An ExternalName Service whose externalName is an IP address resolves to nothing (cluster
+// DNS answers with a CNAME to a name of digits): found from the client's error, and from its
+// configuration alone when the logs cannot be read.
+func TestExternalNameHoldingAnAddress(t *testing.T) {
+	objs := func(target string) func() []runtime.Object {
+		return func() []runtime.Object {
+			o := app("fulfilment-sync", 1, withEnv("Wms__BaseUrl", "https://wms-legacy:8443/api/v2"), crashing)
+			s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "wms-legacy"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: target,
+				Ports: []corev1.ServicePort{{Name: "https", Port: 8443}}}}
+			return append(o, s, fx.Node("node-1"))
+		}
+	}
+	for _, logs := range []logBook{nil, {"fulfilment-sync-": "fail: Wms.Client[0]\n      System.Net.Http.HttpRequestException: Name or service not known (wms-legacy:8443)\n"}} {
+		runDepCases(t, []depCase{
+			{name: "externalName 10.40.12.7", problem: "fulfilment-sync keeps crashing", objs: objs("10.40.12.7"), logs: logs,
+				rule: "dependency-host-unknown", culprit: "Service/wms-legacy", terms: []string{"ExternalName", "10.40.12.7", "IP address"}},
+		})
+	}
+	rc := drive(t, engine(objs("wms.corp.example.com")()...), sessionFor("fulfilment-sync keeps crashing")).RootCause
+	if strings.Contains(rc.Summary, "IP address") {
+		t.Errorf("a DNS name in externalName was called an address: %s", rc.Summary)
+	}
+}
