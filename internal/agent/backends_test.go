@@ -126,6 +126,19 @@ func TestServiceBackendsFoundWithoutAClient(t *testing.T) {
 			},
 			logs: nil, rule: "service-backends-wrong", culprit: "Service/api", affected: []string{"Job/api-reindex"},
 			terms: []string{"tier=api", "Job api-reindex"}},
+		{name: "a Ready server configured for a database no Service names does not outrank it", problem: "product pages fail now and then",
+			objs: func() []runtime.Object {
+				o := app("web", 1, nil, nil)
+				o = append(o, app("api", 2, func(s *corev1.PodSpec) {
+					s.Containers[0].Env = []corev1.EnvVar{{Name: "DATABASE_URL", Value: "postgres://api@api-db:5432/api"}}
+				}, shared)...)
+				j := fx.Job(ns, "api-reindex", "registry.example/api:1")
+				j.Spec.Template.Labels["tier"] = "api"
+				jp := fx.Pod(ns, "api-reindex-x1", j.Spec.Template.Labels, j.Spec.Template.Spec, j, "Job")
+				return append(o, j, jp, svcAt("api", "10.96.0.20", sel, 80), fx.Node("node-1"))
+			},
+			logs: nil, rule: "service-backends-wrong", culprit: "Service/api", affected: []string{"Job/api-reindex"},
+			terms: []string{"tier=api", "Job api-reindex"}},
 		{name: "warming pods published as endpoints", problem: "about half the searches answer 503",
 			objs: func() []runtime.Object {
 				o := app("web", 1, nil, nil)
