@@ -19,6 +19,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -169,6 +170,37 @@ func explainNearMiss(ctx context.Context, e *env, pvc *corev1.PersistentVolumeCl
 	case m.modesOnly:
 		f.Rule = "pvc-access-mode-unsupported"
 	}
+	if vm := volumeModeOf(m.pv.Spec.VolumeMode); !m.held && vm != volumeModeOf(pvc.Spec.VolumeMode) {
+		if ref, where, ok := provisionerSetting(ctx, e, class, "volumeMode", string(vm)); ok {
+			f.Culprit, f.Affected = ref, append(f.Affected, ref)
+			f.Summary += fmt.Sprintf(" The class's volumes are made by a provisioner configured in %s, which sets volumeMode: %s for class %s: set it to %s there (volumes already made keep their mode and must be released and recreated), or ask for volumeMode: %s in the claim.",
+				where, vm, class, volumeModeOf(pvc.Spec.VolumeMode), vm)
+			f.Evidence = append(f.Evidence, e.objEvidence(ref, where+" sets volumeMode: "+string(vm)+" for class "+class))
+		}
+	}
 	e.find(f)
 	return true
+}
+
+// provisionerSetting finds the ConfigMap of the namespace that configures how the volumes of
+// class are made: one of its keys names the class and sets field to value ("volumeMode:
+// Block" in a static provisioner's storageClassMap).
+func provisionerSetting(ctx context.Context, e *env, class, field, value string) (ObjectRef, string, bool) {
+	if class == "" {
+		return ObjectRef{}, "", false
+	}
+	cms, err := listOnce[*corev1.ConfigMap](ctx, e, "ConfigMap", scanMaxObjects)
+	if err != nil {
+		return ObjectRef{}, "", false
+	}
+	set := regexp.MustCompile(`(?im)^\s*"?` + regexp.QuoteMeta(field) + `"?\s*[:=]\s*"?` + regexp.QuoteMeta(value) + `\b`)
+	for _, c := range cms {
+		for _, k := range sortedKeys(c.Data) {
+			v := clipBytes(c.Data[k], maxFileBytes)
+			if strings.Contains(v, class) && set.MatchString(v) {
+				return e.ref("ConfigMap", c.Name), fmt.Sprintf("ConfigMap %s key %s", c.Name, k), true
+			}
+		}
+	}
+	return ObjectRef{}, "", false
 }

@@ -199,3 +199,28 @@ func TestPendingClaimNearMissVolume(t *testing.T) {
 		}
 	}
 }
+
+// Block volumes for Filesystem claims, made by a static provisioner whose ConfigMap sets
+// volumeMode Block for the class: that ConfigMap is where the mode is changed, not the claim.
+func TestVolumeModeSetByTheProvisionersConfig(t *testing.T) {
+	s := storageSpellings[0]
+	objs := func(mode string) []runtime.Object {
+		o := append(claimWorkload(s, nil), staticPV(s, s.size, func(pv *corev1.PersistentVolume) {
+			pv.Spec.VolumeMode = fx.Ptr(corev1.PersistentVolumeBlock)
+		}))
+		cm := fx.ConfigMap(ns, "local-provisioner-config")
+		cm.Data["storageClassMap"] = s.class + ":\n  hostDir: /mnt/fast-disks\n  mountDir: /mnt/fast-disks\n  volumeMode: " + mode + "\n"
+		return append(o, cm)
+	}
+	for mode, want := range map[string]string{"Block": "ConfigMap/local-provisioner-config", "Filesystem": "PersistentVolumeClaim/" + s.claim} {
+		e := agent.NewRuleEngine(fake.NewClientset(objs(mode)...))
+		e.Now = func() time.Time { return fx.Now }
+		rc := drive(t, e, agent.Session{ID: "t", Problem: s.app + " is Pending", Namespace: ns, Target: &agent.Target{Kind: "Deployment", Name: s.app}}).RootCause
+		if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; got != want {
+			t.Errorf("provisioner volumeMode %s: culprit %s, want %s: %s", mode, got, want, rc.Summary)
+		}
+		if mode == "Block" && !strings.Contains(rc.Summary, "volumeMode: Block") {
+			t.Errorf("summary does not say the provisioner's setting: %s", rc.Summary)
+		}
+	}
+}
