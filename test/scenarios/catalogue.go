@@ -100,6 +100,8 @@ func All() []*Scenario {
 	out = append(out, wave21bScenarios()...)
 	out = append(out, wave22aScenarios()...)
 	out = append(out, wave22bScenarios()...)
+	out = append(out, wave23aScenarios()...)
+	out = append(out, wave23bScenarios()...)
 	for _, s := range out {
 		s.KnownMiss = knownMisses[s.Name]
 	}
