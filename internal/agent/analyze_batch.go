@@ -65,8 +65,7 @@ func analyzeJob(ctx context.Context, e *env, ref ObjectRef) error {
 		return jobFailed(ctx, e, j, jref, wl, failed, pods, evIDs)
 	}
 	if j.Spec.Suspend != nil && *j.Spec.Suspend {
-		e.find(Finding{Rule: "job-suspended", Object: jref, Culprit: jref, Evidence: evIDs, Facts: map[string]string{},
-			Summary: fmt.Sprintf("Job %s is suspended, so it runs no pods.", j.Name)})
+		e.find(suspendedJob(ctx, e, j, jref, wl, evIDs))
 		return nil
 	}
 	if j.Spec.Parallelism != nil && *j.Spec.Parallelism == 0 && j.Status.CompletionTime == nil {

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -251,6 +252,15 @@ func TestScanFindsQuietFaults(t *testing.T) {
 			j := fx.Job(ns, "backfill", "busybox")
 			j.Spec.Suspend = fx.Ptr(true)
 			return []runtime.Object{j}
+		}},
+		{name: "a CronJob whose jobTemplate suspends every run", rule: "job-suspended", culprit: "CronJob/reconcile", objs: func() []runtime.Object {
+			cj := fx.CronJob(ns, "reconcile", "0 2 * * *")
+			cj.Spec.JobTemplate.Spec.Suspend = fx.Ptr(true)
+			cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
+			j := fx.Job(ns, "reconcile-29933280", "busybox")
+			j.Spec.Suspend = fx.Ptr(true)
+			j.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "reconcile", UID: cj.UID, Controller: fx.Ptr(true)}}
+			return []runtime.Object{cj, j}
 		}},
 		{name: "a suspended CronJob", rule: "cronjob-suspended", culprit: "CronJob/cleanup", objs: func() []runtime.Object {
 			cj := fx.CronJob(ns, "cleanup", "0 * * * *")
