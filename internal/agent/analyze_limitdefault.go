@@ -36,13 +36,36 @@ const annLimitRanger = "kubernetes.io/limit-ranger"
 // becomes the request when none is given) put a resource no node can fit into a pod whose
 // own spec asked for none: the namespace's default, not the workload, is what to change.
 func (pc *podCheck) limitRangeDefault(ctx context.Context, p *corev1.Pod, resources []string) (ObjectRef, string, bool) {
-	ann := p.Annotations[annLimitRanger]
-	if ann == "" {
+	d, ok := defaultedRequest(ctx, pc.e, p, resources)
+	if !ok {
 		return ObjectRef{}, "", false
 	}
-	lrs, _, err := listAs[*corev1.LimitRange](ctx, pc.e, "LimitRange", tools.ListOptions{Max: 20})
+	return d.ref, d.says() + ", so each such pod of the namespace asks for more than a node can give. Lower the LimitRange's " + d.field + ", or give the workload its own requests.", true
+}
+
+// defaulted is a request a LimitRange's default wrote into a container that asked for none.
+type defaulted struct {
+	ref                   ObjectRef
+	lr, field, res, value string
+	container, ann        string
+}
+
+// says is the sentence that tells where the request comes from (without its consequence).
+func (d defaulted) says() string {
+	return fmt.Sprintf(" The %s request %s is not in the pod template: LimitRange %s sets %s %s=%s for every container that asks for none (the LimitRanger admission plugin wrote it into container %s, annotation %s: %q)",
+		d.res, d.value, d.lr, d.field, d.res, d.value, d.container, annLimitRanger, tools.Sanitize(d.ann, 200, true))
+}
+
+// defaultedRequest finds, for the first of resources a LimitRange default set in pod p, the
+// LimitRange and its field.
+func defaultedRequest(ctx context.Context, e *env, p *corev1.Pod, resources []string) (defaulted, bool) {
+	ann := p.Annotations[annLimitRanger]
+	if ann == "" {
+		return defaulted{}, false
+	}
+	lrs, _, err := listAs[*corev1.LimitRange](ctx, e, "LimitRange", tools.ListOptions{Max: 20})
 	if err != nil {
-		return ObjectRef{}, "", false
+		return defaulted{}, false
 	}
 	for _, res := range resources {
 		name := corev1.ResourceName(res)
@@ -66,15 +89,39 @@ func (pc *podCheck) limitRangeDefault(ctx context.Context, p *corev1.Pod, resour
 					if def.IsZero() || def.Cmp(got) != 0 {
 						continue
 					}
-					why := fmt.Sprintf(" The %s request %s is not in the pod template: LimitRange %s sets %s %s=%s for every container that asks for none (the LimitRanger admission plugin wrote it into container %s, annotation %s: %q), so each such pod of the namespace asks for more than a node can give. Lower the LimitRange's %s, or give the workload its own requests.",
-						res, got.String(), lr.Name, field, res, def.String(), c.Name, annLimitRanger, tools.Sanitize(ann, 200, true), field)
-					return pc.e.ref("LimitRange", lr.Name), why, true
+					return defaulted{ref: e.ref("LimitRange", lr.Name), lr: lr.Name, field: field, res: res, value: got.String(), container: c.Name, ann: ann}, true
 				}
 			}
 		}
 	}
+	return defaulted{}, false
+}
+
+// quotaRequestDefaulted says when the request a quota refuses was put into the workload's
+// pods by a LimitRange default (quota detail "requested: requests.cpu=500m"): the namespace's
+// default, not the template, is what counts against the quota.
+func (e *env) quotaRequestDefaulted(ctx context.Context, workload ObjectRef, detail string) (ObjectRef, string, bool) {
+	m := quotaRequested.FindStringSubmatch(detail)
+	if m == nil {
+		return ObjectRef{}, "", false
+	}
+	pods, err := listOnce[*corev1.Pod](ctx, e, "Pod", scanMaxObjects)
+	if err != nil {
+		return ObjectRef{}, "", false
+	}
+	for _, p := range pods {
+		if p.Annotations[annLimitRanger] == "" || e.workloadOf(ctx, p).Key() != workload.Key() {
+			continue
+		}
+		if d, ok := defaultedRequest(ctx, e, p, []string{m[1]}); ok {
+			return d.ref, d.says() + fmt.Sprintf(", so each pod of %s %s counts %s=%s against the quota. Give the workload its own (smaller) requests, or lower the LimitRange's %s.", workload.Kind, workload.Name, m[1], d.value, d.field), true
+		}
+	}
 	return ObjectRef{}, "", false
 }
+
+// quotaRequested reads the resource a quota rejection names ("requested: requests.cpu=500m").
+var quotaRequested = regexp.MustCompile(`requested: (?:requests\.)?([a-z-]+)=`)
 
 // limitRangeBounding picks, among the namespace's LimitRanges, the one that sets the bound a
 // LimitRanger rejection quotes ("maximum storage usage per PersistentVolumeClaim is 50Gi"):

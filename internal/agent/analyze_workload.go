@@ -203,6 +203,10 @@ func (e *env) createFailure(ctx context.Context, seen, workload ObjectRef, msg s
 				follow = append(follow, pile)
 			}
 		}
+		if lr, why, ok := e.quotaRequestDefaulted(ctx, workload, cf.Detail); ok {
+			culprit, summary = lr, summary+why
+			extra = append(extra, e.ref("ResourceQuota", cf.Object), workload)
+		}
 	case "quota-missing-requests":
 		facts["name"] = cf.Object
 		extra = append(extra, e.ref("ResourceQuota", cf.Object))

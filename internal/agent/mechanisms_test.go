@@ -505,3 +505,45 @@ func TestIngressCertificateExpired(t *testing.T) {
 		}
 	}
 }
+
+// A quota that refuses a workload's pods, whose requests a LimitRange default wrote in (the
+// template asks for none): the default is what counts against the quota, and is named.
+func TestQuotaFilledByALimitRangeDefault(t *testing.T) {
+	objs := func(injected bool) []runtime.Object {
+		o := app("thumbnailer", 3, func(s *corev1.PodSpec) {
+			if !injected {
+				s.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}
+			}
+		}, func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}
+			if injected {
+				p.Annotations = map[string]string{"kubernetes.io/limit-ranger": "LimitRanger plugin set: cpu request for container app"}
+			}
+		})
+		d, rs := o[0].(*appsv1.Deployment), o[1].(*appsv1.ReplicaSet)
+		d.Spec.Replicas, rs.Spec.Replicas = fx.Ptr(int32(6)), fx.Ptr(int32(6))
+		d.Status.Replicas, d.Status.ReadyReplicas, d.Status.AvailableReplicas, d.Status.UnavailableReplicas = 3, 3, 3, 3
+		msg := `pods "thumbnailer-x" is forbidden: exceeded quota: team-compute, requested: requests.cpu=500m, used: requests.cpu=1700m, limited: requests.cpu=2`
+		d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: msg})
+		q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "team-compute", Namespace: ns},
+			Spec:   corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceRequestsCPU: resource.MustParse("2")}},
+			Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{corev1.ResourceRequestsCPU: resource.MustParse("2")}, Used: corev1.ResourceList{corev1.ResourceRequestsCPU: resource.MustParse("1700m")}}}
+		lr := &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Name: "team-defaults", Namespace: ns}, Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{Type: corev1.LimitTypeContainer,
+			DefaultRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}}}}}
+		ev := fx.Event(ns, "ReplicaSet", rs.Name, "Warning", "FailedCreate", "Error creating: "+msg, 12, time.Minute)
+		return append(o, q, lr, ev, fx.Node("node-1"))
+	}
+	for _, injected := range []bool{true, false} {
+		rc := drive(t, engine(objs(injected)...), sessionFor("thumbnailer runs 3 of 6 replicas")).RootCause
+		want := "ResourceQuota/team-compute"
+		if injected {
+			want = "LimitRange/team-defaults"
+		}
+		if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "quota-exceeded" || got != want {
+			t.Errorf("injected=%v: got %s on %s, want quota-exceeded on %s: %s", injected, rc.Rule, got, want, rc.Summary)
+		}
+		if injected && !strings.Contains(rc.Summary, "defaultRequest cpu=500m") {
+			t.Errorf("summary does not name the default: %s", rc.Summary)
+		}
+	}
+}
