@@ -167,6 +167,16 @@ func (e *env) checkHPA(ctx context.Context, h *autoscalingv2.HorizontalPodAutosc
 	if e.hpaConflict(ctx, h, href, target, activeFalse, evIDs, facts) {
 		return nil
 	}
+	// An autoscaler never scales a workload up from zero replicas: someone scaled it to 0
+	// by hand, and the HPA says so (ScalingActive False, ScalingDisabled).
+	if activeFalse != nil && activeFalse.Reason == "ScalingDisabled" {
+		facts["resource"] = kubectlResource(target)
+		minR := replicasOr(h.Spec.MinReplicas, 1)
+		e.find(Finding{Rule: "deployment-scaled-to-zero", Object: href, Culprit: target, Affected: []ObjectRef{target, href}, Evidence: evIDs, Facts: facts,
+			Summary: fmt.Sprintf("HorizontalPodAutoscaler %s does nothing: %s/%s is scaled to zero replicas (ScalingActive False, ScalingDisabled: %s), and an autoscaler never scales a workload up from 0. Scale %s back to its minimum of %d replicas (kubectl scale --replicas=%d); the HPA resumes from there.",
+				h.Name, target.Kind, target.Name, tools.Sanitize(activeFalse.Message, 160, true), target.Name, minR, minR)})
+		return nil
+	}
 	// Utilization targets need requests on every container; without them the HPA cannot
 	// work even once metrics are available, so this is checked on the spec directly.
 	if res, container := utilizationWithoutRequests(ctx, e, h, target); res != "" {

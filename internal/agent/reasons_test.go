@@ -17,6 +17,7 @@ limitations under the License.
 package agent_test
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,27 @@ func TestSummaryQuotesTheReportedReason(t *testing.T) {
 				t.Errorf("the reason is repeated: %s", rc.Summary)
 			}
 		})
+	}
+}
+
+// An HPA whose target was scaled to 0 by hand reports ScalingDisabled and never scales it up
+// again: the replica count of the target is the fault, whatever else the HPA lacks.
+func TestAutoscalerOverAWorkloadScaledToZero(t *testing.T) {
+	o := app("queue-worker", 0, nil, nil)
+	o[0].(*appsv1.Deployment).Spec.Replicas = fx.Ptr(int32(0))
+	h := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "queue-worker", Namespace: ns},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: "queue-worker", APIVersion: "apps/v1"}, MinReplicas: fx.Ptr(int32(2)), MaxReplicas: 10,
+			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: fx.Ptr(int32(70))}}}}},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "SucceededGetScale"},
+			{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "ScalingDisabled", Message: "scaling is disabled since the replica count of the target is zero"}}}}
+	rc := drive(t, engine(append(o, h, fx.Node("node-1"))...), sessionFor("the order-events backlog grows and nothing scales")).RootCause
+	if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; rc.Rule != "deployment-scaled-to-zero" || got != "Deployment/queue-worker" {
+		t.Fatalf("got %s on %s: %s", rc.Rule, got, rc.Summary)
+	}
+	for _, w := range []string{"zero", "minimum of 2"} {
+		if !strings.Contains(rc.Summary, w) {
+			t.Errorf("summary lacks %q: %s", w, rc.Summary)
+		}
 	}
 }
