@@ -17,11 +17,11 @@ limitations under the License.
 package agent_test
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
