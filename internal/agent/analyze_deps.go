@@ -120,7 +120,7 @@ func (pc *podCheck) followClue(ctx context.Context, d *depCheck) bool {
 	}
 	// Last, the tokens the error quotes, matched against the objects and configuration the
 	// workload is given (analyze_tokens.go, analyze_namedobject.go).
-	if d.clue.IsError() && (pc.namedObjectKey(ctx, d) || pc.tokenInConfig(ctx, d) || pc.settingEchoed(ctx, d, false) || pc.nearValueElsewhere(ctx, d, false)) {
+	if d.clue.IsError() && (pc.namedObjectKey(ctx, d) || pc.tokenInConfig(ctx, d) || pc.tokenInIngress(ctx, d) || pc.settingEchoed(ctx, d, false) || pc.nearValueElsewhere(ctx, d, false)) {
 		return true
 	}
 	// Nothing it names explains it: the same image elsewhere may be given what it lacks.
