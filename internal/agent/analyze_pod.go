@@ -121,6 +121,9 @@ func (e *env) runningErrors(ctx context.Context, pod *corev1.Pod) bool {
 		if clue2.IsError() || clue2.known > 0 {
 			clue = clue2
 		}
+		if asked, ok := askedClue(textLines(lr), e.s.Problem, clue); ok && clue.known == 0 {
+			clue = asked // the error the user came for, among the kinds this server logs
+		}
 		symptom := fmt.Sprintf("is Running and Ready but logged %d error line(s) of this kind in its last %d", max(clue.Repeats, clue.KnownRepeats), len(lr.Lines))
 		d := &depCheck{pc: pc, cs: cs, spec: specs[cs.Name], clue: clue, symptom: symptom, evIDs: evIDs}
 		if once {

@@ -571,3 +571,24 @@ func TestJobDeadlineWhilePodsWaited(t *testing.T) {
 		})
 	}
 }
+
+// A Ready server logs two kinds of errors: a sidecar service it cannot reach (which
+// crash-loops, loudly) and the feature the user asks about. The user's words pick the line.
+func TestTheErrorTheUserAsksAbout(t *testing.T) {
+	refused := `logger=rendering t=2026-11-29T10:00:01Z level=warn msg="Remote renderer version check failed" error="Get \"http://grafana-image-renderer:8081/render/version\": dial tcp 10.96.41.207:8081: connect: connection refused"` + "\n"
+	smtp := `logger=ngalert.notifier.alertmanager t=2026-11-29T10:00:30Z level=error msg="Notify for alerts failed" num_alerts=2 error="ops-oncall/email[0]: notify retry canceled due to unrecoverable error after 1 attempts: SMTP not configured, check your grafana.ini config file's [smtp] section"` + "\n"
+	objs := func() []runtime.Object {
+		o := app("grafana", 1, envFrom("grafana-env"), nil)
+		o = append(o, app("grafana-image-renderer", 1, nil, crashing)...)
+		return append(o, cmWith("grafana-env", "GF_SMTP_ENABLE", "true", "GF_SMTP_HOST", "smtp-relay:25", "GF_SERVER_ROOT_URL", "https://grafana.example.com"),
+			svcAt("grafana-image-renderer", "10.96.41.207", map[string]string{"app": "grafana-image-renderer"}, 8081), fx.Node("node-1"))
+	}
+	logs := logBook{"grafana-": refused + refused + smtp + refused + smtp + refused, "grafana-image-renderer-": "error while loading shared libraries: libnss3.so: cannot open shared object file\n"}
+	e := engine(objs()...)
+	e.Logs = logs.source()
+	rc := drive(t, e, agent.Session{ID: "t", Problem: "Grafana alert rules fire and show as Alerting, but the on-call team has received no alert emails at all", Namespace: ns, Target: deploy("grafana")}).RootCause
+	if rc.Culprit.Name == "grafana-image-renderer" || !strings.Contains(rc.Summary, "SMTP not configured") {
+		t.Errorf("the error the user asks about was not followed: %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
+	t.Logf("%s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+}
