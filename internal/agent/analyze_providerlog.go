@@ -19,6 +19,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,6 +56,11 @@ func (pc *podCheck) readProvider(ctx context.Context, ready []*corev1.Pod) provi
 	}
 	lr := e.logs(ctx, p.Name, order[0].Name, false)
 	c := ExtractClues(textLines(lr))
+	if !c.IsError() {
+		// A client already failed on this server's answer: a warning the server keeps
+		// logging ("Memory usage is above soft limit. Refusing data.") is that answer.
+		c = warningClue(textLines(lr))
+	}
 	// One stray error line is noise; a repeated or fatal one is the provider's state.
 	if !c.IsError() || c.Repeats < 2 && c.Score < 8 {
 		return providerLog{}
@@ -132,4 +139,42 @@ func (pc *podCheck) serverNamedByWord(ctx context.Context, d *depCheck) bool {
 		}
 	}
 	return false
+}
+
+// warnLevel is a log line's warning level, in the common formats.
+var warnLevel = regexp.MustCompile(`(?i)(\bwarn(ing)?\b|"level":\s*40\b)`)
+
+// warningClue is the clue of lines read with their warnings as errors, quoting the line as
+// the server wrote it (its level word unchanged).
+func warningClue(lines []string) Clue {
+	promoted := promoteWarnings(lines)
+	c := ExtractClues(promoted)
+	if !c.IsError() {
+		return c
+	}
+	for i, l := range promoted {
+		if i >= 400 {
+			break
+		}
+		if l != lines[i] && ExtractClues([]string{l}).Line == c.Line {
+			orig := ExtractClues([]string{strings.Replace(lines[i], warnLevel.FindString(lines[i]), "ERROR", 1)})
+			c.Line = strings.Replace(orig.Line, "ERROR", warnLevel.FindString(lines[i]), 1)
+			break
+		}
+	}
+	return c
+}
+
+// promoteWarnings rewrites the warning level of each line as an error level (bounded).
+func promoteWarnings(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, warnLevel.ReplaceAllStringFunc(clipBytes(l, maxClueLineLen), func(w string) string {
+			if strings.HasPrefix(w, `"level"`) {
+				return `"level":50`
+			}
+			return "error"
+		}))
+	}
+	return out
 }

@@ -47,12 +47,39 @@ func lineWith(value, tok string) string {
 	if !strings.Contains(value, "\n") {
 		return ""
 	}
-	for _, l := range strings.Split(clipBytes(value, maxSettingFileKB<<10), "\n") {
+	lines := strings.Split(clipBytes(value, maxSettingFileKB<<10), "\n")
+	for i, l := range lines {
 		if hasToken(l, tok) {
-			return tools.Sanitize(strings.TrimSpace(l), 160, true)
+			return tools.Sanitize(strings.TrimSpace(l)+sectionBody(lines, i), 160, true)
 		}
 	}
 	return ""
+}
+
+// sectionBody is what a YAML section header line ("  memory_limiter:") holds: its indented
+// child lines, joined ("check_interval: 1s, limit_mib: 64"), so a section the error names is
+// quoted with its settings; "" for any other line.
+func sectionBody(lines []string, i int) string {
+	head := lines[i]
+	if !strings.HasSuffix(strings.TrimRight(head, " \t\r"), ":") {
+		return ""
+	}
+	indent := len(head) - len(strings.TrimLeft(head, " "))
+	var kids []string
+	for _, l := range lines[i+1:] {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if len(l)-len(strings.TrimLeft(l, " ")) <= indent || len(kids) == 6 {
+			break
+		}
+		kids = append(kids, t)
+	}
+	if len(kids) == 0 {
+		return ""
+	}
+	return " " + strings.Join(kids, ", ")
 }
 
 // configMapReader reads ConfigMaps by name once each, at most maxSourceObjects of them.

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubage/kubage/internal/agent"
@@ -195,4 +196,28 @@ func storeConfig(st []runtime.Object, name, path string, args ...string) {
 			spec.Containers[0].Args = args
 		}
 	}
+}
+
+// A client refused by a Ready server whose log keeps warning why ("Memory usage is above soft
+// limit. Refusing data.", at warn level): the warning is the server's answer, and the section
+// of its configuration it names is quoted with its settings.
+func TestProviderWarningsExplainARefusal(t *testing.T) {
+	cfg := "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: 0.0.0.0:4317\nprocessors:\n  memory_limiter:\n    check_interval: 1s\n    limit_mib: 64\n    spike_limit_mib: 48\n  batch:\n    timeout: 5s\nservice:\n  pipelines:\n    traces:\n      receivers: [otlp]\n      processors: [memory_limiter, batch]\n"
+	warn := "2026-03-11T14:02:11.171Z\twarn\tmemorylimiter@v0.110.0/memorylimiter.go:210\tMemory usage is above soft limit. Refusing data.\t{\"kind\": \"processor\", \"name\": \"memory_limiter\", \"pipeline\": \"traces\", \"cur_mem_mib\": 36}\n"
+	client := "2026/03/11 14:02:12 traces export: context deadline exceeded: rpc error: code = Unavailable desc = data refused due to high memory usage\n"
+	objs := func() []runtime.Object {
+		o := app("booking-api", 1, withEnv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://otel-collector:4317"), nil)
+		o = append(o, app("otel-collector", 1, func(s *corev1.PodSpec) {
+			mountCM("otel-collector-config", "/conf")(s)
+			s.Containers[0].Ports = []corev1.ContainerPort{{Name: "otlp-grpc", ContainerPort: 4317}}
+		}, nil)...)
+		svc := svcAt("otel-collector", "10.96.4.17", map[string]string{"app": "otel-collector"}, 4317)
+		svc.Spec.Ports[0].TargetPort = intstr.FromString("otlp-grpc")
+		return append(withEndpoints(o, svc, "otel-collector-"), cmWith("otel-collector-config", "config.yaml", cfg), fx.Node("node-1"))
+	}
+	runDepCases(t, []depCase{
+		{name: "the collector's memory limiter refuses spans", problem: "no booking-api traces reach Jaeger",
+			objs: objs, logs: logBook{"booking-api-": client + client + client, "otel-collector-": "info Everything is ready.\n" + warn + warn + warn},
+			rule: "config-setting-named", culprit: "ConfigMap/otel-collector-config", terms: []string{"memory_limiter", "limit_mib: 64", "warn"}},
+	})
 }

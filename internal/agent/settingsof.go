@@ -123,7 +123,12 @@ func (e *env) configSettings(ctx context.Context, p *corev1.Pod, c corev1.Contai
 		}
 		for _, k := range sortedKeys(m.Data) {
 			for _, f := range fileSetting.FindAllStringSubmatch(clipBytes(m.Data[k], maxSettingFileKB<<10), maxSettings) {
-				add(configSetting{name: f[1], value: f[2], where: fmt.Sprintf("ConfigMap %s key %s (mounted at %s)", m.Name, k, paths[i]), ref: e.ref("ConfigMap", m.Name)})
+				v := f[2]
+				if strings.TrimSpace(v) == "" {
+					// A YAML section ("memory_limiter:") holds its settings on the lines below.
+					v = strings.TrimSpace(strings.TrimPrefix(lineWith(m.Data[k], f[1]), f[1]+":"))
+				}
+				add(configSetting{name: f[1], value: v, where: fmt.Sprintf("ConfigMap %s key %s (mounted at %s)", m.Name, k, paths[i]), ref: e.ref("ConfigMap", m.Name)})
 			}
 		}
 	}
