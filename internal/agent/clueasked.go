@@ -77,3 +77,33 @@ func askedClue(lines []string, problem string, clue Clue) (Clue, bool) {
 	c := ExtractClues([]string{best})
 	return c, c.IsError()
 }
+
+// askedErrorWeight is the ranking weight of a finding whose quoted error says what the user
+// asks about in their own words ("no alert emails" and "Notify for alerts failed ...
+// email[0]"): the failure they came for outranks a louder one they did not mention.
+const askedErrorWeight = 15
+
+// askedErrorAffinity is askedErrorWeight when the finding's error line shares at least two of
+// the problem's words that name none of its objects (names are nameAffinity's), else 0.
+func askedErrorAffinity(asked map[string]bool, c *candidate) int {
+	line := c.Facts["errorLine"]
+	if line == "" || len(asked) < 2 {
+		return 0
+	}
+	own := map[string]bool{}
+	for _, r := range append([]ObjectRef{c.Culprit, c.Object}, c.Affected...) {
+		for _, w := range strings.FieldsFunc(strings.ToLower(r.Name), func(r rune) bool { return !isLetter(byte(r)) }) {
+			own[strings.TrimSuffix(w, "s")] = true
+		}
+	}
+	rest := map[string]bool{}
+	for w := range asked {
+		if !own[w] {
+			rest[w] = true
+		}
+	}
+	if askedOverlap(line, rest) >= 2 {
+		return askedErrorWeight
+	}
+	return 0
+}

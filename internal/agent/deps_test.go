@@ -591,4 +591,11 @@ func TestTheErrorTheUserAsksAbout(t *testing.T) {
 		t.Errorf("the error the user asks about was not followed: %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
 	}
 	t.Logf("%s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+	// Without a target the crash-looping renderer is louder; the error the user describes wins.
+	e = engine(objs()...)
+	e.Logs = logs.source()
+	rc = drive(t, e, agent.Session{ID: "t", Problem: "Grafana alert rules fire and show as Alerting, but the on-call team has received no alert emails at all", Namespace: ns}).RootCause
+	if rc.Culprit.Name == "grafana-image-renderer" || !strings.Contains(rc.Summary, "SMTP not configured") {
+		t.Errorf("target-less, the louder unrelated crash won: %s on %s: %s", rc.Rule, rc.Culprit, rc.Summary)
+	}
 }

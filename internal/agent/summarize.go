@@ -126,12 +126,13 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 	for _, c := range ranked {
 		named = named || nameAffinity(forms, c) >= exactNameAffinity
 	}
+	asked := askedWords(s.Problem)
 	score := func(c *candidate) int {
 		a := nameAffinity(forms, c)
 		if named && a == 0 && !touchesMention(forms, c) {
 			a = -unnamedPenalty
 		}
-		v := c.Confidence + problemAffinity(s.Problem, c.Rule) + a
+		v := c.Confidence + problemAffinity(s.Problem, c.Rule) + a + askedErrorAffinity(asked, c)
 		if c.victim {
 			v += 10
 		}
