@@ -286,6 +286,13 @@ func analyzeCronJob(ctx context.Context, e *env, ref ObjectRef) error {
 		e.find(f)
 		return nil
 	}
+	// Runs that start suspended never finish: missed schedules follow from that.
+	for _, j := range jobs {
+		if j.Spec.Suspend != nil && *j.Spec.Suspend && j.Status.CompletionTime == nil {
+			e.find(suspendedJob(ctx, e, j, e.ref("Job", j.Name), cref, evIDs))
+			return nil
+		}
+	}
 	for _, g := range evs {
 		low := strings.ToLower(g.Message)
 		if g.Reason == "FailedNeedsStart" || g.Reason == "TooManyMissedTimes" || strings.Contains(low, "missed start time") || strings.Contains(low, "missed scheduled time") {

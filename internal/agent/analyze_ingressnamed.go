@@ -66,8 +66,8 @@ func (pc *podCheck) tokenInIngress(ctx context.Context, d *depCheck) bool {
 	val := tools.Sanitize(ing.Annotations[key], 160, true)
 	d.evIDs = append(d.evIDs, pc.e.objEvidence(iref, fmt.Sprintf("Ingress %s annotation %s: %s", ing.Name, key, val)))
 	same := pc.sameAnnotationElsewhere(ings, ing.Name, key)
-	d.report(ctx, "config-value-rejected", 0, iref, fmt.Sprintf("%s: the name %s the error quotes comes from the annotation key %s of Ingress %s (%q); the controller cannot resolve it, so the routes of that Ingress fail. Fix the annotation there.%s",
-		d.opening(), tokenFact(tok), key, ing.Name, val, same), nil, []ObjectRef{iref},
+	d.report(ctx, "config-value-rejected", 0, iref, fmt.Sprintf("%s: the name %s the error quotes comes from the annotation key %s of Ingress %s (%q); the controller cannot resolve it, so Ingress %s%s is not served as configured. Fix the annotation there.%s",
+		d.opening(), tokenFact(tok), key, ing.Name, val, ing.Name, ingressServes(ing), same), nil, []ObjectRef{iref},
 		map[string]string{"token": tokenFact(tok), "key": key, "sourceResource": kubectlResource(iref)})
 	return true
 }
@@ -100,4 +100,31 @@ func (pc *podCheck) sameAnnotationElsewhere(ings []*networkingv1.Ingress, self, 
 	}
 	sort.Strings(said)
 	return " For comparison, " + strings.Join(said, "; ") + "."
+}
+
+// ingressServes says what an Ingress serves: its hosts and TLS Secrets (bounded), as
+// " (hosts a, b; TLS Secret s)", or "".
+func ingressServes(ing *networkingv1.Ingress) string {
+	var hosts, secrets []string
+	for _, r := range ing.Spec.Rules {
+		if r.Host != "" && len(hosts) < 3 && !containsStr(hosts, r.Host) {
+			hosts = append(hosts, r.Host)
+		}
+	}
+	for _, t := range ing.Spec.TLS {
+		if t.SecretName != "" && len(secrets) < 2 && !containsStr(secrets, t.SecretName) {
+			secrets = append(secrets, t.SecretName)
+		}
+	}
+	var parts []string
+	if len(hosts) > 0 {
+		parts = append(parts, "hosts "+strings.Join(hosts, ", "))
+	}
+	if len(secrets) > 0 {
+		parts = append(parts, "TLS Secret "+strings.Join(secrets, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

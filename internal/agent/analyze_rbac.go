@@ -418,6 +418,9 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 		}
 		return ObjectRef{Kind: "Role", Namespace: ns, Name: b.roleRef.Name}
 	}
+	// A binding of this namespace's account: then a binding of a same-named account of
+	// another namespace is that namespace's own install, not a near miss of ours.
+	ours := accountBound(v, a.SA, ns)
 	bound := map[string]bool{}
 	for _, b := range bs {
 		exact, near, broad, otherNS := false, "", false, false
@@ -471,6 +474,8 @@ func nearMiss(v tools.RBACView, a accessAsk, ns string) miss {
 		if near != "" {
 			s := 60
 			switch {
+			case otherNS && ours:
+				s = 45 // below any miss of the binding that does bind our account
 			case ok && rulesAllow(rules, a) && otherNS:
 				// The same name in another namespace is often that namespace's own account
 				// (external-dns, prometheus): a binding of ours that almost grants it is closer.

@@ -104,3 +104,23 @@ func rulesOfView(v tools.RBACView, ref ObjectRef) ([]rbacv1.PolicyRule, bool) {
 func namesAllow(r rbacv1.PolicyRule, a accessAsk) bool {
 	return len(r.ResourceNames) == 0 || a.Name != "" && has(r.ResourceNames, a.Name)
 }
+
+// accountBound reports whether a RoleBinding of namespace ns or a ClusterRoleBinding binds
+// ServiceAccount sa of ns.
+func accountBound(v tools.RBACView, sa, ns string) bool {
+	for _, b := range v.RoleBindings {
+		for _, s := range b.Subjects {
+			if s.Kind == "ServiceAccount" && s.Name == sa && orDefault(s.Namespace, ns) == ns {
+				return true
+			}
+		}
+	}
+	for _, b := range v.ClusterRoleBindings {
+		for _, s := range b.Subjects {
+			if s.Kind == "ServiceAccount" && s.Name == sa && s.Namespace == ns {
+				return true
+			}
+		}
+	}
+	return false
+}

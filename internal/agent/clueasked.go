@@ -30,7 +30,12 @@ var askedStop = map[string]bool{"since": true, "have": true, "been": true, "from
 	"were": true, "into": true, "they": true, "their": true, "there": true, "after": true, "before": true, "when": true, "what": true,
 	"which": true, "still": true, "only": true, "some": true, "more": true, "than": true, "then": true, "them": true, "also": true,
 	"does": true, "keeps": true, "every": true, "none": true, "about": true, "nothing": true, "anything": true, "team": true,
-	"received": true, "show": true, "shows": true, "moved": true, "namespace": true, "yesterday": true, "today": true, "works": true}
+	"received": true, "show": true, "shows": true, "moved": true, "namespace": true, "yesterday": true, "today": true, "works": true,
+	// Words of any failure: they say that something fails, not which error it is.
+	"error": true, "errors": true, "server": true, "internal": true, "fail": true, "failed": true, "failing": true, "fails": true,
+	"failure": true, "page": true, "pages": true, "request": true, "requests": true, "response": true, "work": true, "working": true,
+	"broken": true, "down": true, "issue": true, "problem": true, "user": true, "users": true, "customer": true, "customers": true,
+	"anymore": true, "again": true, "time": true, "times": true, "seem": true, "seems": true, "getting": true, "gets": true}
 
 // askedWords are the distinctive words of the problem text, singular.
 func askedWords(problem string) map[string]bool {
@@ -84,10 +89,12 @@ func askedClue(lines []string, problem string, clue Clue) (Clue, bool) {
 const askedErrorWeight = 15
 
 // askedErrorAffinity is askedErrorWeight when the finding's error line shares at least two of
-// the problem's words that name none of its objects (names are nameAffinity's), else 0.
-func askedErrorAffinity(asked map[string]bool, c *candidate) int {
+// the problem's words that name none of its objects (names are nameAffinity's), else 0. It
+// weighs only among findings of the highest cause layer present (top): a consumer's symptom
+// quotes the user's words too, and must not outrank the cause found behind it.
+func askedErrorAffinity(asked map[string]bool, c *candidate, top int) int {
 	line := c.Facts["errorLine"]
-	if line == "" || len(asked) < 2 {
+	if line == "" || len(asked) < 2 || layerOf(c.Rule) < top {
 		return 0
 	}
 	own := map[string]bool{}

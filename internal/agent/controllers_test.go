@@ -235,16 +235,17 @@ func TestControllerErrorNamesAnIngressAnnotation(t *testing.T) {
 	const mw = "traefik.ingress.kubernetes.io/router.middlewares"
 	ingress := func(name, middleware string) *networkingv1.Ingress {
 		return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Annotations: map[string]string{mw: middleware}},
-			Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: "ops.example.com"}}}}
+			Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: "ops.example.com"}}, TLS: []networkingv1.IngressTLS{{Hosts: []string{"ops.example.com"}, SecretName: name + "-tls"}}}}
 	}
 	line := `2026-11-29T10:02:11Z ERR error="middleware \"strip-admin@kubernetescrd\" does not exist" entryPointName=websecure routerName=admin-ui-ops-example-com-admin@kubernetes` + "\n"
 	runDepCases(t, []depCase{
 		{name: "Traefik cannot find the middleware the admin-ui Ingress names", problem: "ops.example.com/admin answers 404",
 			objs: func() []runtime.Object {
 				o := append(app("traefik", 1, nil, nil), app("admin-ui", 1, nil, nil)...)
-				return append(o, ingress("admin-ui", "strip-admin@kubernetescrd"), ingress("status-page", "payments-strip-status@kubernetescrd"), fx.Node("node-1"))
+				return append(o, ingress("admin-ui", "strip-admin@kubernetescrd"), ingress("status-page", "payments-strip-status@kubernetescrd"),
+					fx.Secret(ns, "admin-ui-tls", "tls.crt", "tls.key"), fx.Secret(ns, "status-page-tls", "tls.crt", "tls.key"), fx.Node("node-1"))
 			},
 			logs: logBook{"traefik-": "2026-11-29T10:02:10Z INF Starting provider *ingress.Provider\n" + line + line + line, "admin-ui-": "listening on :8080\n"},
-			rule: "config-value-rejected", culprit: "Ingress/admin-ui", terms: []string{"strip-admin@kubernetescrd", mw, "payments-strip-status@kubernetescrd"}},
+			rule: "config-value-rejected", culprit: "Ingress/admin-ui", terms: []string{"strip-admin@kubernetescrd", mw, "payments-strip-status@kubernetescrd", "admin-ui-tls"}},
 	})
 }

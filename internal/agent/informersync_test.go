@@ -91,3 +91,37 @@ func hasRef(refs []agent.ObjectRef, kind, name string) bool {
 	}
 	return false
 }
+
+// Two installs of one controller, each with a ServiceAccount of the same name in its own
+// namespace: the other install's binding (whose role allows the list) is that namespace's
+// own, and the binding of ours is where the missing permission goes.
+func TestOtherInstallsBindingIsNotANearMiss(t *testing.T) {
+	rules := func(withSlices bool) []rbacv1.PolicyRule {
+		r := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"services", "endpoints", "secrets"}, Verbs: []string{"get", "list", "watch"}}}
+		if withSlices {
+			r = append(r, rbacv1.PolicyRule{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"list", "watch"}})
+		}
+		return r
+	}
+	o := app("traefik", 1, func(s *corev1.PodSpec) { s.ServiceAccountName = "traefik" }, nil)
+	o = append(o, sa("traefik"),
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "payments-traefik"}, Rules: rules(false)},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "payments-traefik"}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "payments-traefik"},
+			Subjects: []rbacv1.Subject{saSubject("traefik", ns)}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "edge-traefik"}, Rules: rules(true)},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "edge-traefik"}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edge-traefik"},
+			Subjects: []rbacv1.Subject{saSubject("traefik", "edge")}},
+		fx.Node("node-1"))
+	line := `W1128 09:14:03.118204       1 reflector.go:561] k8s.io/client-go@v0.31.1/tools/cache/reflector.go:243: failed to list *v1.EndpointSlice: endpointslices.discovery.k8s.io is forbidden: User "system:serviceaccount:payments:traefik" cannot list resource "endpointslices" in API group "discovery.k8s.io" at the cluster scope` + "\n"
+	cs := fake.NewClientset(o...)
+	cs.PrependReactor("create", "subjectaccessreviews", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, &authorizationv1.SubjectAccessReview{Status: authorizationv1.SubjectAccessReviewStatus{Allowed: false}}, nil
+	})
+	e := agent.NewRuleEngine(cs)
+	e.Now = func() time.Time { return fx.Now }
+	e.Logs = logBook{"traefik-": line + line + line}.source()
+	rc := drive(t, e, sessionFor("every Ingress answers 404 after the upgrade")).RootCause
+	if got := rc.Culprit.Kind + "/" + rc.Culprit.Name; got != "ClusterRole/payments-traefik" {
+		t.Fatalf("got %s on %s, want the ClusterRole our binding uses: %s", rc.Rule, got, rc.Summary)
+	}
+}

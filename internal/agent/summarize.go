@@ -126,13 +126,16 @@ func (r *RuleEngine) Summarize(_ context.Context, s Session, p Progress) (Conclu
 	for _, c := range ranked {
 		named = named || nameAffinity(forms, c) >= exactNameAffinity
 	}
-	asked := askedWords(s.Problem)
+	asked, layer := askedWords(s.Problem), 0
+	for _, c := range ranked {
+		layer = max(layer, layerOf(c.Rule))
+	}
 	score := func(c *candidate) int {
 		a := nameAffinity(forms, c)
 		if named && a == 0 && !touchesMention(forms, c) {
 			a = -unnamedPenalty
 		}
-		v := c.Confidence + problemAffinity(s.Problem, c.Rule) + a + askedErrorAffinity(asked, c)
+		v := c.Confidence + problemAffinity(s.Problem, c.Rule) + a + askedErrorAffinity(asked, c, layer)
 		if c.victim {
 			v += 10
 		}
